@@ -1,0 +1,214 @@
+"""Auditing a deal: replay a hand record through the engine and say, in a referee's words, what happened.
+
+Replay is a fold that keeps the valid prefix and names the first refused action (strict tables stop there);
+in recorded tables every illegal play stored as made is listed, with the Qayd verdicts.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.cards import card_label, card_name, suit_name
+from domain.deal import INITIAL, DealState, decide, describe_contract, evolve
+from domain.events import (
+    BidMade, CardPlayed, ContractFixed, DealScored, DealVoided, DomainError, DoubleCalled, ProjectsDeclared,
+    QaydCalled, QaydVerdict, RecordResult, SawaClaimed,
+)
+from domain.handrecord import HandRecord, action_command, record_start
+from domain.shuffle import deck_from_seed, seed_commitment
+
+
+class Violation(msgspec.Struct, frozen=True):
+    index: int
+    seat: int | None
+    rule: str
+    message: str
+
+
+class ContractReport(msgspec.Struct, frozen=True):
+    type: str
+    suit: str | None
+    buyer: int
+    ashkal: bool
+    multiplier: int
+    gahwa: bool
+    closed: bool
+
+
+class ProjectReport(msgspec.Struct, frozen=True):
+    seat: int
+    kind: str
+    cards: list[str]
+    value: int
+
+
+class AuditReport(msgspec.Struct, kw_only=True):
+    valid: bool
+    violations: list[Violation]
+    contract: ContractReport | None
+    card_points: tuple[int, int] | None
+    game_points: tuple[int, int] | None
+    kaboot: bool
+    failed: bool
+    void: bool
+    complete: bool
+    table: str
+    profile: str
+    actions: list[str]
+    qayd: list[QaydVerdict]
+    projects: list[ProjectReport]
+    baloot: tuple[int, int]
+    card_gp: tuple[int, int] | None
+    multiplier: int
+    notes: list[str]
+    seed_check: str | None = None
+
+
+def _action_text(index: int, e) -> str | None:
+    match e:
+        case BidMade():
+            suit = f" {suit_name(e.suit)}" if e.suit is not None else ""
+            return f"#{index} seat {e.seat} bids {e.bid}{suit}"
+        case DoubleCalled():
+            closed = " (closed)" if e.closed else " (open)" if e.closed is False else ""
+            return f"#{index} seat {e.seat} says {e.call}{closed}"
+        case ProjectsDeclared():
+            groups = "; ".join(" ".join(card_label(c) for c in g) for g in e.projects)
+            return f"#{index} seat {e.seat} declares {groups}"
+        case CardPlayed():
+            extra = " announcing Baloot (بلوت)" if e.baloot else ""
+            bad = f"  ← illegal: {e.offence}" if e.offence else ""
+            return f"#{index} seat {e.seat} plays {card_label(e.card)}{extra}{bad}"
+        case SawaClaimed():
+            return f"#{index} seat {e.seat} claims Sawa (سوا): {'holds' if e.valid else 'FALSE'}"
+        case QaydCalled():
+            return f"#{index} seat {e.verdict.caller} calls Qayd (قيد) on action {e.verdict.index}"
+    return None
+
+
+def audit_record(record: HandRecord) -> AuditReport:
+    """Replay ``record`` and report. The record must already be well-formed (parse_record)."""
+    state: DealState = INITIAL
+    for e in decide(state, record_start(record)):
+        state = evolve(state, e)
+    violations: list[Violation] = []
+    lines: list[str] = []
+    verdicts: list[QaydVerdict] = []
+    stopped = False
+    for index, action in enumerate(record.actions):
+        if state.phase in ("scored", "void"):
+            violations.append(Violation(index, action.seat, "after_end",
+                                        f"action {index} comes after the deal ended"))
+            stopped = True
+            break
+        try:
+            events = decide(state, action_command(action))
+        except DomainError as err:
+            violations.append(Violation(index, action.seat, err.rule, err.message))
+            lines.append(f"#{index} seat {action.seat}: REFUSED ({err.rule}) {err.message}")
+            stopped = True
+            break
+        for e in events:
+            text = _action_text(index, e)
+            if text:
+                lines.append(text)
+            if isinstance(e, ContractFixed):
+                lines.append(f"   contract: {describe_contract(evolve(state, e).contract)}")
+            if isinstance(e, QaydCalled):
+                verdicts.append(e.verdict)
+                lines.append(f"   {e.verdict.message}")
+            if isinstance(e, DealVoided):
+                lines.append(f"   the deal is void ({e.reason})")
+            state = evolve(state, e)
+        for off in state.offences:
+            if off[0] == index:
+                violations.append(Violation(index, off[1], off[2], f"seat {off[1]} {off[3]}"))
+    if not stopped and state.phase == "review":
+        for e in decide(state, RecordResult()):
+            state = evolve(state, e)
+    complete = state.phase in ("scored", "void")
+    if not stopped and not complete:
+        violations.append(Violation(len(record.actions), state.turn if state.turn >= 0 else None, "incomplete",
+                                    f"the record ends before the deal is decided (phase {state.phase})"))
+    return _report(record, state, violations, lines, verdicts, complete)
+
+
+def _report(record, state, violations, lines, verdicts, complete) -> AuditReport:
+    c = state.contract
+    contract = None
+    if c is not None:
+        contract = ContractReport(c.kind, suit_name(c.suit) if c.suit is not None else None, c.buyer, c.ashkal,
+                                  c.multiplier, c.gahwa, c.closed)
+    r = state.result
+    seed_check = None
+    if record.seed is not None:
+        deck = tuple(card_name(c) for c in deck_from_seed(record.seed))
+        ok_deck = list(deck) == list(record.deck)
+        ok_commit = record.commitment is None or seed_commitment(record.seed) == record.commitment
+        seed_check = "seed matches the commitment and the deck" if ok_deck and ok_commit else (
+            "seed does NOT match " + ("the deck" if not ok_deck else "the commitment"))
+        if not (ok_deck and ok_commit):
+            violations.append(Violation(-1, None, "seed_mismatch", seed_check))
+    return AuditReport(
+        valid=not violations,
+        violations=violations,
+        contract=contract,
+        card_points=tuple(r.card_points) if r else None,
+        game_points=tuple(r.game_points) if r else None,
+        kaboot=bool(r and r.kaboot), failed=bool(r and r.failed), void=bool(r and r.void), complete=complete,
+        table=record.table, profile=record.profile, actions=lines, qayd=verdicts,
+        projects=[ProjectReport(p.seat, p.kind, [card_name(x) for x in p.cards], p.value) for p in r.projects]
+        if r else [],
+        baloot=tuple(r.baloot) if r else (0, 0), card_gp=tuple(r.card_gp) if r else None,
+        multiplier=c.multiplier if c else 1, notes=list(r.notes) if r else [], seed_check=seed_check,
+    )
+
+
+def render_report(report: AuditReport) -> str:
+    """The report as text a referee reads."""
+    out = [f"baloot-hand/1 audit — profile {report.profile}, {report.table} table"]
+    c = report.contract
+    if c:
+        kind = "Ashkal (Sun)" if c.ashkal else "Sun" if c.type == "sun" else f"Hokum {c.suit}"
+        extra = (f", ×{c.multiplier}" if c.multiplier > 1 else "") + (", Gahwa" if c.gahwa else "") + (
+            ", closed" if c.closed else "")
+        out.append(f"Contract: {kind}, buyer seat {c.buyer} (team {'AB'[c.buyer & 1]}){extra}")
+    else:
+        out.append("Contract: none")
+    out.append("")
+    out.append("Actions:")
+    out.extend(f"  {line}" for line in report.actions)
+    out.append("")
+    if report.violations:
+        out.append("Violations:")
+        for v in report.violations:
+            seat = f"seat {v.seat}" if v.seat is not None else "record"
+            out.append(f"  action {v.index}, {seat}: {v.rule} — {v.message}")
+    else:
+        out.append("Violations: none")
+    for q in report.qayd:
+        out.append(f"Qayd verdict: {q.message}")
+    if report.seed_check:
+        out.append(f"Seed: {report.seed_check}")
+    out.append("")
+    if report.game_points is not None:
+        out.append("Score (team A = seats 0+2, team B = seats 1+3):")
+        out.append(f"  card points       A {report.card_points[0]:>4}   B {report.card_points[1]:>4}")
+        if report.card_gp is not None and any(report.card_gp):
+            out.append(f"  card GP           A {report.card_gp[0]:>4}   B {report.card_gp[1]:>4}")
+        for p in report.projects:
+            out.append(f"  project           seat {p.seat} {p.kind} {' '.join(p.cards)} = {p.value}")
+        if any(report.baloot):
+            out.append(f"  Baloot            A {report.baloot[0]:>4}   B {report.baloot[1]:>4}")
+        flags = [n for n, on in (("Kaboot", report.kaboot), ("buyer failed", report.failed),
+                                 ("void", report.void)) if on]
+        if flags:
+            out.append(f"  {', '.join(flags)}")
+        for note in report.notes:
+            out.append(f"  · {note}")
+        out.append(f"  GAME POINTS       A {report.game_points[0]:>4}   B {report.game_points[1]:>4}")
+    else:
+        out.append("Score: not decided (the replay stopped)")
+    out.append("")
+    out.append("VALID" if report.valid else f"INVALID: {len(report.violations)} violation(s)")
+    return "\n".join(out)

@@ -1,0 +1,90 @@
+"""Rule profiles: every point where rule books disagree is a field here, one engine runs them all.
+
+``saudi`` is the default (rules file §1-§8); ``belote_classic`` and ``belote_declarations`` are the French
+games of §9. A hand record names a profile and may override single switches (``switches``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+
+class RuleProfile(msgspec.Struct, frozen=True, kw_only=True):
+    name: str = "saudi"
+    # Contracts and bidding (§3).
+    sun_allowed: bool = True                   # Sun (صن) and Ashkal exist at all
+    ashkal_allowed: bool = True                # Ashkal (أشكل) for the dealer and the seat before him
+    ashkal_in_round_two: bool = True
+    sun_priority_window: bool = True           # before-you (قبلك): an earlier Hokum bidder may claim the Sun
+    kawesh: bool = True                        # Kawesh (كوش): five 7/8/9 void the deal
+    # Doubling (§4).
+    doubling: bool = True
+    sun_double_threshold: int | None = 100     # None: a Sun may always be doubled
+    # Play (§5).
+    partner_winning_exemption: Literal["always", "fourth_seat_or_ace"] = "always"
+    undertrump_required: bool = True
+    # Projects (§6.1) and scoring (§6.3).
+    projects: Literal["saudi", "none", "belote"] = "saudi"
+    baloot_absorbed_by_hundred: bool = False
+    hokum_rounding: Literal["kammelna", "no_abnat"] = "kammelna"
+    kaboot_multiplied: bool = False
+    project_multiplier_cap: int | None = None
+    baloot_on_failure: Literal["winner", "holder"] = "winner"
+    scoring: Literal["game_points", "card_points"] = "game_points"
+    capot_points: int = 252                    # card-point scoring only
+    dispute_carries: bool = True               # 81-81 (litige): takers' points go to the next deal's winner
+    # The game (§7).
+    target: int = 152
+
+
+SAUDI = RuleProfile()
+
+BELOTE_CLASSIC = RuleProfile(
+    name="belote_classic",
+    sun_allowed=False,
+    ashkal_allowed=False,
+    ashkal_in_round_two=False,
+    sun_priority_window=False,
+    kawesh=False,
+    doubling=False,
+    sun_double_threshold=None,
+    projects="none",
+    baloot_on_failure="holder",
+    scoring="card_points",
+    target=1000,
+)
+
+BELOTE_DECLARATIONS = msgspec.structs.replace(BELOTE_CLASSIC, name="belote_declarations", projects="belote")
+
+PROFILES: dict[str, RuleProfile] = {p.name: p for p in (SAUDI, BELOTE_CLASSIC, BELOTE_DECLARATIONS)}
+
+SWITCH_NAMES = frozenset(f for f in RuleProfile.__struct_fields__ if f != "name")
+
+
+def profile_named(name: str, switches: dict | None = None) -> RuleProfile:
+    """The profile ``name`` with ``switches`` applied; unknown names and bad values raise ValueError."""
+    if name not in PROFILES:
+        raise ValueError(f"unknown profile {name!r} (known: {', '.join(sorted(PROFILES))})")
+    profile = PROFILES[name]
+    if not switches:
+        return profile
+    unknown = sorted(set(switches) - SWITCH_NAMES)
+    if unknown:
+        raise ValueError(f"unknown switch {unknown[0]!r} (known: {', '.join(sorted(SWITCH_NAMES))})")
+    merged = msgspec.structs.asdict(profile) | dict(switches)
+    try:
+        return msgspec.convert(merged, RuleProfile)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"bad switch value: {exc}") from None
+
+
+def profile_switches(profile: RuleProfile) -> dict:
+    """The switches in which ``profile`` differs from its named base profile."""
+    base = PROFILES.get(profile.name, SAUDI)
+    return {
+        f: getattr(profile, f)
+        for f in RuleProfile.__struct_fields__
+        if f != "name" and getattr(profile, f) != getattr(base, f)
+    }

@@ -1,0 +1,68 @@
+"""Match results from the games of a table: the interface between the rules engine and a championship.
+
+A knock-out match (مباراة) is one game to 152 (صكة) or best of N games. The rules engine's game
+produces a `GameResult` per game; `match_result` folds them into the `MatchResult` that tie-breakers use.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from domain.tournament.errors import TournamentRuleError
+
+Side = Literal["a", "b"]
+
+
+class GameResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One finished game: final scores of team A (seats 0 and 2) and team B (seats 1 and 3)."""
+
+    team_a_points: int
+    team_b_points: int
+    winner: Side
+
+
+class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Game wins, game-point totals and each game's final scores, from team A's and team B's side."""
+
+    team_a_games: int
+    team_b_games: int
+    team_a_points: int
+    team_b_points: int
+    final_scores: tuple[tuple[int, int], ...]
+    winner: Side
+
+
+def games_to_win(match_games: int) -> int:
+    """Game wins that decide a best-of-`match_games` match."""
+    return match_games // 2 + 1
+
+
+def match_result(games: list[GameResult] | tuple[GameResult, ...], match_games: int = 1) -> MatchResult:
+    """Fold the games of one table into its match result; the match must be decided by its last game."""
+    needed = games_to_win(match_games)
+    wins = {"a": 0, "b": 0}
+    for number, game in enumerate(games, start=1):
+        if max(wins.values()) >= needed:
+            raise TournamentRuleError(
+                f"game {number} was played after the match was decided (best of {match_games})")
+        wins[game.winner] += 1
+    if max(wins.values()) < needed:
+        raise TournamentRuleError(
+            f"the match is not decided: {wins['a']}-{wins['b']} in games, {needed} wins are needed")
+    return MatchResult(
+        team_a_games=wins["a"], team_b_games=wins["b"],
+        team_a_points=sum(g.team_a_points for g in games),
+        team_b_points=sum(g.team_b_points for g in games),
+        final_scores=tuple((g.team_a_points, g.team_b_points) for g in games),
+        winner="a" if wins["a"] >= needed else "b",
+    )
+
+
+def game_result(scores: tuple[int, int], target: int = 152) -> GameResult:
+    """A `GameResult` from final scores: the higher score wins (the engine breaks ties before this)."""
+    a, b = scores
+    if a == b:
+        raise TournamentRuleError(f"a game cannot end level at {a}-{b}: the engine decides the winner")
+    return GameResult(team_a_points=a, team_b_points=b, winner="a" if a > b else "b")

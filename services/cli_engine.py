@@ -1,0 +1,5 @@
+"""Placeholder: simulate and audit."""
+
+
+def register(subparsers) -> None:
+    pass
