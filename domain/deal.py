@@ -53,11 +53,13 @@ class DealState(msgspec.Struct, frozen=True, kw_only=True):
     ask: tuple[int, ...] = ()              # seats still asked before-you (قبلك)
     confirming: bool = False
     anybody_bid: bool = False
+    bids: tuple[tuple[int, str, int | None], ...] = ()          # (seat, bid, suit) as spoken
     contract: Contract | None = None
     trump: int = NO_TRUMP
     # Doubling.
     double_step: int = 0                   # index into DOUBLE_STEPS
     double_ask: tuple[int, ...] = ()
+    doubles: tuple[tuple[int, str, bool | None], ...] = ()     # (seat, call, closed)
     # Play.
     leader: int = -1
     trick: tuple[int, ...] = ()
@@ -547,11 +549,11 @@ def evolve(s: DealState, e) -> DealState:
         case CardPlayed():
             return _evolve_play(s, e)
         case BidMade():
-            return _evolve_bid(s, e)
+            return replace(_evolve_bid(s, e), bids=s.bids + ((e.seat, e.bid, e.suit),))
         case ContractFixed():
             return _evolve_contract(s, e)
         case DoubleCalled():
-            return _evolve_double(s, e)
+            return replace(_evolve_double(s, e), doubles=s.doubles + ((e.seat, e.call, e.closed),))
         case ProjectsDeclared():
             return _act(s, e.seat, declared=s.declared + ((e.seat, e.projects),))
         case SawaClaimed():

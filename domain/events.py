@@ -135,9 +135,16 @@ class StartGame(msgspec.Struct, frozen=True, tag="start_game", kw_only=True):
     table: TableMode = "strict"
 
 
+class DealNext(msgspec.Struct, frozen=True, tag="deal_next", kw_only=True):
+    """Start the game's next deal; dealer, profile and scores come from the game."""
+
+    seed: str | None = None
+    deck: tuple[int, ...] | None = None
+
+
 DealCommand = StartDeal | Bid | Double | Declare | PlayCard | ClaimSawa | CallQayd | RecordResult | RevealSeed
 SeatCommand = Bid | Double | Declare | PlayCard | ClaimSawa | CallQayd
-Command = DealCommand | StartGame
+Command = DealCommand | StartGame | DealNext
 
 # ---------------------------------------------------------------- events
 

@@ -7,7 +7,8 @@ do not meet again at once), when smaller the survivors first play each other ("m
 larger the two are pooled. Odd pools give one losers'-bracket bye, to the lowest-placed team that
 has not had one. Rematches are avoided by swapping partners within the round where a swap exists.
 The grand final sets the winners' champion against the losers' champion; with `grand_final_reset`,
-a win by the losers' champion (its first loss for the other side) forces a deciding reset match.
+a win by the losers' champion (its first loss for the other side) forces a deciding reset match;
+a grand final won by forfeit is not reset.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
                 PairingInputs("the losers' champion won the grand final: reset", last.inputs.lists,
                               phase=RESET))
     wb, survivors, batches, _ = _state_after(state)
+    if batches and not survivors and len(batches[0]) == 1:
+        survivors = batches.pop(0)      # a lone dropped team needs no opponent to reach the survivors
     inputs_lists = (tuple(wb), tuple(survivors), *(tuple(b) for b in batches))
     matches: list[Match] = []
     if len(wb) > 1:

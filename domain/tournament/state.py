@@ -45,6 +45,7 @@ class Tournament(msgspec.Struct, frozen=True):
     settings: Settings | None = None
     teams: PMap = PMap()                  # team_id -> Team
     team_order: PVec = PVec()             # team ids in registration order
+    players: PMap = PMap()                # player (and substitute) -> team_id
     active_count: int = 0                 # registered and not withdrawn
     commitment: str = ""
     draw: DrawMade | None = None

@@ -1,0 +1,124 @@
+"""The game (صكة) as a decider: deals one after another, dealer rotation, first to the target (§7).
+
+A game is one event stream: ``game_started``, then each deal's events, then ``game_ended``. Deal commands
+are decided by the current deal; the game adds what only it knows (dealer, scores before the deal, the end).
+"""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec.structs import replace
+
+from domain import deal as deal_mod
+from domain.deal import DealState
+from domain.events import (
+    DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartDeal,
+    StartGame,
+)
+from domain.profiles import SAUDI, RuleProfile
+
+
+class GameState(msgspec.Struct, frozen=True, kw_only=True):
+    phase: str = "new"                     # new, playing, ended
+    profile: RuleProfile = SAUDI
+    table: str = "strict"
+    dealer: int = 0                        # dealer of the current (or next) deal
+    scores: tuple[int, int] = (0, 0)
+    deal_no: int = 0                       # deals started so far
+    deal: DealState = deal_mod.INITIAL
+    held: int = 0                          # card-point scoring: points held by a dispute (litige)
+    winner: int | None = None
+    results: tuple[tuple[int, int], ...] = ()   # game points of each finished deal
+
+
+INITIAL = GameState()
+
+
+def decide(s: GameState, cmd) -> list:
+    """The events of ``cmd`` for the game ``s``; DomainError naming the rule if refused."""
+    match cmd:
+        case StartGame():
+            if s.phase != "new":
+                raise DomainError("game_started", "this game has already started")
+            if not 0 <= cmd.first_dealer <= 3:
+                raise DomainError("bad_seat", f"seat {cmd.first_dealer} does not exist (seats are 0-3)")
+            return [GameStarted(profile=cmd.profile, table=cmd.table, first_dealer=cmd.first_dealer)]
+        case DealNext():
+            return _decide_next(s, cmd)
+        case StartDeal():
+            raise DomainError("use_deal_next", "a game starts its deals with deal_next")
+        case RevealSeed():
+            return deal_mod.decide(s.deal, cmd)
+    if s.phase != "playing":
+        raise DomainError("game_not_playing", f"the game is {s.phase}")
+    events = deal_mod.decide(s.deal, cmd)
+    last = events[-1]
+    if isinstance(last, DealScored):
+        ended = _game_end(s, last)
+        if ended:
+            events.append(ended)
+    return events
+
+
+def _decide_next(s: GameState, cmd: DealNext) -> list:
+    if s.phase != "playing":
+        raise DomainError("game_not_playing", f"the game is {s.phase}")
+    d = s.deal
+    if s.deal_no and d.phase not in ("scored", "void"):
+        raise DomainError("deal_in_progress", f"deal {s.deal_no} is still being played")
+    if s.deal_no and d.commitment is not None and d.seed is None:
+        raise DomainError("seed_unrevealed", f"deal {s.deal_no}'s seed must be revealed before the next deal")
+    start = StartDeal(dealer=s.dealer, profile=s.profile, table=s.table, scores_before=s.scores,
+                      seed=cmd.seed, deck=cmd.deck)
+    return deal_mod.decide(deal_mod.INITIAL, start)
+
+
+def _game_end(s: GameState, scored: DealScored) -> GameEnded | None:
+    after = evolve(s, scored)
+    r = scored.result
+    if r.gahwa_winner is not None:
+        return GameEnded(r.gahwa_winner, after.scores, "gahwa")
+    a, b = after.scores
+    target = s.profile.target
+    if a >= target or b >= target:
+        if a != b:
+            return GameEnded(0 if a > b else 1, after.scores)
+    return None
+
+
+def evolve(s: GameState, e) -> GameState:
+    match e:
+        case DealScored():
+            return _evolve_scored(s, e)
+        case DealStarted():
+            return replace(s, deal=deal_mod.evolve(deal_mod.INITIAL, e), deal_no=s.deal_no + 1)
+        case DealVoided():
+            return replace(s, deal=deal_mod.evolve(s.deal, e), dealer=(s.dealer + 1) & 3,
+                           results=s.results + ((0, 0),))
+        case GameStarted():
+            return replace(s, phase="playing", profile=e.profile, table=e.table, dealer=e.first_dealer)
+        case GameEnded():
+            return replace(s, phase="ended", winner=e.winner, scores=tuple(e.scores))
+    return replace(s, deal=deal_mod.evolve(s.deal, e))
+
+
+def _evolve_scored(s: GameState, e: DealScored) -> GameState:
+    deal = deal_mod.evolve(s.deal, e)
+    r = e.result
+    gp = list(r.game_points)
+    held = s.held
+    if r.held:
+        held += r.held
+    elif held and deal.contract is not None:
+        taker = r.winner if r.winner is not None else deal.contract.buyer & 1
+        gp[taker] += held
+        held = 0
+    scores = (s.scores[0] + gp[0], s.scores[1] + gp[1])
+    return replace(s, deal=deal, scores=scores, held=held, dealer=(s.dealer + 1) & 3,
+                   results=s.results + (tuple(gp),))
+
+
+def replay(events, state: GameState = INITIAL) -> GameState:
+    for e in events:
+        state = evolve(state, e)
+    return state

@@ -1,0 +1,160 @@
+"""Playing deals and games with simple legal policies (for ``baloot simulate``, tests and benchmarks).
+
+Policies see only what the seat's view holds (its hand, the public table, its legal actions) — the same
+as a human in that seat. Every random choice comes from a ``random.Random`` built from an explicit seed.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from domain import deal as deal_mod
+from domain import game as game_mod
+from domain.cards import JACK, NINE, ACE, PLAIN_STRENGTH, TRUMP_STRENGTH, SUIT_MASKS
+from domain.events import (
+    Bid, ClaimSawa, Declare, DealNext, DealStarted, Double, GameEnded, GameStarted, PlayCard, RecordResult,
+    RevealSeed, StartDeal, StartGame,
+)
+from domain.profiles import RuleProfile, profile_named
+from domain.tricks import card_points
+
+Policy = Callable[[deal_mod.DealState, int, list], object]
+
+
+def random_policy(rng: random.Random) -> Policy:
+    """Any legal action at random; a project is always declared when the seat has one."""
+    choice = rng.choice
+
+    def act(state, seat, actions):
+        last = actions[-1]
+        if type(last) is Declare:
+            return last
+        return choice(actions)
+
+    return act
+
+
+def _lowest_card(actions, trump):
+    plays = [a for a in actions if type(a) is PlayCard]
+    return min(plays, key=lambda a: (card_points(a.card, trump),
+                                     TRUMP_STRENGTH[a.card & 7] if a.card >> 3 == trump
+                                     else PLAIN_STRENGTH[a.card & 7], not a.baloot))
+
+
+def lowest_policy(rng: random.Random | None = None) -> Policy:
+    """The easy bot: simple bids, never doubles, declares its projects, plays its lowest legal card."""
+
+    def act(state, seat, actions):
+        first = actions[0]
+        if type(first) is Bid:
+            return _simple_bid(state, seat, actions)
+        if type(first) is Double:
+            return first  # pass
+        for a in actions:
+            if type(a) is Declare:
+                return a
+        if type(first) is PlayCard:
+            return _lowest_card(actions, state.trump)
+        return first
+
+    return act
+
+
+def _simple_bid(state, seat, actions):
+    hand = state.hands[seat]
+    kinds = {a.bid: a for a in actions if type(a) is Bid}
+    if "confirm" in kinds:
+        return kinds["confirm"]
+    if "before_you" in kinds:
+        return kinds["pass"]
+    aces = sum(1 for s in range(4) if hand >> (8 * s + ACE) & 1)
+    if aces >= 3 and "sun" in kinds:
+        return kinds["sun"]
+    for a in actions:
+        if a.bid == "hokum":
+            suit = a.suit
+            trumps = hand & SUIT_MASKS[suit]
+            has_jack = trumps >> (8 * suit + JACK) & 1
+            has_nine = trumps >> (8 * suit + NINE) & 1
+            if has_jack and (has_nine or trumps.bit_count() >= 2):
+                return a
+    return kinds.get("pass") or kinds.get("wala") or actions[0]
+
+
+POLICIES = {"random": random_policy, "lowest": lowest_policy}
+
+
+def next_action(state: deal_mod.DealState, policies, sawa: bool = False):
+    """The action the seat to act chooses, or RecordResult at a recorded table's review."""
+    if state.phase == "review":
+        return RecordResult()
+    seat = state.turn
+    actions = deal_mod.legal_actions(state, seat, sawa=sawa)
+    if sawa:
+        for a in actions:
+            if type(a) is ClaimSawa:
+                return a
+    return policies[seat](state, seat, actions)
+
+
+def play_deal(start: StartDeal, policies, sawa: bool = False) -> tuple[deal_mod.DealState, list]:
+    """Play one deal from ``start`` to its end; returns the final state and all events."""
+    decide, evolve = deal_mod.decide, deal_mod.evolve
+    events = decide(deal_mod.INITIAL, start)
+    state = deal_mod.INITIAL
+    for e in events:
+        state = evolve(state, e)
+    while state.phase not in ("scored", "void"):
+        new = decide(state, next_action(state, policies, sawa))
+        for e in new:
+            state = evolve(state, e)
+        events.extend(new)
+    return state, events
+
+
+def play_game(seed: int, profile: str | RuleProfile = "saudi", policy: str = "random",
+              table: str = "strict", max_deals: int = 1000) -> tuple[int, int]:
+    """Play one whole game to the target; returns the final scores [team A, team B]."""
+    state, _ = play_game_events(seed, profile, policy, table, max_deals)
+    return state.scores
+
+
+def play_game_events(seed: int, profile: str | RuleProfile = "saudi", policy: str = "random",
+                     table: str = "strict", max_deals: int = 1000):
+    """Play one game; returns the final GameState and its event stream."""
+    prof = profile_named(profile) if isinstance(profile, str) else profile
+    rng = random.Random(seed)
+    policies = [POLICIES[policy](rng) for _ in range(4)]
+    state = game_mod.INITIAL
+    events = []
+
+    def apply(cmd):
+        nonlocal state
+        new = game_mod.decide(state, cmd)
+        for e in new:
+            state = game_mod.evolve(state, e)
+        events.extend(new)
+        return new
+
+    apply(StartGame(first_dealer=rng.randrange(4), profile=prof, table=table))
+    for n in range(max_deals):
+        deal_seed = f"{seed}:{n}"
+        apply(DealNext(seed=deal_seed))
+        while state.deal.phase not in ("scored", "void"):
+            apply(next_action(state.deal, policies))
+        apply(RevealSeed(deal_seed))
+        if state.phase == "ended":
+            break
+    return state, events
+
+
+def deal_events_of_game(events) -> list[list]:
+    """Split a game's events into its deals' event lists (from each ``deal_started``)."""
+    deals: list[list] = []
+    for e in events:
+        if isinstance(e, DealStarted):
+            deals.append([e])
+        elif deals and not isinstance(e, (GameStarted, GameEnded)):
+            deals[-1].append(e)
+    return deals

@@ -1,0 +1,291 @@
+"""The tournament decider: `decide(state, command) -> events`, `evolve(state, event) -> state`.
+
+`decide` checks the championship rules and raises `TournamentRuleError` naming the broken rule;
+`evolve` never validates, it only folds. A pairing is decided once, by the format, when a round
+starts, and recorded with its inputs in `RoundPaired`; withdrawn teams forfeit at once.
+"""
+
+from __future__ import annotations
+
+import re
+
+from msgspec.structs import replace
+
+from domain.tournament import commands as c
+from domain.tournament import events as e
+from domain.tournament.bracket import outcome_of_note
+from domain.tournament.draw import commitment as seed_commitment
+from domain.tournament.draw import rating_order, seeded_order
+from domain.tournament.errors import TournamentRuleError
+from domain.tournament.formats import final_ranking, next_round, planned_rounds
+from domain.tournament.groups import check_settings
+from domain.tournament.persistent import PMap, PVec
+from domain.tournament.results import MatchResult, games_to_win
+from domain.tournament.state import Outcome, Round, Team, Tournament, initial, parse_match_id
+
+__all__ = ["decide", "evolve", "fold", "initial"]
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _fail(rule: str):
+    raise TournamentRuleError(rule)
+
+
+def _current_match(state: Tournament, match_id: str) -> tuple[Round, e.Match]:
+    if state.status != "running":
+        _fail(f"no round is being played (the championship is {state.status})")
+    where = parse_match_id(match_id)
+    current = state.rounds[-1]
+    if where is None or where[0] != current.number or where[1] >= len(current.matches):
+        _fail(f"match {match_id} is not a match of round {current.number}, the round being played")
+    match = current.matches[where[1]]
+    if match.note:
+        _fail(f"match {match_id} is a {match.note}: there is nothing to play")
+    if current.outcomes[match.index] is not None:
+        _fail(f"match {match_id} already has a result")
+    return current, match
+
+
+def _check_result(state: Tournament, match_id: str, result: MatchResult) -> None:
+    s = state.settings
+    needed = games_to_win(s.match_games)
+    if max(result.team_a_games, result.team_b_games) != needed or min(
+            result.team_a_games, result.team_b_games) >= needed:
+        _fail(f"match {match_id} is best of {s.match_games}: the winner needs exactly {needed} game wins")
+    winner_games = result.team_a_games if result.winner == "a" else result.team_b_games
+    if winner_games != needed:
+        _fail(f"match {match_id}: the declared winner did not win {needed} games")
+    if len(result.final_scores) != result.team_a_games + result.team_b_games:
+        _fail(f"match {match_id}: one final score is needed per game played")
+    if s.table_mode == "strict":
+        for n, (a, b) in enumerate(result.final_scores, 1):
+            if max(a, b) < s.game_target or a == b:
+                _fail(f"match {match_id}, game {n}: a game ends when a team reaches {s.game_target}"
+                      f" and leads, not at {a}-{b}")
+
+
+def _forfeits_of_withdrawn(state: Tournament, matches: list[e.Match] | tuple[e.Match, ...]
+                           ) -> list:
+    out: list = []
+    teams = state.teams
+    for m in matches:
+        if m.note or m.team_a is None or m.team_b is None:
+            continue
+        gone_a, gone_b = teams[m.team_a].withdrawn, teams[m.team_b].withdrawn
+        if gone_a and gone_b:
+            out.append(e.MatchDoubleForfeited(m.match_id, (m.team_a, m.team_b), "both teams withdrew"))
+        elif gone_a or gone_b:
+            absent, present = (m.team_a, m.team_b) if gone_a else (m.team_b, m.team_a)
+            out.append(e.MatchForfeited(m.match_id, present, absent, "withdrawn"))
+    return out
+
+
+def decide(state: Tournament, command: c.TournamentCommand) -> list:
+    """The events a command causes, or a `TournamentRuleError` naming the rule it breaks."""
+    if state.status == "new" and not isinstance(command, c.CreateChampionship):
+        _fail("no championship has been created yet")
+    if state.status == "finished" and not isinstance(command, c.CreateChampionship):
+        _fail("the championship is finished")
+    match command:
+        case c.CreateChampionship(tournament_id, settings):
+            if state.status != "new":
+                _fail(f"championship {state.tournament_id} already exists")
+            if settings.format not in e.FORMATS:
+                _fail(f"unknown format {settings.format!r}: one of {', '.join(e.FORMATS)}")
+            if settings.match_games < 1 or settings.match_games % 2 == 0:
+                _fail(f"a match is best of an odd number of games, not {settings.match_games}")
+            if settings.game_target < 1:
+                _fail("the game target must be positive")
+            if settings.format == "groups_knockout":
+                check_settings(settings)
+            return [e.ChampionshipCreated(tournament_id, settings)]
+
+        case c.RegisterTeam(team_id, players, substitutes):
+            late = state.status in ("drawn", "running")
+            if state.status != "registration" and settings_format(state) != "swiss":
+                _fail("registration is closed: late entries are accepted only in Swiss")
+            if team_id in state.teams:
+                _fail(f"team {team_id} is already registered")
+            people = (*players, *substitutes)
+            if len(set(people)) != len(people) or len(players) != 2:
+                _fail(f"team {team_id} needs two different players, and substitutes who are neither")
+            for player in people:
+                if player in state.players:
+                    _fail(f"player {player} is already registered with team {state.players[player]}")
+            return [e.TeamRegistered(team_id, tuple(players), tuple(substitutes), late)]
+
+        case c.WithdrawTeam(team_id, reason):
+            team = _team(state, team_id)
+            if team.withdrawn:
+                _fail(f"team {team_id} has already withdrawn")
+            out: list = [e.TeamWithdrawn(team_id, reason)]
+            if state.status == "running":
+                current = state.rounds[-1]
+                pending = [m for m in current.matches if team_id in (m.team_a, m.team_b)
+                           and current.outcomes[m.index] is None]
+                after = replace(state, teams=state.teams.set(team_id, replace(team, withdrawn=True)))
+                out += _forfeits_of_withdrawn(after, pending)
+            return out
+
+        case c.CloseRegistration():
+            if state.status != "registration":
+                _fail("registration is not open")
+            return [e.RegistrationClosed(state.active_count)]
+
+        case c.CommitDraw(commitment):
+            if state.status not in ("registration", "closed"):
+                _fail("the draw commitment must be published before the draw")
+            if state.settings.seeding != "draw":
+                _fail("this championship is seeded by rating: there is no random draw")
+            if state.commitment:
+                _fail("the draw commitment is already published")
+            if not _HEX64.fullmatch(commitment):
+                _fail("the commitment must be the sha256 hex digest of the seed")
+            return [e.DrawCommitted(commitment)]
+
+        case c.MakeDraw(seed, ratings):
+            if state.status != "closed":
+                _fail("the draw is made once, after registration closes")
+            field = [t for t in state.team_order if not state.teams[t].withdrawn]
+            if not field:
+                _fail("there are no teams to draw")
+            s = state.settings
+            rounds = planned_rounds(s.format, len(field), s.swiss_rounds)
+            if s.seeding == "rating":
+                given = dict(ratings)
+                missing = next((t for t in field if t not in given), None)
+                if missing is not None:
+                    _fail(f"team {missing} has no rating: seeding by rating needs every team's")
+                used = tuple((t, float(given[t])) for t in field)
+                return [e.DrawMade("rating", "", tuple(rating_order(field, given)), used, rounds)]
+            if not state.commitment:
+                _fail("the draw commitment must be published before the draw")
+            if seed_commitment(seed) != state.commitment:
+                _fail("the revealed seed does not match the published commitment")
+            return [e.DrawMade("seeded", seed, tuple(seeded_order(field, seed)), (), rounds)]
+
+        case c.StartRound(number):
+            if state.status not in ("drawn", "running"):
+                _fail("rounds start after the draw")
+            expected = len(state.rounds) + 1
+            if number != expected:
+                _fail(f"the next round is round {expected}, not {number}")
+            if state.rounds and state.rounds[-1].undecided:
+                _fail(f"round {expected - 1} still has {state.rounds[-1].undecided} undecided matches")
+            pairing = next_round(state)
+            if pairing is None:
+                _fail(f"the championship is decided: there is no round {number}")
+            matches, inputs = pairing
+            return [e.RoundPaired(number, tuple(matches), inputs), *_forfeits_of_withdrawn(state, matches)]
+
+        case c.RecordMatchResult(match_id, result):
+            _, match = _current_match(state, match_id)
+            _check_result(state, match_id, result)
+            winner, loser = ((match.team_a, match.team_b) if result.winner == "a"
+                             else (match.team_b, match.team_a))
+            return [e.MatchResultRecorded(match_id, winner, loser, result)]
+
+        case c.RecordForfeit(match_id, absent, reason):
+            _, match = _current_match(state, match_id)
+            if absent not in (match.team_a, match.team_b):
+                _fail(f"team {absent} does not play in match {match_id}")
+            present = match.team_b if absent == match.team_a else match.team_a
+            return [e.MatchForfeited(match_id, present, absent, reason)]
+
+        case c.RecordDoubleForfeit(match_id, reason):
+            _, match = _current_match(state, match_id)
+            return [e.MatchDoubleForfeited(match_id, (match.team_a, match.team_b), reason)]
+
+        case c.SubstitutePlayer(team_id, player_out, player_in):
+            team = _team(state, team_id)
+            if team.withdrawn:
+                _fail(f"team {team_id} has withdrawn")
+            if player_out not in team.players:
+                _fail(f"player {player_out} is not playing for team {team_id}")
+            if player_in not in team.substitutes:
+                _fail(f"player {player_in} is not a registered substitute of team {team_id}")
+            return [e.PlayerSubstituted(team_id, player_out, player_in, len(state.rounds) + 1)]
+
+        case c.FinishChampionship():
+            if state.status not in ("drawn", "running"):
+                _fail("a championship finishes after its draw")
+            if state.rounds and state.rounds[-1].undecided:
+                _fail(f"round {len(state.rounds)} still has {state.rounds[-1].undecided} undecided"
+                      " matches")
+            if next_round(state) is not None:
+                _fail(f"round {len(state.rounds) + 1} remains to be played")
+            champion, ranking = final_ranking(state)
+            return [e.ChampionshipFinished(champion, ranking)]
+    _fail(f"unknown command {type(command).__name__}")
+
+
+def settings_format(state: Tournament) -> str:
+    return state.settings.format
+
+
+def _team(state: Tournament, team_id: str) -> Team:
+    team = state.teams.get(team_id)
+    if team is None:
+        _fail(f"team {team_id} is not registered")
+    return team
+
+
+def _decided(state: Tournament, match_id: str, outcome: Outcome) -> Tournament:
+    _, index = parse_match_id(match_id)
+    current = state.rounds[-1]
+    current = replace(current, outcomes=current.outcomes.set(index, outcome),
+                      undecided=current.undecided - 1)
+    return replace(state, rounds=state.rounds[:-1] + (current,))
+
+
+def evolve(state: Tournament, event) -> Tournament:
+    """The state after an event (no validation: events are facts)."""
+    match event:
+        case e.ChampionshipCreated(tournament_id, settings):
+            return replace(state, tournament_id=tournament_id, settings=settings, status="registration")
+        case e.TeamRegistered(team_id, players, substitutes, late):
+            people = state.players
+            for player in (*players, *substitutes):
+                people = people.set(player, team_id)
+            return replace(state, teams=state.teams.set(team_id, Team(team_id, players, substitutes, late)),
+                           team_order=state.team_order.append(team_id), players=people,
+                           active_count=state.active_count + 1)
+        case e.TeamWithdrawn(team_id):
+            team = state.teams[team_id]
+            return replace(state, teams=state.teams.set(team_id, replace(team, withdrawn=True)),
+                           active_count=state.active_count - 1)
+        case e.RegistrationClosed():
+            return replace(state, status="closed")
+        case e.DrawCommitted(commitment):
+            return replace(state, commitment=commitment)
+        case e.DrawMade():
+            return replace(state, draw=event, status="drawn")
+        case e.RoundPaired(number, matches, inputs):
+            outcomes = [outcome_of_note(m) for m in matches]
+            undecided = sum(o is None for o in outcomes)
+            round_ = Round(number, matches, inputs, PVec(outcomes), undecided)
+            return replace(state, rounds=state.rounds + (round_,), status="running")
+        case e.MatchResultRecorded(match_id, winner, loser, result):
+            return _decided(state, match_id, Outcome("played", winner, (loser,), result))
+        case e.MatchForfeited(match_id, winner, absent):
+            return _decided(state, match_id, Outcome("forfeit", winner, (absent,)))
+        case e.MatchDoubleForfeited(match_id, absent):
+            return _decided(state, match_id, Outcome("double_forfeit", None, tuple(absent)))
+        case e.PlayerSubstituted(team_id, player_out, player_in):
+            team = state.teams[team_id]
+            players = tuple(player_in if p == player_out else p for p in team.players)
+            subs = tuple(player_out if p == player_in else p for p in team.substitutes)
+            return replace(state, teams=state.teams.set(team_id, replace(team, players=players,
+                                                                         substitutes=subs)))
+        case e.ChampionshipFinished(champion, ranking):
+            return replace(state, status="finished", champion=champion, ranking=ranking)
+    return state
+
+
+def fold(events, state: Tournament | None = None) -> Tournament:
+    """The state after a sequence of events."""
+    state = initial() if state is None else state
+    for event in events:
+        state = evolve(state, event)
+    return state

@@ -1,0 +1,36 @@
+"""Dispatch to the championship's format: each format is a pure function of the tournament's state."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from domain.tournament import double_elimination, groups, round_robin, single_elimination, swiss
+from domain.tournament.events import Match, PairingInputs, RankEntry
+from domain.tournament.state import Tournament
+
+FORMAT_MODULES: dict[str, ModuleType] = {
+    "single_elimination": single_elimination,
+    "groups_knockout": groups,
+    "double_elimination": double_elimination,
+    "swiss": swiss,
+    "round_robin": round_robin,
+}
+
+
+def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
+    """The pairing of the next round and its inputs, or None when the championship is decided."""
+    return FORMAT_MODULES[state.settings.format].next_round(state)
+
+
+def final_ranking(state: Tournament) -> tuple[str | None, tuple[RankEntry, ...]]:
+    """The champion (None if nobody is left) and the final ranking."""
+    return FORMAT_MODULES[state.settings.format].ranking(state)
+
+
+def planned_rounds(format_: str, teams: int, swiss_rounds: int) -> int:
+    """Rounds fixed at the draw (Swiss and round robin); 0 for brackets, which end by themselves."""
+    if format_ == "swiss":
+        return swiss_rounds or swiss.planned_rounds(teams)
+    if format_ == "round_robin":
+        return round_robin.planned_rounds(teams)
+    return 0

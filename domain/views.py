@@ -1,0 +1,153 @@
+"""What each seat may see (and what a spectator may see): the only thing clients and bots receive.
+
+A seat's view holds its own hand and what is public at the table: the face-up card, every bid and double,
+the cards played, declared projects (their cards once trick 1 is over), Baloot announcements, the score.
+Other seats' cards appear only in a spectator view whose table policy shows hands, and for everyone
+once the deal has ended (scored or void): then the cards left in hand are laid open, as at a real table.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.cards import card_name, cards_of, suit_name
+from domain.deal import DealState, legal_actions
+from domain.events import DealResult
+from domain.game import GameState
+from domain.projects import evaluate
+
+
+class PlayedCard(msgspec.Struct, frozen=True):
+    seat: int
+    card: str
+
+
+class TrickView(msgspec.Struct, frozen=True):
+    leader: int
+    cards: list[PlayedCard]
+
+
+class BidView(msgspec.Struct, frozen=True, omit_defaults=True):
+    seat: int
+    bid: str
+    suit: str | None = None
+
+
+class DoubleView(msgspec.Struct, frozen=True, omit_defaults=True):
+    seat: int
+    call: str
+    closed: bool | None = None
+
+
+class ContractView(msgspec.Struct, frozen=True):
+    type: str
+    suit: str | None
+    buyer: int
+    ashkal: bool
+    multiplier: int
+    gahwa: bool
+    closed: bool
+
+
+class DeclarationView(msgspec.Struct, frozen=True, omit_defaults=True):
+    seat: int
+    kinds: list[str]
+    cards: list[list[str]] | None = None   # shown once trick 1 is over
+
+
+class DealView(msgspec.Struct, frozen=True, kw_only=True):
+    viewer: int | None                     # the seat, or None for a spectator
+    phase: str
+    dealer: int
+    turn: int | None
+    round: int
+    scores_before: tuple[int, int]
+    hand: list[str] | None                 # the viewer's own cards
+    hands: list[list[str]] | None          # all hands: spectators only, when the table shows them
+    hand_sizes: list[int]
+    faceup: str | None
+    faceup_taken_by: int | None
+    bids: list[BidView]
+    doubles: list[DoubleView]
+    contract: ContractView | None
+    trick: list[PlayedCard]
+    tricks: list[TrickView]
+    tricks_won: tuple[int, int]
+    points: tuple[int, int]
+    declarations: list[DeclarationView]
+    baloot: list[int]
+    legal_actions: list                    # commands the viewer may send now
+    may_claim_sawa: bool                   # the server decides the claim exactly
+    commitment: str | None
+    seed: str | None
+    result: DealResult | None
+
+
+class GameView(msgspec.Struct, frozen=True, kw_only=True):
+    phase: str
+    profile: str
+    table: str
+    target: int
+    scores: tuple[int, int]
+    deal_no: int
+    winner: int | None
+    deal: DealView | None
+
+
+def _played(leader: int, cards) -> list[PlayedCard]:
+    return [PlayedCard((leader + i) & 3, card_name(c)) for i, c in enumerate(cards)]
+
+
+def view(s: DealState, seat: int | None, *, show_hands: bool = False) -> DealView:
+    """The deal as ``seat`` sees it; ``seat=None`` is a spectator, who sees hands only if ``show_hands``."""
+    spectator = seat is None
+    c = s.contract
+    contract = None
+    if c is not None:
+        contract = ContractView(c.kind, suit_name(c.suit) if c.suit is not None else None, c.buyer, c.ashkal,
+                                c.multiplier, c.gahwa, c.closed)
+    declarations = []
+    for d_seat, groups in s.declared:
+        kinds = [evaluate(d_seat, g, s.profile.projects, c.kind == "sun").kind for g in groups] if c else []
+        shown = s.trick_no >= 1 or s.phase in ("review", "scored")
+        declarations.append(DeclarationView(d_seat, kinds, [[card_name(x) for x in g] for g in groups]
+                                            if shown else None))
+    receiver = None
+    if c is not None:
+        receiver = (c.buyer + 2) & 3 if c.ashkal else c.buyer
+    playing = s.phase == "playing"
+    ended = s.phase in ("scored", "void")
+    return DealView(
+        viewer=seat,
+        phase=s.phase,
+        dealer=s.dealer,
+        turn=s.turn if s.turn >= 0 else None,
+        round=s.round,
+        scores_before=s.scores_before,
+        hand=None if spectator else [card_name(x) for x in cards_of(s.hands[seat])],
+        hands=[[card_name(x) for x in cards_of(h)] for h in s.hands] if ended or (spectator and show_hands)
+        else None,
+        hand_sizes=[h.bit_count() for h in s.hands],
+        faceup=card_name(s.faceup) if s.faceup >= 0 else None,
+        faceup_taken_by=receiver,
+        bids=[BidView(b[0], b[1], suit_name(b[2]) if b[2] is not None else None) for b in s.bids],
+        doubles=[DoubleView(*d) for d in s.doubles],
+        contract=contract,
+        trick=_played(s.leader, s.trick) if playing else [],
+        tricks=[TrickView(leader, _played(leader, cards)) for leader, cards in s.history],
+        tricks_won=s.tricks,
+        points=s.points,
+        declarations=declarations,
+        baloot=list(s.baloot_seats),
+        legal_actions=[] if spectator else legal_actions(s, seat),
+        may_claim_sawa=not spectator and playing and s.turn == seat,
+        commitment=s.commitment,
+        seed=s.seed,
+        result=s.result,
+    )
+
+
+def game_view(g: GameState, seat: int | None, *, show_hands: bool = False) -> GameView:
+    return GameView(phase=g.phase, profile=g.profile.name, table=g.table, target=g.profile.target,
+                    scores=g.scores, deal_no=g.deal_no, winner=g.winner,
+                    deal=view(g.deal, seat, show_hands=show_hands) if g.deal_no else None)

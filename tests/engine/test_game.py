@@ -1,0 +1,134 @@
+"""§7 and §2: the game to the target, dealer rotation, void deals, the seed commitment."""
+
+import hashlib
+
+import pytest
+
+from domain import game as game_mod
+from domain.events import (
+    DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartGame,
+)
+from domain.events import Contract, DealResult, SeedRevealed
+from msgspec.structs import replace
+from domain.profiles import SAUDI, profile_named
+from domain.shuffle import deck_from_seed, seed_commitment
+
+
+def started(first_dealer=0, profile=SAUDI):
+    return game_mod.evolve(game_mod.INITIAL, GameStarted(profile=profile, table="strict", first_dealer=first_dealer))
+
+
+def with_scores(g, a, b):
+    return replace(g, scores=(a, b))
+
+
+def scored(a, b, **kw):
+    return DealScored(DealResult(card_points=(0, 0), game_points=(a, b), **kw))
+
+
+def next_deal(g, seed="s"):
+    for e in game_mod.decide(g, DealNext(seed=seed)):
+        g = game_mod.evolve(g, e)
+    return g
+
+
+def test_the_first_deal_is_dealt_by_the_drawn_dealer_and_the_deal_passes_on():
+    g = next_deal(started(first_dealer=2))
+    assert g.deal.dealer == 2 and g.deal.turn == 3          # speaking starts at dealer + 1
+    g = game_mod.evolve(g, DealVoided("all_wala"))
+    assert g.dealer == 3
+    g = next_deal(game_mod.evolve(g, SeedRevealed("s")), seed="t")
+    assert g.deal.dealer == 3 and g.deal.scores_before == (0, 0)
+
+
+def test_scores_before_each_deal_come_from_the_game():
+    g = with_scores(started(), 100, 40)
+    events = game_mod.decide(g, DealNext(seed="x"))
+    assert isinstance(events[0], DealStarted) and events[0].scores_before == (100, 40)
+
+
+def test_a_deal_publishes_the_commitment_and_not_the_seed():
+    events = game_mod.decide(started(), DealNext(seed="secret-7"))
+    started_event = events[0]
+    assert started_event.commitment == hashlib.sha256(b"baloot-seed/1:secret-7").hexdigest()
+    assert "secret-7" not in repr(started_event)
+    assert started_event.deck == deck_from_seed("secret-7")
+
+
+def test_the_next_deal_waits_for_the_seed_to_be_revealed():
+    g = game_mod.evolve(next_deal(started(), seed="a"), DealVoided("all_wala"))
+    with pytest.raises(DomainError) as info:
+        game_mod.decide(g, DealNext(seed="b"))
+    assert info.value.rule == "seed_unrevealed"
+
+
+def test_a_wrong_seed_is_refused():
+    g = game_mod.evolve(next_deal(started(), seed="a"), DealVoided("all_wala"))
+    with pytest.raises(DomainError) as info:
+        game_mod.decide(g, RevealSeed("b"))
+    assert info.value.rule == "seed_mismatch"
+    assert game_mod.decide(g, RevealSeed("a"))[0].seed == "a"
+
+
+def test_the_seed_cannot_be_revealed_before_the_deal_ends():
+    g = next_deal(started(), seed="a")
+    with pytest.raises(DomainError) as info:
+        game_mod.decide(g, RevealSeed("a"))
+    assert info.value.rule == "seed_too_early"
+
+
+def game_end(g, event):
+    return game_mod._game_end(g, event)
+
+
+def test_reaching_152_wins():
+    g = with_scores(started(), 140, 100)
+    end = game_end(g, scored(16, 0))
+    assert end == GameEnded(0, (156, 100))
+
+
+def test_both_over_152_the_higher_total_wins():
+    g = with_scores(started(), 140, 145)
+    assert game_end(g, scored(26, 16)) == GameEnded(0, (166, 161))
+
+
+def test_both_over_152_and_equal_another_deal_is_played():
+    g = with_scores(started(), 140, 140)
+    assert game_end(g, scored(16, 16)) is None
+
+
+def test_gahwa_ends_the_game_at_once():
+    g = with_scores(started(), 10, 0)
+    assert game_end(g, scored(0, 152, gahwa_winner=1)) == GameEnded(1, (10, 152), "gahwa")
+
+
+def test_target_switch():
+    g = with_scores(started(profile=profile_named("saudi", {"target": 100})), 90, 0)
+    assert game_end(g, scored(16, 0)) == GameEnded(0, (106, 0))
+
+
+def test_below_the_target_the_game_goes_on():
+    assert game_end(with_scores(started(), 100, 100), scored(26, 0)) is None
+
+
+def test_a_belote_dispute_carries_the_held_points_to_the_next_deal_winner():
+    g = started(profile=profile_named("belote_classic"))
+    g = next_deal(g, "d1")
+    g = game_mod.evolve(g, scored(81, 0, held=81))
+    assert g.scores == (81, 0) and g.held == 81
+    g = next_deal(game_mod.evolve(g, SeedRevealed("d1")), "d2")
+    g = replace(g, deal=replace(g.deal, contract=Contract("hokum", 0, 1)))
+    g = game_mod.evolve(g, scored(60, 102))           # the takers (team B) make it: they get the 81
+    assert g.scores == (81 + 60, 102 + 81) and g.held == 0
+
+
+def test_a_finished_game_refuses_more_deals():
+    g = game_mod.evolve(started(), GameEnded(0, (160, 0)))
+    with pytest.raises(DomainError) as info:
+        game_mod.decide(g, DealNext(seed="z"))
+    assert info.value.rule == "game_not_playing"
+
+
+def test_start_game_twice_is_refused():
+    with pytest.raises(DomainError):
+        game_mod.decide(started(), StartGame(first_dealer=0))
