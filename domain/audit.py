@@ -119,7 +119,13 @@ def audit_record(record: HandRecord) -> AuditReport:
                 lines.append(f"   {e.verdict.message}")
             if isinstance(e, DealVoided):
                 lines.append(f"   the deal is void ({e.reason})")
+            before = state
             state = evolve(state, e)
+            if state.trick_no > before.trick_no and isinstance(e, CardPlayed):
+                team = state.leader & 1
+                won = state.points[team] - before.points[team]
+                lines.append(f"   trick {state.trick_no} to seat {state.leader} (team {'AB'[team]}), {won} points"
+                             f"{' with the last-trick 10' if state.trick_no == 8 else ''}")
         for off in state.offences:
             if off[0] == index:
                 violations.append(Violation(index, off[1], off[2], f"seat {off[1]} {off[3]}"))
