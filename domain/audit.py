@@ -11,11 +11,12 @@ import msgspec
 from domain.cards import card_label, card_name, suit_name
 from domain.deal import INITIAL, DealState, decide, describe_contract, evolve
 from domain.events import (
-    BidMade, CardPlayed, ContractFixed, DealScored, DealVoided, DomainError, DoubleCalled, ProjectsDeclared,
+    BidMade, CardPlayed, ContractFixed, DealVoided, DomainError, DoubleCalled, ProjectsDeclared,
     QaydCalled, QaydVerdict, RecordResult, SawaClaimed,
 )
 from domain.handrecord import HandRecord, action_command, record_start
 from domain.shuffle import deck_from_seed, seed_commitment
+from domain.views import ContractView, contract_view
 
 
 class Violation(msgspec.Struct, frozen=True):
@@ -23,16 +24,6 @@ class Violation(msgspec.Struct, frozen=True):
     seat: int | None
     rule: str
     message: str
-
-
-class ContractReport(msgspec.Struct, frozen=True):
-    type: str
-    suit: str | None
-    buyer: int
-    ashkal: bool
-    multiplier: int
-    gahwa: bool
-    closed: bool
 
 
 class ProjectReport(msgspec.Struct, frozen=True):
@@ -45,7 +36,7 @@ class ProjectReport(msgspec.Struct, frozen=True):
 class AuditReport(msgspec.Struct, kw_only=True):
     valid: bool
     violations: list[Violation]
-    contract: ContractReport | None
+    contract: ContractView | None
     card_points: tuple[int, int] | None
     game_points: tuple[int, int] | None
     kaboot: bool
@@ -141,10 +132,6 @@ def audit_record(record: HandRecord) -> AuditReport:
 
 def _report(record, state, violations, lines, verdicts, complete) -> AuditReport:
     c = state.contract
-    contract = None
-    if c is not None:
-        contract = ContractReport(c.kind, suit_name(c.suit) if c.suit is not None else None, c.buyer, c.ashkal,
-                                  c.multiplier, c.gahwa, c.closed)
     r = state.result
     seed_check = None
     if record.seed is not None:
@@ -158,7 +145,7 @@ def _report(record, state, violations, lines, verdicts, complete) -> AuditReport
     return AuditReport(
         valid=not violations,
         violations=violations,
-        contract=contract,
+        contract=contract_view(c),
         card_points=tuple(r.card_points) if r else None,
         game_points=tuple(r.game_points) if r else None,
         kaboot=bool(r and r.kaboot), failed=bool(r and r.failed), void=bool(r and r.void), complete=complete,

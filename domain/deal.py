@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import KING, NINE, QUEEN, SUIT_MASKS, card_label, card_name, suit_name
+from domain.cards import KING, QUEEN, card_label, suit_name
 from domain.events import (
     Bid, BidMade, CallQayd, CardPlayed, ClaimSawa, Contract, ContractFixed, Declare, DealResult, DealScored,
     DealStarted, DealVoided, DomainError, Double, DoubleCalled, PlayCard, ProjectsDeclared, QaydCalled,
@@ -713,7 +713,3 @@ def describe_contract(c: Contract | None) -> str:
     if c.closed:
         text += ", closed (مقفول)"
     return text
-
-
-def card_text(card: int) -> str:
-    return card_name(card)

@@ -49,6 +49,14 @@ class ContractView(msgspec.Struct, frozen=True):
     closed: bool
 
 
+def contract_view(c) -> ContractView | None:
+    """The contract as clients and reports show it (suit as a letter)."""
+    if c is None:
+        return None
+    return ContractView(c.kind, suit_name(c.suit) if c.suit is not None else None, c.buyer, c.ashkal,
+                        c.multiplier, c.gahwa, c.closed)
+
+
 class DeclarationView(msgspec.Struct, frozen=True, omit_defaults=True):
     seat: int
     kinds: list[str]
@@ -102,10 +110,6 @@ def view(s: DealState, seat: int | None, *, show_hands: bool = False) -> DealVie
     """The deal as ``seat`` sees it; ``seat=None`` is a spectator, who sees hands only if ``show_hands``."""
     spectator = seat is None
     c = s.contract
-    contract = None
-    if c is not None:
-        contract = ContractView(c.kind, suit_name(c.suit) if c.suit is not None else None, c.buyer, c.ashkal,
-                                c.multiplier, c.gahwa, c.closed)
     declarations = []
     for d_seat, groups in s.declared:
         kinds = [evaluate(d_seat, g, s.profile.projects, c.kind == "sun").kind for g in groups] if c else []
@@ -132,7 +136,7 @@ def view(s: DealState, seat: int | None, *, show_hands: bool = False) -> DealVie
         faceup_taken_by=receiver,
         bids=[BidView(b[0], b[1], suit_name(b[2]) if b[2] is not None else None) for b in s.bids],
         doubles=[DoubleView(*d) for d in s.doubles],
-        contract=contract,
+        contract=contract_view(c),
         trick=_played(s.leader, s.trick) if playing else [],
         tricks=[TrickView(leader, _played(leader, cards)) for leader, cards in s.history],
         tricks_won=s.tricks,

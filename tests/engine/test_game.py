@@ -11,7 +11,7 @@ from domain.events import (
 from domain.events import Contract, DealResult, SeedRevealed
 from msgspec.structs import replace
 from domain.profiles import SAUDI, profile_named
-from domain.shuffle import deck_from_seed, seed_commitment
+from domain.shuffle import deck_from_seed
 
 
 def started(first_dealer=0, profile=SAUDI):

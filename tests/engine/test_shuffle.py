@@ -9,7 +9,6 @@ def reference_shuffle(seed: str) -> list[int]:
     """The algorithm exactly as the module docstring states it, written separately."""
     stream = b""
     block = 0
-    words = []
 
     def word():
         nonlocal stream, block
