@@ -63,8 +63,9 @@ def _major_pairs(survivors: list[str], batch: list[str], met: dict[str, set[str]
     partners = list(reversed(batch))
     for i, a in enumerate(survivors):
         if _met(met, a, partners[i]):
-            for j in range(i + 1, min(len(partners), i + _WINDOW)):
-                if not _met(met, a, partners[j]) and not _met(met, survivors[j], partners[i]):
+            nearby = range(max(0, i - _WINDOW), min(len(partners), i + _WINDOW))
+            for j in sorted(nearby, key=lambda j: abs(j - i)):
+                if j != i and not _met(met, a, partners[j]) and not _met(met, survivors[j], partners[i]):
                     partners[i], partners[j] = partners[j], partners[i]
                     break
     return list(zip(survivors, partners))

@@ -85,8 +85,8 @@ class Simulation:
         while max(wins.values()) < needed:
             if self.game_scores is not None:
                 scores = self.game_scores(self.rng.getrandbits(32))
-                if scores[0] == scores[1]:
-                    scores = (scores[0] + 1, scores[1])
+                while scores[0] == scores[1]:       # a level game is replayed with a fresh seed
+                    scores = self.game_scores(self.rng.getrandbits(32))
                 game = game_result(scores, self.settings.game_target)
             else:
                 a_wins = self.rng.random() < sa / (sa + sb)
