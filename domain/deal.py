@@ -30,7 +30,7 @@ LOW_RANKS = 0b111  # 7, 8, 9 within a suit byte: Kawesh (كوش)
 
 
 class DealState(msgspec.Struct, frozen=True, kw_only=True):
-    phase: str = "new"                     # new bidding doubling playing review scored void
+    phase: str = "new"                     # new bidding doubling playing review scored void annulled
     profile: RuleProfile = SAUDI
     table: str = "strict"
     dealer: int = 0
@@ -310,7 +310,7 @@ def _decide_start(s: DealState, cmd: StartDeal) -> list:
 
 
 def _decide_reveal(s: DealState, cmd: RevealSeed) -> list:
-    if s.phase not in ("scored", "void"):
+    if s.phase not in ("scored", "void", "annulled"):
         raise DomainError("seed_too_early", "the seed is revealed only when the deal has ended")
     if s.commitment is None or s.seed is not None:
         raise DomainError("seed_not_committed", "this deal has no pending seed commitment")

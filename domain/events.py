@@ -144,7 +144,14 @@ class DealNext(msgspec.Struct, frozen=True, tag="deal_next", kw_only=True):
 
 DealCommand = StartDeal | Bid | Double | Declare | PlayCard | ClaimSawa | CallQayd | RecordResult | RevealSeed
 SeatCommand = Bid | Double | Declare | PlayCard | ClaimSawa | CallQayd
-Command = DealCommand | StartGame | DealNext
+class AnnulDeal(msgspec.Struct, frozen=True, tag="annul_deal", kw_only=True):
+    """A referee's ruling: the current deal counts for nothing; ``replay`` deals it again by the same dealer."""
+
+    reason: str
+    replay: bool = False
+
+
+Command = DealCommand | StartGame | DealNext | AnnulDeal
 
 # ---------------------------------------------------------------- events
 
@@ -215,6 +222,13 @@ class SeedRevealed(Event, frozen=True, tag="seed_revealed"):
     seed: str
 
 
+class DealAnnulled(Event, frozen=True, tag="deal_annulled", kw_only=True):
+    deal_no: int
+    reason: str
+    replay: bool
+    game_points: tuple[int, int] = (0, 0)      # what the annulled deal had added, now taken back
+
+
 class GameStarted(Event, frozen=True, tag="game_started", kw_only=True):
     profile: RuleProfile
     table: TableMode
@@ -231,10 +245,10 @@ DealEvent = (
     DealStarted | BidMade | ContractFixed | DoubleCalled | ProjectsDeclared | CardPlayed | SawaClaimed
     | QaydCalled | DealVoided | DealScored | SeedRevealed
 )
-GameEvent = DealEvent | GameStarted | GameEnded
+GameEvent = DealEvent | DealAnnulled | GameStarted | GameEnded
 EVENT_TYPES: tuple[type, ...] = (
     DealStarted, BidMade, ContractFixed, DoubleCalled, ProjectsDeclared, CardPlayed, SawaClaimed,
-    QaydCalled, DealVoided, DealScored, SeedRevealed, GameStarted, GameEnded,
+    QaydCalled, DealVoided, DealScored, SeedRevealed, DealAnnulled, GameStarted, GameEnded,
 )
 # Actions are the events a seat causes; a deal's action index counts them (Qayd names one by index).
 ACTION_EVENTS = (BidMade, DoubleCalled, ProjectsDeclared, CardPlayed, SawaClaimed, QaydCalled)

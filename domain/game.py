@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from domain import deal as deal_mod
 from domain.deal import DealState
 from domain.events import (
-    DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartDeal,
+    AnnulDeal, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartDeal,
     StartGame,
 )
 from domain.profiles import SAUDI, RuleProfile
@@ -49,6 +49,8 @@ def decide(s: GameState, cmd) -> list:
             raise DomainError("use_deal_next", "a game starts its deals with deal_next")
         case RevealSeed():
             return deal_mod.decide(s.deal, cmd)
+        case AnnulDeal():
+            return _decide_annul(s, cmd)
     if s.phase != "playing":
         raise DomainError("game_not_playing", f"the game is {s.phase}")
     events = deal_mod.decide(s.deal, cmd)
@@ -64,13 +66,24 @@ def _decide_next(s: GameState, cmd: DealNext) -> list:
     if s.phase != "playing":
         raise DomainError("game_not_playing", f"the game is {s.phase}")
     d = s.deal
-    if s.deal_no and d.phase not in ("scored", "void"):
+    if s.deal_no and d.phase not in ("scored", "void", "annulled"):
         raise DomainError("deal_in_progress", f"deal {s.deal_no} is still being played")
     if s.deal_no and d.commitment is not None and d.seed is None:
         raise DomainError("seed_unrevealed", f"deal {s.deal_no}'s seed must be revealed before the next deal")
     start = StartDeal(dealer=s.dealer, profile=s.profile, table=s.table, scores_before=s.scores,
                       seed=cmd.seed, deck=cmd.deck)
     return deal_mod.decide(deal_mod.INITIAL, start)
+
+
+def _decide_annul(s: GameState, cmd: AnnulDeal) -> list:
+    if s.phase != "playing":
+        raise DomainError("game_not_playing", f"the game is {s.phase}: no deal to annul")
+    if not s.deal_no or s.deal.phase == "annulled":
+        raise DomainError("nothing_to_annul", "there is no deal to annul")
+    if not cmd.reason.strip():
+        raise DomainError("annul_reason", "a referee annuls a deal with a reason")
+    taken_back = s.results[-1] if s.deal.phase in ("scored", "void") else (0, 0)
+    return [DealAnnulled(deal_no=s.deal_no, reason=cmd.reason, replay=cmd.replay, game_points=taken_back)]
 
 
 def _game_end(s: GameState, scored: DealScored) -> GameEnded | None:
@@ -95,6 +108,15 @@ def evolve(s: GameState, e) -> GameState:
         case DealVoided():
             return replace(s, deal=deal_mod.evolve(s.deal, e), dealer=(s.dealer + 1) & 3,
                            results=s.results + ((0, 0),))
+        case DealAnnulled():
+            finished = s.deal.phase in ("scored", "void")
+            dealer = s.dealer if finished else (s.dealer + 1) & 3   # as if the deal had ended normally
+            if e.replay:
+                dealer = s.deal.dealer
+            scores = (s.scores[0] - e.game_points[0], s.scores[1] - e.game_points[1])
+            results = s.results[:-1] + ((0, 0),) if finished else s.results + ((0, 0),)
+            return replace(s, deal=replace(s.deal, phase="annulled", turn=-1), dealer=dealer, scores=scores,
+                           results=results)
         case GameStarted():
             return replace(s, phase="playing", profile=e.profile, table=e.table, dealer=e.first_dealer)
         case GameEnded():

@@ -5,6 +5,7 @@ import hashlib
 import pytest
 
 from domain import game as game_mod
+from domain.events import AnnulDeal
 from domain.events import (
     DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartGame,
 )
@@ -132,3 +133,28 @@ def test_a_finished_game_refuses_more_deals():
 def test_start_game_twice_is_refused():
     with pytest.raises(DomainError):
         game_mod.decide(started(), StartGame(first_dealer=0))
+
+
+def test_annulling_a_scored_deal_takes_its_points_back_and_the_next_dealer_moves_on():
+    g = next_deal(started(first_dealer=1), "a")
+    g = game_mod.evolve(g, scored(26, 0))
+    assert g.scores == (26, 0) and g.dealer == 2
+    events = game_mod.decide(g, AnnulDeal(reason="cards exposed while dealing"))
+    g = game_mod.evolve(g, events[0])
+    assert g.scores == (0, 0) and g.dealer == 2 and g.deal.phase == "annulled"
+    assert events[0].game_points == (26, 0)
+
+
+def test_a_replayed_deal_is_dealt_again_by_the_same_dealer():
+    g = next_deal(started(first_dealer=1), "a")
+    g = game_mod.evolve(g, game_mod.decide(g, AnnulDeal(reason="misdeal", replay=True))[0])
+    g = game_mod.evolve(g, SeedRevealed("a"))
+    g = next_deal(g, "b")
+    assert g.deal.dealer == 1 and g.deal_no == 2
+
+
+def test_annulling_needs_a_reason():
+    g = next_deal(started(), "a")
+    with pytest.raises(DomainError) as info:
+        game_mod.decide(g, AnnulDeal(reason=" "))
+    assert info.value.rule == "annul_reason"
