@@ -1,0 +1,103 @@
+"""The Litestar application: an app factory whose lifespan owns the asyncpg pool and the LISTEN connection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+
+import asyncpg
+from litestar import Litestar, get
+from litestar.config.app import AppConfig
+from litestar.middleware.rate_limit import RateLimitConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
+
+from services.api.auth import Authenticator, rate_limit_identity
+from services.api.problems import EXCEPTION_HANDLERS
+from services.api.routes_tables import table_router
+from services.api.tables import TableService, server_secret
+from services.eventstore import CHANNEL
+
+log = logging.getLogger("baloot.api")
+
+MAX_BODY = 64 * 1024
+
+
+class Notifier:
+    """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback)."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, asyncio.Event] = {}
+        self._conn: asyncpg.Connection | None = None
+
+    async def start(self, url: str) -> None:
+        self._conn = await asyncpg.connect(url)
+        await self._conn.add_listener(CHANNEL, self._on_notify)
+
+    async def stop(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                await self._conn.close()
+
+    def _on_notify(self, _conn, _pid, _channel, stream: str) -> None:
+        event = self._events.pop(stream, None)
+        if event is not None:
+            event.set()
+
+    def waiter(self, stream: str) -> asyncio.Event:
+        """Take this before reading, then wait on it: a notification in between is not lost."""
+        event = self._events.get(stream)
+        if event is None:
+            event = self._events[stream] = asyncio.Event()
+        return event
+
+    async def wait(self, event: asyncio.Event, timeout: float) -> None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+
+
+@get("/health", operation_id="health", summary="Liveness", exclude_from_auth=True)
+async def health() -> dict:
+    return {"status": "ok"}
+
+
+def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
+               pool_size: int = 10, extra_routers: tuple = ()) -> Litestar:
+    """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py)."""
+    from services.db import connect, database_server
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar):
+        server_url = database_url or database_server().url
+        pool = await connect(server_url, min_size=1, max_size=pool_size)
+        app.state.pool = pool
+        app.state.auth = Authenticator(pool)
+        app.state.tables = TableService(pool, await server_secret(pool))
+        app.state.notifier = Notifier()
+        await app.state.notifier.start(server_url)
+        for hook in app.state.get("startup_hooks", []):
+            await hook(app)
+        try:
+            yield
+        finally:
+            await app.state.notifier.stop()
+            await pool.close()
+
+    limit = rate_limit or (os.environ.get("BALOOT_RATE_UNIT", "second"),
+                           int(os.environ.get("BALOOT_RATE_LIMIT", "100")))
+    throttle = RateLimitConfig(rate_limit=limit, identifier_for_request=rate_limit_identity,
+                               exclude=["/schema", "/health"])
+    config = AppConfig(
+        route_handlers=[health, table_router, *extra_routers],
+        lifespan=[lifespan],
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=[throttle.middleware],
+        request_max_body_size=MAX_BODY,
+        openapi_config=OpenAPIConfig(title="baloot-arena", version="0.1.0", path="/schema",
+                                     render_plugins=[JsonRenderPlugin()],
+                                     description="Saudi Baloot championships: organisers, players, referees, "
+                                                 "spectators. Every refusal is an RFC 9457 problem document."),
+    )
+    return Litestar.from_config(config)

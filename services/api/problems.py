@@ -1,0 +1,88 @@
+"""Every refusal is an RFC 9457 problem document naming the rule or the field (``application/problem+json``).
+
+Extension members: ``rule`` (a stable id such as ``revoke`` or ``not_your_turn``) and, for malformed
+input, ``field`` and ``errors``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+
+MEDIA_TYPE = "application/problem+json"
+TYPE_BASE = "https://baloot-arena.invalid/problems/"
+
+
+class Problem(Exception):
+    """A refusal: HTTP status, a stable rule id, a title and a detail in a referee's words."""
+
+    def __init__(self, status: int, rule: str, detail: str, title: str | None = None, **extra: Any):
+        super().__init__(detail)
+        self.status, self.rule, self.detail = status, rule, detail
+        self.title = title or rule.replace("_", " ")
+        self.extra = extra
+
+
+def problem_response(status: int, rule: str, title: str, detail: str, instance: str | None = None,
+                     headers: dict[str, str] | None = None, **extra: Any) -> Response:
+    body = {"type": TYPE_BASE + rule, "title": title, "status": status, "detail": detail, "rule": rule}
+    if instance:
+        body["instance"] = instance
+    body.update(extra)
+    return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+def _on_problem(request: Request, exc: Problem) -> Response:
+    return problem_response(exc.status, exc.rule, exc.title, exc.detail, request.url.path, **exc.extra)
+
+
+def _field_of(error: dict) -> str | None:
+    key = error.get("key")
+    source = error.get("source")
+    if key:
+        return f"{source}.{key}" if source and source != "body" else key
+    message = str(error.get("message", ""))
+    if "at `$." in message:
+        return message.split("at `$.", 1)[1].split("`", 1)[0]
+    return None
+
+
+def _on_validation(request: Request, exc: ValidationException) -> Response:
+    errors = exc.extra if isinstance(exc.extra, list) else []
+    fields = [f for f in (_field_of(e) for e in errors if isinstance(e, dict)) if f]
+    messages = [str(e.get("message")) for e in errors if isinstance(e, dict) and e.get("message")]
+    detail = "; ".join(messages) or str(exc.detail)
+    rule = "malformed_body" if "JSON" in detail or "decode" in detail.lower() else "invalid_field"
+    return problem_response(400, rule, "the request is malformed", detail, request.url.path,
+                            field=fields[0] if fields else None, errors=errors)
+
+
+def _on_http(request: Request, exc: HTTPException) -> Response:
+    status = exc.status_code
+    rules = {401: "bad_token", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+             413: "body_too_large", 429: "rate_limited"}
+    rule = rules.get(status, "http_error")
+    detail = exc.detail
+    if status == 413:
+        detail = "the request body is larger than the server accepts"
+    if isinstance(exc, NotFoundException) and detail in ("", "Not Found"):
+        detail = f"nothing at {request.url.path}"
+    return problem_response(status, rule, rule.replace("_", " "), str(detail), request.url.path,
+                            headers=exc.headers)
+
+
+def _on_error(request: Request, exc: Exception) -> Response:
+    request.logger.exception("unhandled error on %s", request.url.path)
+    return problem_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "internal error",
+                            "the server failed; nothing was stored for this request", request.url.path)
+
+
+EXCEPTION_HANDLERS = {
+    Problem: _on_problem,
+    ValidationException: _on_validation,
+    HTTPException: _on_http,
+    Exception: _on_error,
+}

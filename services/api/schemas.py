@@ -1,0 +1,141 @@
+"""Request and response bodies of the HTTP API (msgspec Structs), kept apart from domain events."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+CardText = Annotated[str, msgspec.Meta(pattern="^[789TJQKA][SHDC]$")]
+SuitText = Annotated[str, msgspec.Meta(pattern="^[SHDC]$")]
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern="^[A-Za-z0-9._:-]+$")]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
+
+
+class NewUser(msgspec.Struct, forbid_unknown_fields=True):
+    name: Name
+    kind: Literal["human", "bot"] = "human"
+
+
+class UserCreated(msgspec.Struct):
+    user_id: str
+    name: str
+    kind: str
+    token: str
+
+
+# ---- actions a player sends (the seat comes from the token) ----
+
+class PlayAction(msgspec.Struct, tag="play", forbid_unknown_fields=True):
+    card: CardText
+    baloot: bool = False
+
+
+class BidAction(msgspec.Struct, tag="bid", forbid_unknown_fields=True):
+    bid: Literal["pass", "hokum", "sun", "ashkal", "wala", "before_you", "confirm", "kawesh"]
+    suit: SuitText | None = None
+
+
+class DoubleAction(msgspec.Struct, tag="double", forbid_unknown_fields=True):
+    call: Literal["double", "three", "four", "gahwa", "pass"]
+    closed: bool | None = None
+
+
+class DeclareAction(msgspec.Struct, tag="declare", forbid_unknown_fields=True):
+    projects: Annotated[list[Annotated[list[CardText], msgspec.Meta(min_length=3, max_length=8)]],
+                        msgspec.Meta(min_length=1, max_length=3)]
+
+
+class SawaAction(msgspec.Struct, tag="sawa", forbid_unknown_fields=True):
+    pass
+
+
+class QaydAction(msgspec.Struct, tag="qayd", forbid_unknown_fields=True):
+    index: Annotated[int, msgspec.Meta(ge=0, le=1000)]
+
+
+PlayerAction = PlayAction | BidAction | DoubleAction | DeclareAction | SawaAction | QaydAction
+
+
+class PlayerCommand(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    action: PlayerAction
+    expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+# ---- referee rulings ----
+
+class RefereeQayd(msgspec.Struct, tag="qayd", forbid_unknown_fields=True):
+    seat: Seat                        # the seat on whose behalf the Qayd is called
+    index: Annotated[int, msgspec.Meta(ge=0, le=1000)]
+
+
+class RecordResultRuling(msgspec.Struct, tag="record_result", forbid_unknown_fields=True):
+    pass
+
+
+class AnnulRuling(msgspec.Struct, tag="annul_deal", forbid_unknown_fields=True):
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    replay: bool = False
+
+
+RefereeAction = RefereeQayd | RecordResultRuling | AnnulRuling
+
+
+class RefereeCommand(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    ruling: RefereeAction
+    expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+# ---- tables ----
+
+class NewTable(msgspec.Struct, forbid_unknown_fields=True):
+    seats: Annotated[list[str], msgspec.Meta(min_length=4, max_length=4)]
+    profile: Literal["saudi", "belote_classic", "belote_declarations"] = "saudi"
+    switches: dict[str, bool | int | str | None] = {}
+    mode: Literal["strict", "recorded"] = "strict"
+    hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
+    delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
+
+
+class TableCreated(msgspec.Struct):
+    table_id: str
+    version: int
+
+
+class CommandAccepted(msgspec.Struct):
+    table_id: str
+    version: int
+    replayed: bool
+    events: list[str]
+    view: dict
+
+
+class TableSummary(msgspec.Struct):
+    table_id: str
+    profile: str
+    mode: str
+    status: str
+    seats: list[str]
+    championship_id: str | None
+    match_id: str | None
+
+
+class DealSummary(msgspec.Struct):
+    deal_no: int
+    first_version: int
+    dealer: int
+    finished: bool
+    contract: dict | None
+    game_points: tuple[int, int] | None
+
+
+class StoredAudit(msgspec.Struct):
+    table_id: str
+    deal_no: int
+    chain_intact: bool
+    first_broken_version: int | None
+    seed_check: str
+    report: dict

@@ -1,0 +1,40 @@
+"""The API under test: the real app on this test's PostgreSQL schema, driven over HTTP (ASGI in-process)."""
+
+from __future__ import annotations
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from services.api.app import create_app
+
+
+def schema_url(database_url: str, schema: str) -> str:
+    """A URL whose connections use ``schema`` (asyncpg passes unknown query parameters as settings)."""
+    return f"{database_url}{'&' if '?' in database_url else '?'}search_path={schema}"
+
+
+@pytest.fixture
+async def api(database_url, db_schema):
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000))
+    async with AsyncTestClient(app=app, timeout=30) as client:
+        yield client
+
+
+async def new_user(api, name: str, kind: str = "human") -> tuple[str, dict]:
+    r = await api.post("/users", json={"name": name, "kind": kind})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    return body["user_id"], {"Authorization": f"Bearer {body['token']}"}
+
+
+@pytest.fixture
+async def players(api):
+    """Four users: [(user_id, headers)] for seats 0-3."""
+    return [await new_user(api, f"player {i}") for i in range(4)]
+
+
+async def open_table(api, players, **options) -> str:
+    body = {"seats": [uid for uid, _ in players], **options}
+    r = await api.post("/tables", json=body, headers=players[0][1])
+    assert r.status_code == 201, r.text
+    return r.json()["table_id"]
