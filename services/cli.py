@@ -11,6 +11,7 @@ COMMAND_MODULES = (
     "services.cli_engine",      # simulate, audit
     "services.cli_store",       # migrate (event store)
     "services.cli_tournament",  # tournament simulate
+    "services.cli_serve",       # serve (the HTTP API)
 )
 
 
