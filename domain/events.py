@@ -151,7 +151,14 @@ class AnnulDeal(msgspec.Struct, frozen=True, tag="annul_deal", kw_only=True):
     replay: bool = False
 
 
-Command = DealCommand | StartGame | DealNext | AnnulDeal
+class ForfeitGame(msgspec.Struct, frozen=True, tag="forfeit_game", kw_only=True):
+    """A team loses the game without finishing it (ran out of time, walked away)."""
+
+    team: int
+    reason: str
+
+
+Command = DealCommand | StartGame | DealNext | AnnulDeal | ForfeitGame
 
 # ---------------------------------------------------------------- events
 
@@ -238,7 +245,7 @@ class GameStarted(Event, frozen=True, tag="game_started", kw_only=True):
 class GameEnded(Event, frozen=True, tag="game_ended"):
     winner: int
     scores: tuple[int, int]
-    reason: Literal["target", "gahwa"] = "target"
+    reason: Literal["target", "gahwa", "forfeit"] = "target"
 
 
 DealEvent = (

@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from domain import deal as deal_mod
 from domain.deal import DealState
 from domain.events import (
-    AnnulDeal, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartDeal,
+    AnnulDeal, DealAnnulled, DealNext, ForfeitGame, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartDeal,
     StartGame,
 )
 from domain.profiles import SAUDI, RuleProfile
@@ -51,6 +51,12 @@ def decide(s: GameState, cmd) -> list:
             return deal_mod.decide(s.deal, cmd)
         case AnnulDeal():
             return _decide_annul(s, cmd)
+        case ForfeitGame():
+            if s.phase != "playing":
+                raise DomainError("game_not_playing", f"the game is {s.phase}")
+            if cmd.team not in (0, 1):
+                raise DomainError("bad_team", "teams are 0 (seats 0+2) and 1 (seats 1+3)")
+            return [GameEnded(1 - cmd.team, s.scores, "forfeit")]
     if s.phase != "playing":
         raise DomainError("game_not_playing", f"the game is {s.phase}")
     events = deal_mod.decide(s.deal, cmd)

@@ -11,6 +11,7 @@ starts and the seed revealed when it ends, by the same command that ended it.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import hmac
 import secrets
@@ -49,9 +50,22 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     championship_id: str | None = None
     match_id: str | None = None
     game_no: int = 1
+    bots: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)  # bot levels
+    turn_seconds: float | None = None                     # the turn clock; None: no clock
+    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    review_seconds: float = 30.0                          # recorded tables: time for Qayd after the last trick
 
 
-CODEC = Codec(tuple(EVENT_TYPES) + (TableOpened,))
+class SeatHandedToBot(msgspec.Struct, frozen=True, tag="seat_handed_to_bot", kw_only=True):
+    """A seat is played by a bot from now on (its player timed out, or left)."""
+
+    schema_version: ClassVar[int] = 1
+    seat: int
+    level: str
+    reason: str
+
+
+CODEC = Codec(tuple(EVENT_TYPES) + (TableOpened, SeatHandedToBot))
 
 
 class Table(msgspec.Struct, frozen=True):
@@ -61,6 +75,8 @@ class Table(msgspec.Struct, frozen=True):
     game: GameState = game_mod.INITIAL
     version: int = 0
     commands: dict[str, int] = msgspec.field(default_factory=dict)   # command id -> version after it
+    bots: tuple[str | None, ...] = (None, None, None, None)          # who plays each seat now
+    last_at: datetime.datetime | None = None                         # when the last event was stored
 
 
 def stream_of(table_id: str) -> str:
@@ -84,6 +100,7 @@ class TableService:
         self._cache: OrderedDict[str, Table] = OrderedDict()
         self._cache_size = cache_size
         self.game_end_hooks: list = []                   # async fn(service, table) after a game ends
+        self.after_append_hooks: list = []               # async fn(service, table) after each append
 
     # ------------------------------------------------------------ seeds
 
@@ -159,7 +176,8 @@ class TableService:
                               version=table.version)
             command = make_command(table)
             try:
-                events = game_mod.decide(table.game, command)
+                # A list is already the events (service-level rulings); otherwise the engine decides.
+                events = command if isinstance(command, list) else game_mod.decide(table.game, command)
             except DomainError as err:
                 raise Problem(409, err.rule, err.message, title="the rules refuse this action") from None
             events = self._with_progress(table_id, table.game, events)
@@ -174,6 +192,8 @@ class TableService:
                                                         "again") from None
                 continue
             table = await self.load(table_id)
+            for hook in self.after_append_hooks:
+                await hook(self, table)
             if any(isinstance(e, GameEnded) for e in events):
                 await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1",
                                         table_id)
@@ -204,6 +224,7 @@ def fold_rows(table: Table, rows) -> Table:
     game = table.game
     opened = table.opened
     commands = table.commands
+    bots = table.bots
     added = {}
     decode = CODEC.decode
     evolve = game_mod.evolve
@@ -211,6 +232,9 @@ def fold_rows(table: Table, rows) -> Table:
         e = decode(r)
         if isinstance(e, TableOpened):
             opened = e
+            bots = e.bots
+        elif isinstance(e, SeatHandedToBot):
+            bots = bots[:e.seat] + (e.level,) + bots[e.seat + 1:]
         else:
             game = evolve(game, e)
         meta = r.metadata
@@ -219,7 +243,7 @@ def fold_rows(table: Table, rows) -> Table:
             added[cid] = r.version
     if added:
         commands = {**commands, **added}
-    return Table(opened, game, rows[-1].version, commands)
+    return Table(opened, game, rows[-1].version, commands, bots, rows[-1].recorded_at)
 
 
 async def server_secret(pool: asyncpg.Pool) -> bytes:

@@ -5,7 +5,7 @@ import hashlib
 import pytest
 
 from domain import game as game_mod
-from domain.events import AnnulDeal
+from domain.events import AnnulDeal, ForfeitGame
 from domain.events import (
     DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartGame,
 )
@@ -158,3 +158,8 @@ def test_annulling_needs_a_reason():
     with pytest.raises(DomainError) as info:
         game_mod.decide(g, AnnulDeal(reason=" "))
     assert info.value.rule == "annul_reason"
+
+
+def test_a_forfeited_game_is_won_by_the_other_team_at_the_scores_reached():
+    g = with_scores(next_deal(started(), "a"), 40, 90)
+    assert game_mod.decide(g, ForfeitGame(team=1, reason="time")) == [GameEnded(0, (40, 90), "forfeit")]
