@@ -45,6 +45,12 @@ def _lowest(plays: list[PlayCard], trump: int) -> PlayCard:
     return min(plays, key=lambda a: (card_points(a.card, trump), _strength(a.card, trump)))
 
 
+def lowest_legal_card(view: DealView) -> PlayCard | None:
+    """The cheapest card the seat may play (what a table auto-plays when a clock runs out)."""
+    plays = _plays(view)
+    return _lowest(plays, _trump(view)) if plays else None
+
+
 class EasyBot:
     level = "easy"
 

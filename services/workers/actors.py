@@ -1,0 +1,161 @@
+"""The actors: a thin shell around the pure domain (load events, decide, append at the expected version).
+
+Each actor re-derives from the table's events whether its work is still due (``pending_work``); if the
+table moved on, the message is stale and does nothing. Its effect is a table command with a
+deterministic command id (``bot:<version>``, ``clock:<version>``) and ``expected_version``, so a second
+delivery replays the first outcome or is refused as stale: one effect or none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+
+import asyncpg
+import dramatiq
+
+from domain.bots import bot
+from domain.events import ForfeitGame, RecordResult
+from domain.views import view
+from services.api.problems import Problem
+from services.api.tables import SeatHandedToBot, TableService, server_secret
+from services.workers.pending import Work, pending_work, timeout_action
+
+log = logging.getLogger("baloot.workers")
+
+TIMEOUT_BOT_LEVEL = "normal"
+
+
+class Runtime:
+    """One per worker process: the database, one pool per event loop, the table service and its hooks."""
+
+    def __init__(self, database_url: str, pool_size: int = 4):
+        self.database_url = database_url
+        self.pool_size = pool_size
+        self._services: dict[int, TableService] = {}
+        self.setup_hooks: list = []          # fn(TableService) run once per service (e.g. championship hooks)
+
+    async def tables(self) -> TableService:
+        loop = asyncio.get_running_loop()
+        svc = self._services.get(id(loop))
+        if svc is None:
+            pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
+            svc = TableService(pool, await server_secret(pool))
+            for hook in self.setup_hooks:
+                hook(svc)
+            self._services[id(loop)] = svc
+        return svc
+
+    async def close(self) -> None:
+        """Close the pool of the running loop (each loop closes its own)."""
+        svc = self._services.pop(id(asyncio.get_running_loop()), None)
+        if svc is not None:
+            await svc.pool.close()
+
+
+class Workers:
+    """The actors, declared on ``broker``; ``runtime`` gives each process its database."""
+
+    def __init__(self, broker: dramatiq.Broker, runtime: Runtime):
+        self.broker = broker
+        self.runtime = runtime
+        runtime.setup_hooks.append(self.install)
+        options = dict(broker=broker, max_retries=10, min_backoff=200, max_backoff=5000)
+
+        async def bot_turn(table_id: str, version: int) -> None:
+            await self.play_bot_turn(table_id, version)
+
+        async def turn_clock(table_id: str, version: int) -> None:
+            await self.run_turn_clock(table_id, version)
+
+        self.bot_turn = dramatiq.actor(bot_turn, queue_name="bots", **options)
+        self.turn_clock = dramatiq.actor(turn_clock, queue_name="clocks", **options)
+
+    def install(self, svc: TableService) -> None:
+        """Enqueue whatever a table needs next after each append (the reconciler catches lost messages)."""
+        svc.after_append_hooks.append(self._followups)
+
+    async def _followups(self, svc: TableService, table) -> None:
+        work = pending_work(table)
+        if work is not None:
+            await self.enqueue(work)
+
+    async def enqueue(self, work: Work) -> None:
+        if work.kind == "bot":
+            await asyncio.to_thread(self.bot_turn.send, work.table_id, work.version)
+            return
+        delay = 0
+        if work.due is not None:
+            delay = max(0, int((work.due - dt.datetime.now(dt.timezone.utc)).total_seconds() * 1000))
+        await asyncio.to_thread(self.turn_clock.send_with_options, args=(work.table_id, work.version),
+                                delay=delay)
+
+    # ------------------------------------------------------------ actors
+
+    async def play_bot_turn(self, table_id: str, version: int) -> str:
+        """A bot seat acts, through the same command path as a player, on its seat's view only."""
+        svc = await self.runtime.tables()
+        table = await svc.load(table_id)
+        work = pending_work(table)
+        if work is None or work.kind != "bot" or work.version != version:
+            return "stale"
+        level = table.bots[work.seat]
+        action = bot(level).choose(view(table.game.deal, work.seat))
+        return await self._execute(svc, table_id, f"bot:{version}", action, version, f"bot:{level}")
+
+    async def run_turn_clock(self, table_id: str, version: int) -> str:
+        """A clock ran out: apply the table's consequence, unless the seat acted meanwhile."""
+        svc = await self.runtime.tables()
+        table = await svc.load(table_id)
+        work = pending_work(table)
+        if work is None or work.kind not in ("clock", "review") or work.version != version:
+            return "stale"
+        now = await svc.pool.fetchval("SELECT now()")
+        if work.due is not None and now < work.due:
+            await self.enqueue(work)          # delivered early (retry or clock skew): wait again
+            return "early"
+        if work.kind == "review":
+            return await self._execute(svc, table_id, f"review:{version}", RecordResult(), version, "clock")
+        seat = work.seat
+        consequence = table.opened.on_timeout
+        if consequence == "bot":
+            command = [SeatHandedToBot(seat=seat, level=TIMEOUT_BOT_LEVEL, reason="the turn clock ran out")]
+        elif consequence == "forfeit":
+            command = ForfeitGame(team=seat & 1, reason=f"seat {seat}'s turn clock ran out")
+        else:
+            command = timeout_action(table, seat)
+        return await self._execute(svc, table_id, f"clock:{version}", command, version, "clock")
+
+    async def _execute(self, svc, table_id, command_id, command, version, actor) -> str:
+        try:
+            outcome, _ = await svc.execute(table_id, command_id, lambda t: command, actor=actor,
+                                           expected_version=version)
+        except Problem as exc:
+            if exc.rule == "stale_version":
+                return "stale"
+            raise
+        log.info("table %s: %s at version %s -> %s%s", table_id, command_id, version, outcome.version,
+                 " (replayed)" if outcome.replayed else "",
+                 extra={"table_id": table_id, "command_id": command_id})
+        return "replayed" if outcome.replayed else "done"
+
+    # ------------------------------------------------------------ reconciling
+
+    async def reconcile(self) -> int:
+        """Find every live table's pending work and enqueue it; returns how many were enqueued."""
+        svc = await self.runtime.tables()
+        async with svc.pool.acquire() as conn:
+            if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtext('baloot-arena/reconcile'))"):
+                return 0
+            try:
+                ids = [r[0] for r in await conn.fetch("SELECT table_id FROM tables_index WHERE status = 'live'")]
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock(hashtext('baloot-arena/reconcile'))")
+        count = 0
+        for table_id in ids:
+            work = pending_work(await svc.load(table_id))
+            if work is not None:
+                await self.enqueue(work)
+                count += 1
+        return count

@@ -1,0 +1,41 @@
+"""The broker: RabbitMQ when BROKER_URL is set (production), else Dramatiq's in-process stub broker."""
+
+from __future__ import annotations
+
+import os
+
+import dramatiq
+from dramatiq.brokers.stub import StubBroker
+from dramatiq.middleware.asyncio import AsyncIO
+
+
+def make_broker(url: str | None = None) -> tuple[dramatiq.Broker, str]:
+    """A broker with the AsyncIO middleware (async actors), and a line saying which one it is."""
+    url = url if url is not None else os.environ.get("BROKER_URL")
+    if url:
+        from dramatiq.brokers.rabbitmq import RabbitmqBroker
+
+        broker = RabbitmqBroker(url=url, confirm_delivery=True)
+        where = f"RabbitMQ at {url.split('@')[-1]}"
+    else:
+        broker = StubBroker()
+        broker.emit_after("process_boot")
+        where = "in-process broker (no BROKER_URL)"
+    broker.add_middleware(AsyncIO())
+    dramatiq.set_broker(broker)
+    return broker, where
+
+
+def rabbitmq_reachable(url: str, timeout: float = 2.0) -> bool:
+    """Whether a RabbitMQ server answers at ``url`` (AMQP handshake)."""
+    import pika
+
+    params = pika.URLParameters(url)
+    params.socket_timeout = timeout
+    params.blocked_connection_timeout = timeout
+    params.connection_attempts = 1
+    try:
+        pika.BlockingConnection(params).close()
+        return True
+    except Exception:
+        return False

@@ -1,0 +1,54 @@
+"""What a table is waiting for, derived from its events alone (no queue state)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+import msgspec
+
+from domain.bots import lowest_legal_card
+from domain.events import Bid, Double
+from domain.views import view
+from services.api.tables import Table
+
+
+class Work(msgspec.Struct, frozen=True):
+    kind: Literal["bot", "clock", "review"]
+    table_id: str
+    version: int
+    seat: int | None = None
+    due: dt.datetime | None = None      # clocks and reviews: when it becomes due
+
+
+def pending_work(table: Table) -> Work | None:
+    """The next piece of background work the table needs, if any."""
+    opened = table.opened
+    game = table.game
+    if opened is None or game.phase != "playing":
+        return None
+    deal = game.deal
+    tid = opened.table_id
+    if deal.phase == "review":
+        due = table.last_at + dt.timedelta(seconds=opened.review_seconds) if table.last_at else None
+        return Work("review", tid, table.version, None, due)
+    seat = deal.turn
+    if seat < 0:
+        return None
+    if table.bots[seat] is not None:
+        return Work("bot", tid, table.version, seat)
+    if opened.turn_seconds is not None and table.last_at is not None:
+        return Work("clock", tid, table.version, seat, table.last_at + dt.timedelta(seconds=opened.turn_seconds))
+    return None
+
+
+def timeout_action(table: Table, seat: int):
+    """What a seat does when its clock runs out and the table auto-plays: pass, or the lowest legal card."""
+    v = view(table.game.deal, seat)
+    actions = v.legal_actions
+    for a in actions:
+        if type(a) is Bid and a.bid in ("pass", "wala", "confirm"):
+            return a
+        if type(a) is Double and a.call == "pass":
+            return a
+    return lowest_legal_card(v) or actions[0]
