@@ -28,6 +28,7 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
     deal: DealState = deal_mod.INITIAL
     held: int = 0                          # card-point scoring: points held by a dispute (litige)
     winner: int | None = None
+    end_reason: str | None = None          # target, gahwa or forfeit
     results: tuple[tuple[int, int], ...] = ()   # game points of each finished deal
 
 
@@ -126,7 +127,7 @@ def evolve(s: GameState, e) -> GameState:
         case GameStarted():
             return replace(s, phase="playing", profile=e.profile, table=e.table, dealer=e.first_dealer)
         case GameEnded():
-            return replace(s, phase="ended", winner=e.winner, scores=tuple(e.scores))
+            return replace(s, phase="ended", winner=e.winner, scores=tuple(e.scores), end_reason=e.reason)
     return replace(s, deal=deal_mod.evolve(s.deal, e))
 
 

@@ -12,6 +12,7 @@ COMMAND_MODULES = (
     "services.cli_store",       # migrate (event store)
     "services.cli_tournament",  # tournament simulate
     "services.cli_serve",       # serve (the HTTP API)
+    "services.cli_worker",      # worker, status
 )
 
 

@@ -58,9 +58,12 @@ def _check_result(state: Tournament, match_id: str, result: MatchResult) -> None
         _fail(f"match {match_id}: the declared winner did not win {needed} games")
     if len(result.final_scores) != result.team_a_games + result.team_b_games:
         _fail(f"match {match_id}: one final score is needed per game played")
+    if result.game_ends and len(result.game_ends) != len(result.final_scores):
+        _fail(f"match {match_id}: say how each game ended, or none")
     if s.table_mode == "strict":
         for n, (a, b) in enumerate(result.final_scores, 1):
-            if max(a, b) < s.game_target or a == b:
+            ended_by = result.game_ends[n - 1] if result.game_ends else "target"
+            if ended_by == "target" and (max(a, b) < s.game_target or a == b):
                 _fail(f"match {match_id}, game {n}: a game ends when a team reaches {s.game_target}"
                       f" and leads, not at {a}-{b}")
 

@@ -21,6 +21,7 @@ class GameResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     team_a_points: int
     team_b_points: int
     winner: Side
+    ended_by: Literal["target", "gahwa", "forfeit"] = "target"   # Gahwa or a forfeit ends below the target
 
 
 class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -32,6 +33,7 @@ class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     team_b_points: int
     final_scores: tuple[tuple[int, int], ...]
     winner: Side
+    game_ends: tuple[str, ...] = ()      # how each game ended (empty: all at the target)
 
 
 def games_to_win(match_games: int) -> int:
@@ -57,6 +59,7 @@ def match_result(games: list[GameResult] | tuple[GameResult, ...], match_games: 
         team_b_points=sum(g.team_b_points for g in games),
         final_scores=tuple((g.team_a_points, g.team_b_points) for g in games),
         winner="a" if wins["a"] >= needed else "b",
+        game_ends=() if all(g.ended_by == "target" for g in games) else tuple(g.ended_by for g in games),
     )
 
 

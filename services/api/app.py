@@ -15,7 +15,9 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator, rate_limit_identity
+from services.api.championships import install as install_championships
 from services.api.problems import EXCEPTION_HANDLERS
+from services.api.routes_championships import championship_router
 from services.api.routes_tables import table_router
 from services.api.tables import TableService, server_secret
 from services.eventstore import CHANNEL
@@ -75,6 +77,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         app.state.pool = pool
         app.state.auth = Authenticator(pool)
         app.state.tables = TableService(pool, await server_secret(pool))
+        install_championships(app)
         app.state.notifier = Notifier()
         await app.state.notifier.start(server_url)
         for hook in app.state.get("startup_hooks", []):
@@ -90,7 +93,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
     throttle = RateLimitConfig(rate_limit=limit, identifier_for_request=rate_limit_identity,
                                exclude=["/schema", "/health"])
     config = AppConfig(
-        route_handlers=[health, table_router, *extra_routers],
+        route_handlers=[health, table_router, championship_router, *extra_routers],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[throttle.middleware],

@@ -6,11 +6,14 @@ input, ``field`` and ``errors``.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+
+log = logging.getLogger("baloot.api")
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_BASE = "https://baloot-arena.invalid/problems/"
@@ -75,7 +78,7 @@ def _on_http(request: Request, exc: HTTPException) -> Response:
 
 
 def _on_error(request: Request, exc: Exception) -> Response:
-    request.logger.exception("unhandled error on %s", request.url.path)
+    log.error("unhandled error on %s", request.url.path, exc_info=exc)
     return problem_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "internal error",
                             "the server failed; nothing was stored for this request", request.url.path)
 

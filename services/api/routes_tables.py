@@ -66,15 +66,17 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable]) -> sc
     except ValueError as exc:
         raise Problem(400, "invalid_field", str(exc), field="switches") from None
     pool = request.app.state.pool
-    known = {r["user_id"] for r in await pool.fetch("SELECT user_id FROM users WHERE user_id = ANY($1)",
-                                                     data.seats)}
-    missing = [s for s in data.seats if s not in known]
+    kinds = {r["user_id"]: r["kind"] for r in await pool.fetch(
+        "SELECT user_id, kind FROM users WHERE user_id = ANY($1)", data.seats)}
+    missing = [s for s in data.seats if s not in kinds]
     if missing:
         raise Problem(422, "unknown_user", f"no user {missing[0]!r} to seat", field="seats")
     table_id = uuid.uuid4().hex[:16]
+    bots = tuple(data.bot_level if kinds[s] == "bot" else None for s in data.seats)
     opened = TableOpened(table_id=table_id, seats=tuple(data.seats), profile=profile, mode=data.mode,
                          hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
-                         opened_by=user.user_id)
+                         opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
+                         on_timeout=data.on_timeout)
     table = await _svc(request).open_table(opened)
     await grant(pool, "table", table_id, user.user_id, "referee")
     return schemas.TableCreated(table_id, table.version)

@@ -98,6 +98,9 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     mode: Literal["strict", "recorded"] = "strict"
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
+    bot_level: Literal["easy", "normal"] = "normal"        # for seats whose user is a bot
+    turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=3600)] | None = None
+    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
 
 
 class TableCreated(msgspec.Struct):

@@ -223,3 +223,14 @@ def test_a_finished_championship_takes_no_commands():
 def test_field_of_one_is_champion_without_playing():
     state = run(drawn(1), FinishChampionship())
     assert state.champion == "T1" and state.rounds == ()
+
+
+def test_a_game_won_by_gahwa_or_forfeit_may_end_below_the_target():
+    state = run(drawn(2), StartRound(1))
+    gahwa = match_result([GameResult(40, 152 + 30, "b", "gahwa")])
+    assert gahwa.game_ends == ("gahwa",)
+    after = run(state, RecordMatchResult("1-1", gahwa))
+    assert after.rounds[0].outcomes[0].result == gahwa
+    forfeit = match_result([GameResult(120, 80, "b", "forfeit")])     # the leader on points lost by forfeit
+    after = run(state, RecordMatchResult("1-1", forfeit))
+    assert after.rounds[0].outcomes[0].winner == state.rounds[0].matches[0].team_b

@@ -1,0 +1,529 @@
+"""Championships: organisers create and run them, players register teams, referees record forfeits,
+everyone reads standings, brackets and matches."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Annotated, Literal
+
+import msgspec
+from litestar import Request, Router, get, post
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+
+from domain.profiles import profile_named
+from domain.tournament import (
+    CloseRegistration,
+    CommitDraw,
+    CreateChampionship,
+    FinishChampionship,
+    RecordDoubleForfeit,
+    RecordForfeit,
+    RegisterTeam,
+    RoundSlot,
+    Settings,
+    StartRound,
+    SubstitutePlayer,
+    Tournament,
+    WithdrawTeam,
+    commitment,
+)
+from projections import bracket as bracket_projection
+from projections import standings as standings_projection
+from services.api.auth import User, grant, has_role
+from services.api.championships import (
+    Championship,
+    ChampionshipService,
+    championship_id_for,
+    decode_switches,
+    encode_switches,
+)
+from services.api.problems import Problem
+from services.api.schemas import CommandId, Name
+
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
+Reason = Annotated[str, msgspec.Meta(max_length=500)]
+Format = Literal["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin"]
+
+
+# ---- request bodies ----
+
+class ScheduleSlot(msgspec.Struct, forbid_unknown_fields=True):
+    round: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
+    starts_at: dt.datetime
+
+
+class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    name: Name
+    format: Format = "single_elimination"
+    profile: Literal["saudi", "belote_classic", "belote_declarations"] = "saudi"
+    switches: dict[str, bool | int | str | None] = {}
+    match_games: Annotated[int, msgspec.Meta(ge=1, le=15)] = 1          # best of N (odd)
+    game_target: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None   # None: the profile's
+    table_mode: Literal["strict", "recorded"] = "strict"
+    schedule: Annotated[list[ScheduleSlot], msgspec.Meta(max_length=1000)] = []
+    seeding: Literal["draw", "rating"] = "draw"
+    swiss_rounds: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
+    group_size: Annotated[int, msgspec.Meta(ge=2, le=1024)] = 16
+    qualifiers_per_group: Annotated[int, msgspec.Meta(ge=1, le=512)] = 2
+    grand_final_reset: bool = True
+
+
+class NewTeam(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    players: Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]
+    substitutes: Annotated[list[str], msgspec.Meta(max_length=4)] = []
+    team_id: Id | None = None                 # None: derived from the command id
+
+
+class Command(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+
+
+class WithReason(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    reason: Reason = ""
+
+
+class Substitution(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    player_out: str
+    player_in: str
+
+
+class Draw(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    ratings: dict[str, float] = {}            # seeding by rating: every team's rating
+
+
+class Forfeit(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    absent: str                               # the team that did not play
+    reason: Reason = "no-show"
+
+
+class NewReferee(msgspec.Struct, forbid_unknown_fields=True):
+    user_id: str
+
+
+# ---- response bodies ----
+
+class ChampionshipSettings(msgspec.Struct):
+    format: str
+    profile: str
+    switches: dict[str, bool | int | str | None]
+    match_games: int
+    game_target: int
+    table_mode: str
+    schedule: list[RoundSlot]
+    seeding: str
+    swiss_rounds: int
+    group_size: int
+    qualifiers_per_group: int
+    grand_final_reset: bool
+
+
+class TeamOut(msgspec.Struct):
+    team_id: str
+    players: list[str]
+    substitutes: list[str]
+    late: bool
+    withdrawn: bool
+
+
+class RankOut(msgspec.Struct):
+    rank: int
+    team_id: str
+    reached: str
+
+
+class ChampionshipSummary(msgspec.Struct):
+    championship_id: str
+    name: str
+    status: str
+    settings: ChampionshipSettings
+    teams: list[TeamOut]
+    rounds: int                               # rounds paired so far
+    draw_commitment: str | None               # sha256(seed), published when registration closes
+    draw_seed: str | None                     # revealed by the draw
+    draw_order: list[str]
+    champion: str | None
+    ranking: list[RankOut]
+    version: int
+
+
+class CommandOutcome(msgspec.Struct):
+    championship_id: str
+    version: int
+    replayed: bool
+    events: list[str]
+    summary: ChampionshipSummary
+
+
+class MatchTable(msgspec.Struct):
+    table_id: str
+    game_no: int
+    status: str
+    seats: list[str]
+
+
+class RoundStarted(CommandOutcome):
+    round: int
+    tables: list[MatchTable]
+
+
+class MatchOut(msgspec.Struct):
+    match_id: str
+    round: int
+    stage: str
+    team_a: str | None
+    team_b: str | None
+    note: str
+    status: Literal["waiting", "playing", "decided"]
+    outcome: str | None                       # played, forfeit, double_forfeit, bye, walkover, void
+    winner: str | None
+    games: tuple[int, int] | None             # game wins of team A and team B
+    tables: list[MatchTable]
+
+
+class StandingOut(msgspec.Struct):
+    rank: int
+    team_id: str
+    points: int
+    wins: int
+    losses: int
+    byes: int
+    buchholz: int
+    game_point_difference: int
+    game_points_for: int
+
+
+class BracketNode(msgspec.Struct):
+    match_id: str
+    round: int
+    stage: str
+    team_a: str | None
+    team_b: str | None
+    note: str
+    winner: str | None
+    decided: str
+
+
+class BracketEdge(msgspec.Struct):
+    source: str
+    target: str
+    kind: str
+    team: str
+
+
+class BracketOut(msgspec.Struct):
+    nodes: list[BracketNode]
+    edges: list[BracketEdge]
+    paths: dict[str, list[str]]
+
+
+class RefereeGranted(msgspec.Struct):
+    championship_id: str
+    user_id: str
+    role: str
+
+
+# ---- helpers ----
+
+def _svc(request: Request) -> ChampionshipService:
+    return request.app.state.championships
+
+
+async def _user(request: Request) -> User:
+    return await request.app.state.auth.user(request)
+
+
+async def _is_organiser(request: Request, championship_id: str, user: User) -> bool:
+    return await has_role(request.app.state.pool, user.user_id, "organiser", ("championship", championship_id))
+
+
+async def _organiser(request: Request, championship_id: str) -> tuple[User, Championship]:
+    """The caller, who must organise this (existing) championship."""
+    user = await _user(request)
+    champ = await _svc(request).load(championship_id)
+    if not await _is_organiser(request, championship_id, user):
+        raise Problem(403, "not_organiser", f"only the organisers of championship {championship_id} do this")
+    return user, champ
+
+
+async def _referee(request: Request, championship_id: str) -> User:
+    """The caller, who must referee or organise this (existing) championship."""
+    user = await _user(request)
+    await _svc(request).load(championship_id)
+    if not await has_role(request.app.state.pool, user.user_id, "referee", ("championship", championship_id)) \
+            and not await _is_organiser(request, championship_id, user):
+        raise Problem(403, "not_referee", f"only the referees and organisers of championship {championship_id} "
+                                          "rule on its matches")
+    return user
+
+
+async def _check_users(request: Request, user_ids: list[str], field: str) -> None:
+    known = {r["user_id"] for r in await request.app.state.pool.fetch(
+        "SELECT user_id FROM users WHERE user_id = ANY($1)", user_ids)}
+    missing = [u for u in user_ids if u not in known]
+    if missing:
+        raise Problem(422, "unknown_user", f"there is no user {missing[0]!r}", field=field)
+
+
+def _team_of(state: Tournament, team_id: str):
+    team = state.teams.get(team_id)
+    if team is None:
+        raise Problem(404, "unknown_team", f"team {team_id} is not registered in this championship")
+    return team
+
+
+def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
+    state = champ.state
+    s = state.settings
+    settings = ChampionshipSettings(s.format, s.profile, decode_switches(s.switches), s.match_games, s.game_target,
+                                    s.table_mode, list(s.schedule), s.seeding, s.swiss_rounds, s.group_size,
+                                    s.qualifiers_per_group, s.grand_final_reset)
+    teams = [TeamOut(t.team_id, list(t.players), list(t.substitutes), t.late, t.withdrawn)
+             for t in (state.teams[tid] for tid in state.team_order)]
+    draw = state.draw
+    return ChampionshipSummary(
+        championship_id, s.name, state.status, settings, teams, len(state.rounds), state.commitment or None,
+        (draw.seed or None) if draw else None, list(draw.order) if draw else [], state.champion,
+        [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version)
+
+
+def _outcome(championship_id: str, outcome, champ: Championship) -> CommandOutcome:
+    return CommandOutcome(championship_id, outcome.version, outcome.replayed, outcome.events,
+                          summary(championship_id, champ))
+
+
+# ---- organisers ----
+
+@post("/", operation_id="createChampionship", status_code=201,
+      summary="Create a championship; the caller becomes its organiser")
+async def create_championship(request: Request, data: JSONBody[NewChampionship]) -> CommandOutcome:
+    user = await _user(request)
+    switches = dict(data.switches)
+    if "target" in switches:
+        raise Problem(400, "invalid_field", "set the game target with game_target, not as a switch",
+                      field="switches")
+    try:
+        profile = profile_named(data.profile, switches)
+    except ValueError as exc:
+        raise Problem(400, "invalid_field", str(exc), field="switches") from None
+    settings = Settings(
+        name=data.name, format=data.format, profile=data.profile, switches=encode_switches(switches),
+        match_games=data.match_games, game_target=data.game_target or profile.target, table_mode=data.table_mode,
+        schedule=tuple(RoundSlot(s.round, s.starts_at.isoformat()) for s in data.schedule),
+        seeding=data.seeding, swiss_rounds=data.swiss_rounds, group_size=data.group_size,
+        qualifiers_per_group=data.qualifiers_per_group, grand_final_reset=data.grand_final_reset)
+    cid = championship_id_for(user.user_id, data.command_id)
+    outcome, champ = await _svc(request).execute(cid, data.command_id,
+                                                 lambda _: [CreateChampionship(cid, settings)],
+                                                 actor=user.user_id, new=True)
+    await grant(request.app.state.pool, "championship", cid, user.user_id, "organiser")
+    return _outcome(cid, outcome, champ)
+
+
+@post("/{championship_id:str}/registration/close", operation_id="closeRegistration", status_code=200,
+      summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)")
+async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command]
+                             ) -> CommandOutcome:
+    user, _ = await _organiser(request, championship_id)
+    svc = _svc(request)
+
+    def commands(champ: Championship):
+        out = [CloseRegistration()]
+        if champ.state.settings.seeding == "draw" and not champ.state.commitment:
+            out.append(CommitDraw(commitment(svc.draw_seed(championship_id))))
+        return out
+
+    outcome, champ = await svc.execute(championship_id, data.command_id, commands, actor=user.user_id)
+    return _outcome(championship_id, outcome, champ)
+
+
+@post("/{championship_id:str}/draw", operation_id="makeDraw", status_code=200,
+      summary="Make the draw: reveal the seed committed to at close (or seed by the given ratings)")
+async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw]) -> CommandOutcome:
+    user, _ = await _organiser(request, championship_id)
+    svc = _svc(request)
+    outcome, champ = await svc.execute(
+        championship_id, data.command_id, lambda c: [svc.make_draw(championship_id, c, data.ratings)],
+        actor=user.user_id)
+    return _outcome(championship_id, outcome, champ)
+
+
+@post("/{championship_id:str}/rounds/{round_no:int}/start", operation_id="startRound", status_code=200,
+      summary="Pair the round and open one table per match to play (team A at seats 0 and 2)")
+async def start_round(request: Request, championship_id: FromPath[str], round_no: FromPath[int],
+                      data: JSONBody[Command]) -> RoundStarted:
+    user, _ = await _organiser(request, championship_id)
+    svc = _svc(request)
+    await svc.collect_results(championship_id)
+    outcome, champ = await svc.execute(championship_id, data.command_id, lambda _: [StartRound(round_no)],
+                                       actor=user.user_id)
+    # Also on a retry: a request that stored the pairing may have failed before opening every table.
+    tables = await svc.open_round_tables(championship_id, round_no, user.user_id)
+    base = _outcome(championship_id, outcome, champ)
+    return RoundStarted(**msgspec.structs.asdict(base), round=round_no,
+                        tables=[MatchTable(t.opened.table_id, t.opened.game_no, "live" if t.game.phase != "ended"
+                                           else "finished", list(t.opened.seats)) for t in tables])
+
+
+@post("/{championship_id:str}/matches/{match_id:str}/forfeit", operation_id="recordForfeit", status_code=200,
+      summary="Referee or organiser: a team did not play; the other wins the match")
+async def record_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
+                         data: JSONBody[Forfeit]) -> CommandOutcome:
+    user = await _referee(request, championship_id)
+    outcome, champ = await _svc(request).execute(
+        championship_id, data.command_id, lambda _: [RecordForfeit(match_id, data.absent, data.reason)],
+        actor=user.user_id)
+    return _outcome(championship_id, outcome, champ)
+
+
+@post("/{championship_id:str}/matches/{match_id:str}/double-forfeit", operation_id="recordDoubleForfeit",
+      status_code=200, summary="Referee or organiser: neither team played; nobody advances")
+async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
+                                data: JSONBody[WithReason]) -> CommandOutcome:
+    user = await _referee(request, championship_id)
+    outcome, champ = await _svc(request).execute(
+        championship_id, data.command_id,
+        lambda _: [RecordDoubleForfeit(match_id, data.reason or "both absent")], actor=user.user_id)
+    return _outcome(championship_id, outcome, champ)
+
+
+@post("/{championship_id:str}/referees", operation_id="grantReferee", status_code=200,
+      summary="Organiser: make a user a referee of this championship")
+async def grant_referee(request: Request, championship_id: FromPath[str], data: JSONBody[NewReferee]
+                        ) -> RefereeGranted:
+    await _organiser(request, championship_id)
+    await _check_users(request, [data.user_id], "user_id")
+    await grant(request.app.state.pool, "championship", championship_id, data.user_id, "referee")
+    return RefereeGranted(championship_id, data.user_id, "referee")
+
+
+@post("/{championship_id:str}/finish", operation_id="finishChampionship", status_code=200,
+      summary="Organiser: close the championship once every round is decided, with its final ranking")
+async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command]) -> CommandOutcome:
+    user, _ = await _organiser(request, championship_id)
+    await _svc(request).collect_results(championship_id)
+    outcome, champ = await _svc(request).execute(championship_id, data.command_id,
+                                                 lambda _: [FinishChampionship()], actor=user.user_id)
+    return _outcome(championship_id, outcome, champ)
+
+
+# ---- players (and organisers on their behalf) ----
+
+@post("/{championship_id:str}/teams", operation_id="registerTeam", status_code=201,
+      summary="Register a team of two players (the caller is one of them, or the organiser)")
+async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam]
+                        ) -> CommandOutcome:
+    user = await _user(request)
+    svc = _svc(request)
+    await svc.load(championship_id)
+    if user.user_id not in data.players and not await _is_organiser(request, championship_id, user):
+        raise Problem(403, "not_in_team", "a player registers their own team; the organiser registers any")
+    await _check_users(request, [*data.players, *data.substitutes], "players")
+    team_id = data.team_id or uuid.uuid5(uuid.NAMESPACE_URL, f"{championship_id}/{data.command_id}").hex[:12]
+    outcome, champ = await svc.execute(
+        championship_id, data.command_id,
+        lambda _: [RegisterTeam(team_id, tuple(data.players), tuple(data.substitutes))], actor=user.user_id)
+    return _outcome(championship_id, outcome, champ)
+
+
+async def _member_or_organiser(request: Request, championship_id: str, team_id: str) -> User:
+    user = await _user(request)
+    champ = await _svc(request).load(championship_id)
+    team = _team_of(champ.state, team_id)
+    if user.user_id not in (*team.players, *team.substitutes) and not await _is_organiser(
+            request, championship_id, user):
+        raise Problem(403, "not_organiser", f"only team {team_id}'s players or the organisers do this")
+    return user
+
+
+@post("/{championship_id:str}/teams/{team_id:str}/withdraw", operation_id="withdrawTeam", status_code=200,
+      summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited")
+async def withdraw_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
+                        data: JSONBody[WithReason]) -> CommandOutcome:
+    user = await _member_or_organiser(request, championship_id, team_id)
+    outcome, champ = await _svc(request).execute(championship_id, data.command_id,
+                                                 lambda _: [WithdrawTeam(team_id, data.reason)], actor=user.user_id)
+    return _outcome(championship_id, outcome, champ)
+
+
+@post("/{championship_id:str}/teams/{team_id:str}/substitute", operation_id="substitutePlayer", status_code=200,
+      summary="Bring in a registered substitute for a player, from the next round on")
+async def substitute(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
+                     data: JSONBody[Substitution]) -> CommandOutcome:
+    user = await _member_or_organiser(request, championship_id, team_id)
+    outcome, champ = await _svc(request).execute(
+        championship_id, data.command_id, lambda _: [SubstitutePlayer(team_id, data.player_out, data.player_in)],
+        actor=user.user_id)
+    return _outcome(championship_id, outcome, champ)
+
+
+# ---- everyone ----
+
+@get("/{championship_id:str}", operation_id="getChampionship", summary="A championship's settings, teams and status")
+async def get_championship(request: Request, championship_id: FromPath[str]) -> ChampionshipSummary:
+    await _user(request)
+    return summary(championship_id, await _svc(request).load(championship_id))
+
+
+@get("/{championship_id:str}/standings", operation_id="getStandings",
+     summary="Every team, best first, ordered by the championship's tie-breakers")
+async def get_standings(request: Request, championship_id: FromPath[str]) -> list[StandingOut]:
+    await _user(request)
+    champ = await _svc(request).load(championship_id)
+    return [StandingOut(**msgspec.structs.asdict(r)) for r in standings_projection.table(champ.standings)]
+
+
+@get("/{championship_id:str}/bracket", operation_id="getBracket",
+     summary="The bracket as a graph: matches, the winner/loser edges between them, each team's path")
+async def get_bracket(request: Request, championship_id: FromPath[str]) -> BracketOut:
+    await _user(request)
+    b = (await _svc(request).load(championship_id)).bracket
+    return BracketOut([BracketNode(**msgspec.structs.asdict(n)) for n in bracket_projection.nodes(b)],
+                      [BracketEdge(**msgspec.structs.asdict(e)) for e in b.edges],
+                      {team: list(path) for team, path in sorted(b.paths.items())})
+
+
+@get("/{championship_id:str}/matches", operation_id="listMatches",
+     summary="Every match with its tables and status (mine=true: only the caller's matches)")
+async def list_matches(request: Request, championship_id: FromPath[str],
+                       mine: FromQuery[bool] = False,
+                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None
+                       ) -> list[MatchOut]:
+    user = await _user(request)
+    svc = _svc(request)
+    state = (await svc.load(championship_id)).state
+    tables: dict[str, list[MatchTable]] = {}
+    for r in await svc.match_tables(championship_id):
+        tables.setdefault(r["match_id"], []).append(
+            MatchTable(r["table_id"], r["game_no"], r["status"], list(r["seats"])))
+    my_team = state.players.get(user.user_id)
+    out = []
+    for round_ in state.rounds:
+        if round_no is not None and round_.number != round_no:
+            continue
+        for m in round_.matches:
+            its_tables = tables.get(m.match_id, [])
+            if mine and my_team not in (m.team_a, m.team_b) and not any(
+                    user.user_id in t.seats for t in its_tables):
+                continue
+            o = round_.outcomes[m.index]
+            status = "decided" if o is not None else "playing" if its_tables else "waiting"
+            games = None
+            if o is not None and o.result is not None:
+                games = (o.result.team_a_games, o.result.team_b_games)
+            out.append(MatchOut(m.match_id, m.round, m.stage, m.team_a, m.team_b, m.note, status,
+                                o.kind if o else None, o.winner if o else None, games, its_tables))
+    return out
+
+
+championship_router = Router(path="/championships", route_handlers=[
+    create_championship, register_team, withdraw_team, substitute, close_registration, make_draw, start_round,
+    record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
+    list_matches,
+])

@@ -1,0 +1,97 @@
+"""``baloot worker`` (Dramatiq worker processes) and ``baloot status`` (queues, projections, clocks)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+QUEUES = ("bots", "clocks", "championships", "projections")
+
+
+def register(subparsers) -> None:
+    worker = subparsers.add_parser("worker", help="run worker processes (bots, clocks, schedules)")
+    worker.add_argument("--queues", nargs="+", default=list(QUEUES), choices=QUEUES)
+    worker.add_argument("--processes", type=int, default=1)
+    worker.add_argument("--threads", type=int, default=4)
+    worker.set_defaults(func=run_worker)
+
+    status = subparsers.add_parser("status", help="queue depths, lagging projections, overdue clocks")
+    status.set_defaults(func=run_status)
+
+
+def run_worker(args) -> int:
+    if not os.environ.get("BROKER_URL"):
+        print("baloot worker: set BROKER_URL (RabbitMQ) to run separate worker processes; without it "
+              "`baloot serve` runs the workers in-process", file=sys.stderr)
+        return 2
+    from services.db import database_server
+    server = database_server()
+    env = dict(os.environ, BALOOT_WORKER_ENTRY="1", DATABASE_URL=server.url)
+    print(f"baloot worker: database: {server.description}; broker: {os.environ['BROKER_URL'].split('@')[-1]}; "
+          f"queues: {' '.join(args.queues)}", file=sys.stderr, flush=True)
+    argv = [sys.executable, "-m", "dramatiq", "services.workers.entry", "--processes", str(args.processes),
+            "--threads", str(args.threads), "--queues", *args.queues]
+    os.execvpe(sys.executable, argv, env)
+    return 0  # not reached
+
+
+def run_status(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    rows = asyncio.run(_status())
+    console = Console()
+    for title, header, body in rows:
+        table = Table(title=title)
+        for h in header:
+            table.add_column(h)
+        for line in body:
+            table.add_row(*[str(x) for x in line])
+        console.print(table)
+    return 0
+
+
+async def _status():
+    from services.api.tables import TableService
+    from services.db import connect, database_server
+    from services.workers.pending import pending_work
+
+    out = []
+    broker_url = os.environ.get("BROKER_URL")
+    if broker_url:
+        from services.workers.broker import make_broker
+        broker, where = make_broker(broker_url)
+        body = []
+        for q in QUEUES:
+            broker.declare_queue(q)
+            try:
+                ready, delayed, dead = broker.get_queue_message_counts(q)
+            except Exception as exc:  # a queue that was never declared on the server
+                ready = delayed = dead = f"? ({type(exc).__name__})"
+            body.append((q, ready, delayed, dead))
+        out.append((f"queues ({where})", ("queue", "ready", "delayed", "dead letters"), body))
+    else:
+        out.append(("queues", ("note",), [("no BROKER_URL: workers run in-process in `baloot serve`",)]))
+    server = database_server()
+    pool = await connect(server.url, min_size=1, max_size=2)
+    try:
+        lag = await pool.fetch(
+            "SELECT p.name, p.position, p.status, (SELECT count(*) FROM events e "
+            " WHERE (e.tx_id, e.position) > (p.tx_id, p.position)) AS behind FROM projections p ORDER BY name")
+        out.append(("projections", ("name", "checkpoint", "status", "events behind"),
+                    [(r["name"], r["position"], r["status"], r["behind"]) for r in lag]))
+        svc = TableService(pool, b"")
+        now = await pool.fetchval("SELECT now()")
+        overdue = []
+        for r in await pool.fetch("SELECT table_id FROM tables_index WHERE status = 'live'"):
+            work = pending_work(await svc.load(r[0]))
+            if work is not None and work.due is not None and work.due < now:
+                overdue.append((work.table_id, work.kind, work.seat, f"{(now - work.due).total_seconds():.1f}s"))
+            elif work is not None and work.kind == "bot":
+                overdue.append((work.table_id, "bot to move", work.seat, "-"))
+        out.append((f"waiting tables ({server.description})", ("table", "waiting on", "seat", "overdue by"),
+                    overdue))
+    finally:
+        await pool.close()
+    return out

@@ -1,0 +1,89 @@
+"""The worker process: ``dramatiq services.workers.entry`` (what ``baloot worker`` runs).
+
+Sets up the broker from BROKER_URL, declares the actors, and after boot keeps a reconciler running that
+re-derives pending work from the log every ``BALOOT_RECONCILE_SECONDS`` (default 5).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+import dramatiq
+from dramatiq.asyncio import get_event_loop_thread
+
+from services.workers.actors import Runtime, Workers
+from services.workers.broker import make_broker
+
+log = logging.getLogger("baloot.workers")
+
+
+class KeyValueFormatter(logging.Formatter):
+    """Log lines that end with the table/championship/command ids they concern (key=value)."""
+
+    KEYS = ("table_id", "championship_id", "command_id")
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        extra = " ".join(f"{k}={getattr(record, k)}" for k in self.KEYS if getattr(record, k, None))
+        return f"{line} {extra}" if extra else line
+
+
+def configure_logging(level: str = "INFO") -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(process)d %(name)s %(message)s"))
+    root = logging.getLogger("baloot")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+class Reconciler(dramatiq.Middleware):
+    """After a worker boots, re-derive pending work from the log at start and then periodically."""
+
+    def __init__(self, workers: Workers, every: float):
+        self.workers = workers
+        self.every = every
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def after_worker_boot(self, broker, worker):
+        self._thread = threading.Thread(target=self._loop, name="baloot-reconciler", daemon=True)
+        self._thread.start()
+
+    def before_worker_shutdown(self, broker, worker):
+        self._stop.set()
+
+    def after_worker_shutdown(self, broker, worker):
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                n = get_event_loop_thread().run_coroutine(self.workers.reconcile())
+                if n:
+                    log.info("reconciler: enqueued %d pending table(s)", n)
+            except Exception:
+                log.exception("reconciler failed; trying again later")
+            self._stop.wait(self.every)
+
+
+def build(database_url: str | None = None, broker_url: str | None = None, reconcile_every: float | None = None):
+    """Broker, runtime and actors for this process; returns (broker, workers, where)."""
+    from services.db import database_server
+
+    configure_logging(os.environ.get("BALOOT_LOG_LEVEL", "INFO"))
+    broker, where = make_broker(broker_url)
+    runtime = Runtime(database_url or database_server().url)
+    workers = Workers(broker, runtime)
+    from services.workers import schedules
+    schedules.declare(workers)
+    every = reconcile_every if reconcile_every is not None else float(os.environ.get("BALOOT_RECONCILE_SECONDS", "5"))
+    broker.add_middleware(Reconciler(workers, every))
+    return broker, workers, where
+
+
+if os.environ.get("BALOOT_WORKER_ENTRY") == "1":   # set by `baloot worker` for the dramatiq CLI
+    broker, workers, _where = build()

@@ -1,0 +1,305 @@
+"""Championships over HTTP against real PostgreSQL: organisers, players and referees, and matches played
+at tables until a champion is known."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import msgspec
+
+from projections import standings as standings_projection
+from services.api.championships import CODEC, stream_of
+from services.eventstore import read_stream
+from tests.api.conftest import new_user
+
+
+async def create(api, headers, command_id="create-1", **settings) -> str:
+    r = await api.post("/championships", json={"command_id": command_id, "name": "Riyadh Cup", **settings},
+                       headers=headers)
+    assert r.status_code == 201, r.text
+    return r.json()["championship_id"]
+
+
+async def teams_of(api, n: int) -> list[list[tuple[str, dict]]]:
+    """``n`` teams of two new users each."""
+    return [[await new_user(api, f"team {t} player {p}") for p in range(2)] for t in range(n)]
+
+
+async def register(api, cid: str, team, team_id: str, headers=None, **extra):
+    return await api.post(f"/championships/{cid}/teams", headers=headers or team[0][1],
+                          json={"command_id": f"register-{team_id}", "team_id": team_id,
+                                "players": [uid for uid, _ in team], **extra})
+
+
+async def command(api, cid: str, path: str, headers, command_id: str, expect: int = 200, **body) -> dict:
+    r = await api.post(f"/championships/{cid}/{path}", json={"command_id": command_id, **body}, headers=headers)
+    assert r.status_code == expect, r.text
+    return r.json()
+
+
+async def drawn(api, organiser, teams, **settings) -> str:
+    """A championship with ``teams`` registered, registration closed and the draw made."""
+    cid = await create(api, organiser, **settings)
+    for k, team in enumerate(teams):
+        r = await register(api, cid, team, f"T{k + 1}")
+        assert r.status_code == 201, r.text
+    await command(api, cid, "registration/close", organiser, "close")
+    await command(api, cid, "draw", organiser, "draw")
+    return cid
+
+
+def choose(actions: list[dict], rng: random.Random) -> dict:
+    """A legal action: never a double (a Gahwa would end the game below the target), rarely a Sawa claim."""
+    calm = [a for a in actions if a["type"] not in ("double", "sawa", "qayd")]
+    if calm:
+        return rng.choice(calm)
+    passes = [a for a in actions if a["type"] == "double" and a["call"] == "pass"]
+    return passes[0] if passes else rng.choice(actions)
+
+
+async def play_out(api, table_id: str, headers_of: dict[str, dict]) -> dict:
+    """Play the table's game to its end over HTTP, each seat acting with its own token."""
+    rng = random.Random(table_id)
+    seats = None
+    view = None
+    for n in range(20_000):
+        if view is None or seats is None:
+            any_player = next(iter(headers_of.values()))
+            view = (await api.get(f"/tables/{table_id}/view", headers=any_player)).json()
+            seats = view["seats"]
+        if view["phase"] == "ended":
+            return view
+        seat = view["deal"]["turn"]
+        r = await api.get(f"/tables/{table_id}/view", params={"seat": seat}, headers=headers_of[seats[seat]])
+        assert r.status_code == 200, r.text
+        legal = r.json()["deal"]["legal_actions"]
+        assert legal, r.json()
+        r = await api.post(f"/tables/{table_id}/commands", params={"seat": seat}, headers=headers_of[seats[seat]],
+                           json={"command_id": f"c{n}", "action": choose(legal, rng)})
+        assert r.status_code == 200, r.text
+        view = r.json()["view"]
+    raise AssertionError(f"table {table_id} did not finish")
+
+
+async def test_organiser_flow_opens_a_table_per_match_with_the_teams_seated(api):
+    _, organiser = await new_user(api, "organiser")
+    teams = await teams_of(api, 6)
+    cid = await create(api, organiser, format="single_elimination", match_games=3, game_target=101)
+    for k, team in enumerate(teams[:5]):
+        r = await register(api, cid, team, f"T{k + 1}")
+        assert r.status_code == 201, r.text
+    sub_id, _ = await new_user(api, "substitute")
+    r = await register(api, cid, teams[5], "T6", headers=organiser, substitutes=[sub_id])   # by the organiser
+    assert r.status_code == 201, r.text
+    summary = r.json()["summary"]
+    assert summary["status"] == "registration" and len(summary["teams"]) == 6
+    assert summary["settings"]["match_games"] == 3 and summary["settings"]["game_target"] == 101
+
+    closed = (await command(api, cid, "registration/close", organiser, "close"))["summary"]
+    assert closed["status"] == "closed" and len(closed["draw_commitment"]) == 64 and closed["draw_seed"] is None
+    made = (await command(api, cid, "draw", organiser, "draw"))["summary"]
+    assert made["status"] == "drawn" and sorted(made["draw_order"]) == [f"T{k}" for k in range(1, 7)]
+
+    started = await command(api, cid, "rounds/1/start", organiser, "round-1")
+    assert started["summary"]["status"] == "running" and started["round"] == 1
+
+    # Six teams in a bracket of eight: two matches to play, two byes, and a table only for each match.
+    r = await api.get(f"/championships/{cid}/matches", headers=organiser)
+    matches = r.json()
+    to_play = [m for m in matches if m["note"] == ""]
+    byes = [m for m in matches if m["note"] == "bye"]
+    assert len(to_play) == 2 and len(byes) == 2
+    assert all(m["tables"] == [] and m["status"] == "decided" for m in byes)
+    assert sorted(t["table_id"] for t in started["tables"]) == sorted(
+        f"{cid}-{m['match_id']}-g1" for m in to_play)
+    players = {t["team_id"]: t["players"] for t in made["teams"]}
+    for m in to_play:
+        assert m["status"] == "playing" and len(m["tables"]) == 1
+        a, b = players[m["team_a"]], players[m["team_b"]]
+        (table,) = m["tables"]
+        assert table["seats"] == [a[0], b[0], a[1], b[1]] and table["game_no"] == 1
+        view = (await api.get(f"/tables/{table['table_id']}/view", headers=organiser)).json()
+        assert view["seats"] == [a[0], b[0], a[1], b[1]] and view["target"] == 101
+
+    # A player seated at a table sees it as theirs, and only their own match with ?mine=true.
+    m = to_play[0]
+    team = next(t for t in teams if t[0][0] == players[m["team_a"]][0])
+    mine = (await api.get(f"/championships/{cid}/matches", params={"mine": "true"}, headers=team[0][1])).json()
+    assert [x["match_id"] for x in mine] == [m["match_id"]]
+    view = (await api.get(f"/tables/{m['tables'][0]['table_id']}/view", headers=team[0][1])).json()
+    assert view["seat"] == 0 and len(view["deal"]["hand"]) == 5 and view["deal"]["hands"] is None
+    listed = (await api.get("/tables", headers=organiser)).json()
+    assert {t["table_id"] for t in listed if t["championship_id"] == cid} == {x["tables"][0]["table_id"]
+                                                                              for x in to_play}
+
+
+async def test_organiser_and_referee_actions_only_for_their_own_championship(api):
+    _, organiser = await new_user(api, "organiser")
+    _, other = await new_user(api, "another organiser")
+    referee_id, referee = await new_user(api, "referee")
+    teams = await teams_of(api, 2)
+    cid = await drawn(api, organiser, teams)
+    await create(api, other, command_id="their-own")
+
+    r = await api.post(f"/championships/{cid}/rounds/1/start", json={"command_id": "x"}, headers=other)
+    assert r.status_code == 403 and r.json()["rule"] == "not_organiser"
+    assert r.headers["content-type"].startswith("application/problem+json")
+    r = await api.post(f"/championships/{cid}/referees", json={"user_id": referee_id}, headers=teams[0][0][1])
+    assert r.status_code == 403 and r.json()["rule"] == "not_organiser"
+
+    await command(api, cid, "rounds/1/start", organiser, "round-1")
+    (match,) = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
+    forfeit = {"command_id": "forfeit", "absent": match["team_b"]}
+    r = await api.post(f"/championships/{cid}/matches/{match['match_id']}/forfeit", json=forfeit, headers=referee)
+    assert r.status_code == 403 and r.json()["rule"] == "not_referee"
+
+    r = await api.post(f"/championships/{cid}/referees", json={"user_id": referee_id}, headers=organiser)
+    assert r.status_code == 200, r.text
+    r = await api.post(f"/championships/{cid}/matches/{match['match_id']}/forfeit", json=forfeit, headers=referee)
+    assert r.status_code == 200, r.text
+    (match,) = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
+    assert match["status"] == "decided" and match["outcome"] == "forfeit" and match["winner"] == match["team_a"]
+
+    finished = await command(api, cid, "finish", organiser, "finish")
+    assert finished["summary"]["status"] == "finished" and finished["summary"]["champion"] == match["team_a"]
+
+    r = await api.get("/championships/nope", headers=organiser)
+    assert r.status_code == 404 and r.json()["rule"] == "unknown_championship"
+    r = await api.post("/championships/nope/draw", json={"command_id": "d"}, headers=organiser)
+    assert r.status_code == 404 and r.json()["rule"] == "unknown_championship"
+
+
+async def test_registration_after_close_is_refused_with_a_problem_document(api):
+    _, organiser = await new_user(api, "organiser")
+    teams = await teams_of(api, 3)
+    cid = await create(api, organiser)
+    for k, team in enumerate(teams[:2]):
+        assert (await register(api, cid, team, f"T{k + 1}")).status_code == 201
+    await command(api, cid, "registration/close", organiser, "close")
+    before = (await api.get(f"/championships/{cid}", headers=organiser)).json()["version"]
+
+    r = await register(api, cid, teams[2], "T3")
+    assert r.status_code == 409
+    assert r.headers["content-type"].startswith("application/problem+json")
+    problem = r.json()
+    assert problem["rule"] == "registration_closed" and problem["status"] == 409
+    assert problem["detail"] == "registration is closed: late entries are accepted only in Swiss"
+    assert (await api.get(f"/championships/{cid}", headers=organiser)).json()["version"] == before
+
+    # Someone who is not in the team registers it: refused before anything is decided.
+    r = await api.post(f"/championships/{cid}/teams", headers=teams[0][0][1],
+                       json={"command_id": "c", "players": [uid for uid, _ in teams[2]]})
+    assert r.status_code == 403 and r.json()["rule"] == "not_in_team"
+
+
+async def test_the_revealed_draw_seed_matches_the_commitment_published_at_close(api):
+    _, organiser = await new_user(api, "organiser")
+    teams = await teams_of(api, 4)
+    cid = await create(api, organiser)
+    for k, team in enumerate(teams):
+        assert (await register(api, cid, team, f"T{k + 1}")).status_code == 201
+    published = (await command(api, cid, "registration/close", organiser, "close"))["summary"]["draw_commitment"]
+    revealed = (await command(api, cid, "draw", organiser, "draw"))["summary"]
+    assert hashlib.sha256(revealed["draw_seed"].encode()).hexdigest() == published
+    assert revealed["draw_commitment"] == published
+    # Anyone can repeat the shuffle from the revealed seed.
+    order = [f"T{k}" for k in range(1, 5)]
+    random.Random(revealed["draw_seed"]).shuffle(order)
+    assert revealed["draw_order"] == order
+
+
+async def test_a_retried_command_id_stores_nothing_new(api, pool):
+    _, organiser = await new_user(api, "organiser")
+    teams = await teams_of(api, 2)
+    cid = await create(api, organiser)
+    assert await create(api, organiser) == cid                     # a retried creation: the same championship
+    first = await register(api, cid, teams[0], "T1")
+    again = await register(api, cid, teams[0], "T1")
+    assert first.status_code == again.status_code == 201
+    assert again.json()["replayed"] is True and again.json()["version"] == first.json()["version"] == 2
+    assert len(await read_stream(pool, stream_of(cid))) == 2
+
+    assert (await register(api, cid, teams[1], "T2")).status_code == 201
+    await command(api, cid, "registration/close", organiser, "close")
+    await command(api, cid, "draw", organiser, "draw")
+    started = await command(api, cid, "rounds/1/start", organiser, "round-1")
+    stored = len(await read_stream(pool, stream_of(cid)))
+    retried = await command(api, cid, "rounds/1/start", organiser, "round-1")
+    assert retried["replayed"] is True and retried["version"] == started["version"]
+    assert retried["tables"] == started["tables"] and len(retried["tables"]) == 1
+    assert len(await read_stream(pool, stream_of(cid))) == stored
+    (table,) = retried["tables"]
+    assert len(await read_stream(pool, f"table-{table['table_id']}")) == 3   # opened once: opened, started, dealt
+    assert await pool.fetchval("SELECT count(*) FROM tables_index WHERE championship_id = $1", cid) == 1
+
+
+async def test_a_best_of_three_match_opens_its_next_game_until_decided(api):
+    _, organiser = await new_user(api, "organiser")
+    teams = await teams_of(api, 2)
+    cid = await drawn(api, organiser, teams, match_games=3, game_target=1)
+    await command(api, cid, "rounds/1/start", organiser, "round-1")
+    headers_of = {uid: h for team in teams for uid, h in team}
+    for game_no in range(1, 4):
+        (match,) = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
+        if match["status"] == "decided":
+            break
+        assert [t["game_no"] for t in match["tables"]] == list(range(1, game_no + 1))
+        await play_out(api, match["tables"][-1]["table_id"], headers_of)
+    (match,) = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
+    assert match["status"] == "decided" and match["outcome"] == "played"
+    assert max(match["games"]) == 2 and len(match["tables"]) == sum(match["games"])
+    assert all(t["status"] == "finished" for t in match["tables"])
+
+
+async def test_a_result_the_hook_missed_is_collected_before_the_championship_finishes(api):
+    _, organiser = await new_user(api, "organiser")
+    teams = await teams_of(api, 2)
+    cid = await drawn(api, organiser, teams, game_target=1)
+    (table,) = (await command(api, cid, "rounds/1/start", organiser, "round-1"))["tables"]
+    hooks = api.app.state.tables.game_end_hooks
+    saved = list(hooks)
+    hooks.clear()                   # as if the server had stopped between the game's end and its hook
+    try:
+        await play_out(api, table["table_id"], {uid: h for team in teams for uid, h in team})
+    finally:
+        hooks.extend(saved)
+    (match,) = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
+    assert match["status"] == "playing"
+    done = (await command(api, cid, "finish", organiser, "finish"))["summary"]
+    (match,) = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
+    assert match["status"] == "decided" and done["champion"] == match["winner"] is not None
+
+
+async def test_a_four_team_knockout_played_at_the_tables_reaches_a_champion(api, pool):
+    _, organiser = await new_user(api, "organiser")
+    teams = await teams_of(api, 4)
+    headers_of = {uid: h for team in teams for uid, h in team}
+    cid = await drawn(api, organiser, teams, format="single_elimination", game_target=152)
+    for round_no in (1, 2):
+        started = await command(api, cid, f"rounds/{round_no}/start", organiser, f"round-{round_no}")
+        assert len(started["tables"]) == 2 // round_no
+        for table in started["tables"]:
+            final = await play_out(api, table["table_id"], headers_of)
+            assert final["winner"] in (0, 1) and max(final["scores"]) >= 152
+        matches = (await api.get(f"/championships/{cid}/matches", params={"round": round_no},
+                                 headers=organiser)).json()
+        assert all(m["status"] == "decided" and m["outcome"] == "played" for m in matches)
+
+    done = (await command(api, cid, "finish", organiser, "finish"))["summary"]
+    (final,) = (await api.get(f"/championships/{cid}/matches", params={"round": 2}, headers=organiser)).json()
+    assert done["status"] == "finished" and done["champion"] == final["winner"]
+    assert done["ranking"][0]["team_id"] == final["winner"] and done["ranking"][0]["rank"] == 1
+
+    standings = (await api.get(f"/championships/{cid}/standings", headers=organiser)).json()
+    rebuilt = standings_projection.initial()
+    for row in await read_stream(pool, stream_of(cid)):
+        rebuilt = standings_projection.apply(rebuilt, CODEC.decode(row))
+    assert standings == msgspec.to_builtins(standings_projection.table(rebuilt))
+    assert standings[0]["team_id"] == final["winner"] and standings[0]["wins"] == 2
+
+    r = await api.get(f"/championships/{cid}/bracket", headers=organiser)
+    assert r.status_code == 200, r.text
+    bracket = r.json()
+    assert len(bracket["nodes"]) == 3 and all(n["decided"] == "played" for n in bracket["nodes"])
+    assert {e["target"] for e in bracket["edges"]} == {final["match_id"]}
