@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from domain.cards import ACE, JACK, KING, NINE, QUEEN, TEN, parse_card, parse_suit
-from domain.events import Bid, ClaimSawa, Declare, Double, PlayCard, RecordResult
+from domain.events import Bid, Declare, Double, PlayCard, RecordResult
 from domain.tricks import NO_TRUMP, card_points, winning_index
 from domain.views import DealView
 
@@ -51,23 +51,41 @@ def lowest_legal_card(view: DealView) -> PlayCard | None:
     return _lowest(plays, _trump(view)) if plays else None
 
 
-class EasyBot:
-    level = "easy"
+class _Bot:
+    """The shape every level shares: bid, double, declare, play; levels differ in how."""
+
+    level = ""
+    hokum_threshold = 8.0
+    sun_threshold = 8.0
 
     def choose(self, view: DealView):
         actions = view.legal_actions
         first = actions[0]
         if type(first) is Bid:
-            return _bid(view, hokum_threshold=9, sun_threshold=99)
+            return _bid(view, self.hokum_threshold, self.sun_threshold)
         if type(first) is Double:
-            return first                                  # pass
+            return self.double(view, actions)
         for a in actions:
             if type(a) is Declare:
                 return a
         plays = _plays(view)
-        if plays:
-            return _lowest(plays, _trump(view))
-        return next((a for a in actions if type(a) is RecordResult), first)
+        if not plays:
+            return next((a for a in actions if type(a) is RecordResult), first)
+        return self.play(view, plays)
+
+    def double(self, view: DealView, actions):
+        return next(a for a in actions if a.call == "pass")
+
+    def play(self, view: DealView, plays: list[PlayCard]) -> PlayCard:
+        return _lowest(plays, _trump(view))
+
+
+class EasyBot(_Bot):
+    """Lowest legal card, Hokum only with a strong trump holding, never Sun, never doubles."""
+
+    level = "easy"
+    hokum_threshold = 9.0
+    sun_threshold = 99.0
 
 
 def _hokum_score(hand: list[int], suit: int) -> float:
@@ -119,25 +137,10 @@ def _bid(view: DealView, hokum_threshold: float, sun_threshold: float):
     return kinds.get("pass") or kinds.get("wala") or view.legal_actions[0]
 
 
-class NormalBot:
+class NormalBot(_Bot):
     level = "normal"
 
-    def choose(self, view: DealView):
-        actions = view.legal_actions
-        first = actions[0]
-        if type(first) is Bid:
-            return _bid(view, hokum_threshold=8, sun_threshold=8)
-        if type(first) is Double:
-            return self._double(view, actions)
-        for a in actions:
-            if type(a) in (Declare, ClaimSawa):
-                return a
-        plays = _plays(view)
-        if not plays:
-            return next((a for a in actions if type(a) is RecordResult), first)
-        return self._play(view, plays)
-
-    def _double(self, view: DealView, actions):
+    def double(self, view: DealView, actions):
         hand = [parse_card(c) for c in view.hand]
         trump = _trump(view)
         if trump == NO_TRUMP:
@@ -149,7 +152,7 @@ class NormalBot:
             return next((a for a in actions if a.call == "double" and not a.closed), call)
         return next(a for a in actions if a.call == "pass")
 
-    def _play(self, view: DealView, plays: list[PlayCard]) -> PlayCard:
+    def play(self, view: DealView, plays: list[PlayCard]) -> PlayCard:
         trump = _trump(view)
         me = view.viewer
         trick = [parse_card(p.card) for p in view.trick]

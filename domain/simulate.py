@@ -11,13 +11,13 @@ from typing import Callable
 
 from domain import deal as deal_mod
 from domain import game as game_mod
-from domain.cards import JACK, NINE, ACE, PLAIN_STRENGTH, TRUMP_STRENGTH, SUIT_MASKS
+from domain.bots import EasyBot
 from domain.events import (
-    Bid, ClaimSawa, Declare, DealNext, DealStarted, Double, GameEnded, GameStarted, PlayCard, RecordResult,
-    RevealSeed, StartDeal, StartGame,
+    ClaimSawa, Declare, DealNext, DealStarted, GameEnded, GameStarted, RecordResult, RevealSeed, StartDeal,
+    StartGame,
 )
 from domain.profiles import RuleProfile, profile_named
-from domain.tricks import card_points
+from domain.views import view
 
 Policy = Callable[[deal_mod.DealState, int, list], object]
 
@@ -35,51 +35,14 @@ def random_policy(rng: random.Random) -> Policy:
     return act
 
 
-def _lowest_card(actions, trump):
-    plays = [a for a in actions if type(a) is PlayCard]
-    return min(plays, key=lambda a: (card_points(a.card, trump),
-                                     TRUMP_STRENGTH[a.card & 7] if a.card >> 3 == trump
-                                     else PLAIN_STRENGTH[a.card & 7], not a.baloot))
-
-
 def lowest_policy(rng: random.Random | None = None) -> Policy:
-    """The easy bot: simple bids, never doubles, declares its projects, plays its lowest legal card."""
+    """The easy bot on the seat's view: simple bids, never doubles, plays its lowest legal card."""
+    easy = EasyBot()
 
     def act(state, seat, actions):
-        first = actions[0]
-        if type(first) is Bid:
-            return _simple_bid(state, seat, actions)
-        if type(first) is Double:
-            return first  # pass
-        for a in actions:
-            if type(a) is Declare:
-                return a
-        if type(first) is PlayCard:
-            return _lowest_card(actions, state.trump)
-        return first
+        return easy.choose(view(state, seat))
 
     return act
-
-
-def _simple_bid(state, seat, actions):
-    hand = state.hands[seat]
-    kinds = {a.bid: a for a in actions if type(a) is Bid}
-    if "confirm" in kinds:
-        return kinds["confirm"]
-    if "before_you" in kinds:
-        return kinds["pass"]
-    aces = sum(1 for s in range(4) if hand >> (8 * s + ACE) & 1)
-    if aces >= 3 and "sun" in kinds:
-        return kinds["sun"]
-    for a in actions:
-        if a.bid == "hokum":
-            suit = a.suit
-            trumps = hand & SUIT_MASKS[suit]
-            has_jack = trumps >> (8 * suit + JACK) & 1
-            has_nine = trumps >> (8 * suit + NINE) & 1
-            if has_jack and (has_nine or trumps.bit_count() >= 2):
-                return a
-    return kinds.get("pass") or kinds.get("wala") or actions[0]
 
 
 POLICIES = {"random": random_policy, "lowest": lowest_policy}

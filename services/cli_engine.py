@@ -9,6 +9,7 @@ import sys
 import msgspec
 
 from domain.audit import audit_record, render_report
+from domain.deal import replay as deal_replay
 from domain.handrecord import MalformedRecord, encode_record, export_record, parse_record
 from domain.profiles import PROFILES, profile_named
 from domain.simulate import POLICIES, deal_events_of_game, play_game_events
@@ -73,7 +74,7 @@ def simulate(args) -> int:
                 if deals_done >= args.deals:
                     break
                 deals_done += 1
-                result = next(e.result for e in reversed(deal_events) if hasattr(e, "result"))
+                result = deal_replay(deal_events).result
                 _count(stats, deal_events, result, gp_total)
                 if args.out:
                     path = args.out / f"deal-{deals_done:06d}.json"

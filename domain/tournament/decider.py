@@ -19,7 +19,7 @@ from domain.tournament.draw import rating_order, seeded_order
 from domain.tournament.errors import TournamentRuleError
 from domain.tournament.formats import final_ranking, next_round, planned_rounds
 from domain.tournament.groups import check_settings
-from domain.tournament.persistent import PMap, PVec
+from domain.tournament.persistent import PVec
 from domain.tournament.results import MatchResult, games_to_win
 from domain.tournament.state import Outcome, Round, Team, Tournament, initial, parse_match_id
 
