@@ -1,0 +1,92 @@
+"""Where the platform's PostgreSQL is: DATABASE_URL when set, else an embedded server of our own.
+
+The embedded server (the `pgserver` package: PostgreSQL binaries in a wheel) keeps its data under the
+user's data directory, so `baloot` works on a fresh machine with no setup.  It stops when the last
+process using it exits.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import platformdirs
+
+from services.eventstore.migrations import migrate
+
+log = logging.getLogger(__name__)
+
+DATA_DIR = Path(platformdirs.user_data_dir("baloot-arena"))
+
+_servers: dict[Path, Any] = {}  # pgserver handles, kept alive for the life of the process
+
+
+@dataclass(frozen=True)
+class Server:
+    """A PostgreSQL server to use: its URL and a line saying which one it is."""
+
+    url: str
+    description: str
+    embedded: bool
+
+
+def redact(url: str) -> str:
+    """The URL with its password hidden."""
+    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
+
+
+def embedded_server(data_dir: Path | None = None, *, cleanup_mode: str | None = "stop") -> Server:
+    """Start (or join) the embedded PostgreSQL whose data lives in `data_dir` (default: user data dir)."""
+    with warnings.catch_warnings():  # pgserver's platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        import pgserver  # imported late: only the embedded case needs it
+
+    pgdata = (data_dir or DATA_DIR / "pgdata").expanduser().resolve()
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    if pgdata not in _servers:
+        _servers[pgdata] = pgserver.get_server(pgdata, cleanup_mode=cleanup_mode)
+    server = _servers[pgdata]
+    return Server(server.get_uri(), f"embedded PostgreSQL (pgserver) with data in {pgdata}", True)
+
+
+def database_server() -> Server:
+    """The server from DATABASE_URL if set, else the embedded one."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return Server(url, f"PostgreSQL at {redact(url)} (from DATABASE_URL)", False)
+    return embedded_server()
+
+
+async def reset_connection(conn: asyncpg.Connection) -> None:
+    """Ready a connection for its next user when it returns to the pool.
+
+    asyncpg's default reset costs a round trip on every release, which doubles the cost of a one-query
+    use such as an append.  Our code undoes its own session state (the projection runner unlocks and
+    unlistens, or drops the connection), so only an abandoned transaction needs the full reset.
+    """
+    if conn.is_in_transaction():
+        await conn.reset()
+
+
+async def create_pool(url: str, **options: Any) -> asyncpg.Pool:
+    """An asyncpg pool with the platform's settings (see reset_connection)."""
+    options.setdefault("reset", reset_connection)
+    return await asyncpg.create_pool(url, **options)
+
+
+async def connect(url: str | None = None, *, migrate_schema: bool = True, **pool_options: Any) -> asyncpg.Pool:
+    """A connection pool to `url` (default: database_server()), migrated unless told otherwise."""
+    server = Server(url, f"PostgreSQL at {redact(url)}", False) if url else database_server()
+    log.info("event store: using %s", server.description)
+    pool = await create_pool(server.url, **pool_options)
+    if migrate_schema:
+        applied = await migrate(pool)
+        if applied:
+            log.info("event store: applied migrations %s", ", ".join(applied))
+    return pool

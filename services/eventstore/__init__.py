@@ -1,0 +1,46 @@
+"""The event store: an append-only PostgreSQL log with per-stream hash chains, and its projections.
+
+    from services.eventstore import append, read_stream, read_all, NewEvent
+
+    version = await append(pool, "table-7", 0, [NewEvent(event_type="table_opened", data={"seats": 4})])
+    events = await read_stream(pool, "table-7")
+
+Layers: `migrations` (schema), `store` (append and read), `codec` (domain Structs on the wire, upcasters),
+`subscriptions` (live feed, projection runner).
+"""
+
+from services.eventstore.codec import Codec, CodecError, Upcasters, event_type, new_event, schema_version
+from services.eventstore.migrations import MIGRATIONS_DIR, MigrationError, applied_migrations, migrate
+from services.eventstore.store import (
+    START,
+    Checkpoint,
+    ConcurrencyError,
+    DuplicateEventError,
+    NewEvent,
+    RecordedEvent,
+    append,
+    has_pending,
+    read_all,
+    read_stream,
+    stream_version,
+    verify_stream,
+)
+from services.eventstore.subscriptions import (
+    CHANNEL,
+    Projection,
+    ProjectionFailed,
+    ProjectionRunner,
+    projection,
+    projection_state,
+    rebuild_projection,
+    run_projection,
+    subscribe,
+)
+
+__all__ = [
+    "CHANNEL", "START", "Checkpoint", "Codec", "CodecError", "ConcurrencyError", "DuplicateEventError",
+    "MIGRATIONS_DIR", "MigrationError", "NewEvent", "Projection", "ProjectionFailed", "ProjectionRunner",
+    "RecordedEvent", "Upcasters", "append", "applied_migrations", "event_type", "has_pending", "migrate",
+    "new_event", "projection", "projection_state", "read_all", "read_stream", "rebuild_projection",
+    "run_projection", "schema_version", "stream_version", "subscribe", "verify_stream",
+]

@@ -1,0 +1,259 @@
+"""Append to and read from the event log (asyncpg, one round trip per append).
+
+Global order is `(tx_id, position)`, not `position` alone.  A position is taken when a row is inserted,
+but becomes visible when its transaction commits, so a lower position can appear after a higher one has
+been read.  Every row records the id of the transaction that wrote it (`pg_current_xact_id()`), and
+readers only take rows whose transaction is older than the oldest one still running
+(`pg_snapshot_xmin(pg_current_snapshot())`): all of those have finished, so nothing can appear behind
+the reader any more.  A rolled-back transaction simply stops holding the horizon back, so its gap never
+stalls anyone.  Ordering by transaction first is what makes this exact even when a transaction took its
+id (by writing something else) before another one took a lower position.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import operator
+import uuid
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import asyncpg
+import msgspec
+
+Db = asyncpg.Pool | asyncpg.Connection
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "baloot_events"  # notified after each append; the payload is a stream id or empty
+
+
+class ConcurrencyError(Exception):
+    """The stream is not at the version the writer expected: reload, decide again, retry."""
+
+    def __init__(self, stream: str, expected: int | None, actual: int | None, reason: str = "") -> None:
+        self.stream, self.expected, self.actual = stream, expected, actual
+        found = f"is at version {actual}" if actual is not None else "was appended to concurrently"
+        super().__init__(f"stream {stream!r} {found}, expected version {expected}{reason}")
+
+
+class DuplicateEventError(Exception):
+    """Event ids already stored, but not as an exact retry of this append."""
+
+
+class Checkpoint(NamedTuple):
+    """A place in the global order: after every event at or before `(tx_id, position)`."""
+
+    tx_id: int
+    position: int
+
+
+START = Checkpoint(0, 0)
+
+
+class NewEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event to append.  `data` is any JSON-able value, or `msgspec.Raw` JSON already encoded.
+
+    Keep the same object (same `event_id`) to retry an append: a retry of stored ids is a no-op.
+    `metadata` holds correlation_id, causation_id, actor and the like.
+    """
+
+    event_type: str
+    data: Any
+    schema_version: int = 1
+    event_id: uuid.UUID = msgspec.field(default_factory=uuid.uuid4)
+    metadata: dict[str, Any] | None = None
+
+
+_COLUMNS = "position, tx_id, stream_id, version, event_id, event_type, schema_version, data, metadata, recorded_at"
+
+
+class RecordedEvent(asyncpg.Record):
+    """A stored event: a row built by asyncpg itself (no copy), with named fields.
+
+    `data` and `metadata` decode the stored JSON on each access; `data_json` is the JSON text.
+    """
+
+    position = property(operator.itemgetter(0))
+    tx_id = property(operator.itemgetter(1))
+    stream_id = property(operator.itemgetter(2))
+    version = property(operator.itemgetter(3))
+    event_id = property(operator.itemgetter(4))
+    event_type = property(operator.itemgetter(5))
+    schema_version = property(operator.itemgetter(6))
+    data_json = property(operator.itemgetter(7))
+    recorded_at = property(operator.itemgetter(9))
+
+    @property
+    def data(self) -> Any:
+        return msgspec.json.decode(self[7])
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return msgspec.json.decode(self[8])
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        return Checkpoint(self[1], self[0])
+
+    def __repr__(self) -> str:
+        return (f"<RecordedEvent {self[2]}@{self[3]} {self[5]} v{self[6]} "
+                f"position={self[0]} tx={self[1]}>")
+
+
+_APPEND = "SELECT append_events($1, $2, $3, $4, $5, $6, $7, $8)"
+
+_READ_STREAM = f"""
+SELECT {_COLUMNS} FROM events
+ WHERE stream_id = $1 AND version >= $2 ORDER BY version LIMIT $3"""
+
+_READ_ALL = f"""
+SELECT {_COLUMNS} FROM events
+ WHERE (tx_id, position) > ($1::xid8, $2::bigint)
+   AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+ ORDER BY tx_id, position
+ LIMIT $3"""
+
+_PENDING = """
+SELECT EXISTS (SELECT 1 FROM events WHERE (tx_id, position) > ($1::xid8, $2::bigint))"""
+
+
+def _json(value: Any) -> str:
+    if isinstance(value, msgspec.Raw):
+        return bytes(value).decode()
+    return msgspec.json.encode(value).decode()
+
+
+async def append(db: Db, stream: str, expected_version: int | None, events: Sequence[NewEvent]) -> int:
+    """Append `events` to `stream` if it is at `expected_version` (None: any); return its new version.
+
+    0 is the version of a stream with no events.  Raises ConcurrencyError on a stale version and
+    DuplicateEventError when some ids are stored but this is not an exact retry of them.
+    """
+    if not events:
+        return await stream_version(db, stream)
+    ids, types, versions, data, metadata = [], [], [], [], []
+    for event in events:
+        ids.append(event.event_id)
+        types.append(event.event_type)
+        versions.append(event.schema_version)
+        data.append(_json(event.data))
+        metadata.append(None if event.metadata is None else _json(event.metadata))
+    # Through a pool the append commits on its own, so the wake-up can follow the commit (see _Notifier);
+    # on a connection, which may be inside a transaction, the database sends it at commit.
+    notify_in_db = not isinstance(db, asyncpg.Pool)
+    try:
+        version = await db.fetchval(_APPEND, stream, expected_version, ids, types, versions, data, metadata,
+                                    notify_in_db)
+    except asyncpg.PostgresError as exc:
+        sqlstate = getattr(exc, "sqlstate", None)
+        if sqlstate == "BA001":
+            reason = "" if "younger transaction" not in str(exc) else " (retry in a new transaction)"
+            raise ConcurrencyError(stream, expected_version, int(exc.detail), reason) from None
+        if sqlstate == "BA002":
+            raise DuplicateEventError(str(exc)) from None
+        if isinstance(exc, asyncpg.UniqueViolationError):
+            # Another writer inserted the same version or ids first; it had not committed when we checked.
+            # It may have been this very append, retried concurrently: then all is well.
+            if not _in_transaction(db) and await _stored_as_exact_retry(db, stream, expected_version, ids):
+                return await stream_version(db, stream)
+            if exc.constraint_name == "events_event_id_key":
+                raise DuplicateEventError(f"an event id of this append to {stream!r} is already stored "
+                                          f"elsewhere: {exc.detail}") from None
+            actual = None if _in_transaction(db) else await stream_version(db, stream)
+            raise ConcurrencyError(stream, expected_version, actual) from None
+        raise
+    if not notify_in_db:
+        _notifier(db).poke()
+    return version
+
+
+# A notification needs no durability: an asynchronous commit keeps the notify lock for microseconds.
+_NOTIFY = f"SET LOCAL synchronous_commit TO off; NOTIFY {CHANNEL}"
+
+
+class _Notifier:
+    """Sends NOTIFY after appends committed through a pool, from its own pooled connection.
+
+    At most one NOTIFY per `interval`: appends arriving meanwhile are covered by one more right after
+    it, so subscribers hear of every append within `interval` while a burst costs a few notifications,
+    and no append transaction holds the notify lock.  A lost one only delays subscribers to their poll.
+    """
+
+    interval = 0.005
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+        self.pending = False
+        self.task: asyncio.Task | None = None
+
+    def poke(self) -> None:
+        self.pending = True
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        try:
+            while self.pending:
+                self.pending = False
+                await self.pool.execute(_NOTIFY)
+                await asyncio.sleep(self.interval)
+        except Exception as exc:  # the pool is closing, or the server went away
+            log.debug("event store: NOTIFY not sent (%r); subscribers will poll", exc)
+
+
+_notifiers: dict[int, _Notifier] = {}  # by id(pool): asyncpg pools take no weak references
+
+
+def _notifier(pool: asyncpg.Pool) -> _Notifier:
+    notifier = _notifiers.get(id(pool))
+    if notifier is None or notifier.pool is not pool:
+        for key in [k for k, n in _notifiers.items() if n.pool.is_closing()]:
+            del _notifiers[key]
+        notifier = _notifiers[id(pool)] = _Notifier(pool)
+    return notifier
+
+
+def _in_transaction(db: Db) -> bool:
+    return isinstance(db, asyncpg.Connection) and db.is_in_transaction()
+
+
+async def _stored_as_exact_retry(db: Db, stream: str, expected: int | None, ids: list[uuid.UUID]) -> bool:
+    rows = await db.fetch(
+        "SELECT event_id, stream_id, version FROM events WHERE event_id = ANY($1::uuid[])", ids)
+    stored = {r[0]: (r[1], r[2]) for r in rows}
+    if len(stored) != len(ids):
+        return False
+    first = stored[ids[0]][1]
+    return (all(stored[i] == (stream, first + k) for k, i in enumerate(ids))
+            and (expected is None or expected == first - 1))
+
+
+async def stream_version(db: Db, stream: str) -> int:
+    """The version of the stream's last event (0 when it has none)."""
+    return await db.fetchval(
+        "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1", stream)
+
+
+async def read_stream(db: Db, stream: str, from_version: int = 1, limit: int | None = None) -> list[RecordedEvent]:
+    """The events of `stream` from `from_version` (inclusive), in version order."""
+    return await db.fetch(_READ_STREAM, stream, from_version, limit, record_class=RecordedEvent)
+
+
+async def read_all(db: Db, after: Checkpoint = START, limit: int = 1000) -> list[RecordedEvent]:
+    """Up to `limit` events after `after` in global order, none of which can be preceded by a later commit.
+
+    Run it outside any transaction that has written: a writer's own id would hold its horizon back.
+    """
+    return await db.fetch(_READ_ALL, after[0], after[1], limit, record_class=RecordedEvent)
+
+
+async def has_pending(db: Db, after: Checkpoint) -> bool:
+    """Whether committed events exist after `after` that read_all does not return yet (horizon held back)."""
+    return await db.fetchval(_PENDING, after[0], after[1])
+
+
+async def verify_stream(db: Db, stream: str) -> int | None:
+    """The first version of `stream` whose hash-chain link is broken, or None when the chain holds."""
+    return await db.fetchval("SELECT verify_stream($1)", stream)

@@ -1,0 +1,295 @@
+"""Subscriptions to the global log and the projection runner.
+
+A projection is a name, a handler and a reset:
+
+    async def apply(conn, event):            # event: RecordedEvent
+        if event.event_type == "card_played":
+            await conn.execute("UPDATE table_stats SET cards = cards + 1 WHERE table_id = $1",
+                               event.stream_id)
+
+    standings = projection("standings", apply, reset=lambda conn: conn.execute("TRUNCATE table_stats"))
+
+The runner calls the handler for each event inside a transaction that also moves the projection's
+checkpoint, so a read model is changed exactly once per event whatever crashes.  Handlers must use only
+`conn` (no commit of their own, no other connection) and be deterministic, so that a rebuild from zero
+gives the same read model as live updates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import asyncpg
+
+from services.eventstore.store import CHANNEL, START, Checkpoint, RecordedEvent, has_pending, read_all
+
+log = logging.getLogger(__name__)
+
+
+class Projection(Protocol):
+    name: str
+
+    async def handle(self, conn: asyncpg.Connection, event: RecordedEvent) -> None: ...
+
+    async def reset(self, conn: asyncpg.Connection) -> None: ...
+
+
+@dataclass(frozen=True)
+class FunctionProjection:
+    """A projection made of an `apply(conn, event)` coroutine and an optional `reset(conn)`."""
+
+    name: str
+    apply: Callable[[asyncpg.Connection, RecordedEvent], Awaitable[Any]]
+    reset_read_model: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None
+
+    async def handle(self, conn: asyncpg.Connection, event: RecordedEvent) -> None:
+        await self.apply(conn, event)
+
+    async def reset(self, conn: asyncpg.Connection) -> None:
+        if self.reset_read_model is not None:
+            await self.reset_read_model(conn)
+
+
+def projection(name: str, apply: Callable[[asyncpg.Connection, RecordedEvent], Awaitable[Any]],
+               reset: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None) -> FunctionProjection:
+    """A projection from functions: `apply(conn, event)` and `reset(conn)` (empty the read model)."""
+    return FunctionProjection(name, apply, reset)
+
+
+class ProjectionFailed(Exception):
+    """A handler raised: the projection stopped before `event`, its checkpoint left in place."""
+
+    def __init__(self, name: str, event: RecordedEvent, cause: BaseException) -> None:
+        self.name, self.event, self.cause = name, event, cause
+        super().__init__(f"projection {name!r} stopped at {event.stream_id}@{event.version} "
+                         f"(position {event.position}, {event.event_type}): {cause!r}")
+
+
+class _Rollback(Exception):
+    """Raised inside a transaction to roll it back after a handler failed."""
+
+
+class _Wakeup:
+    """LISTEN on the events channel; `wait` returns on a notification or after `timeout`."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def __call__(self, *_: object) -> None:
+        self.event.set()
+
+    async def start(self, conn: asyncpg.Connection) -> None:
+        await conn.add_listener(CHANNEL, self)
+
+    async def stop(self, conn: asyncpg.Connection) -> None:
+        if not conn.is_closed():
+            await conn.remove_listener(CHANNEL, self)
+
+    async def wait(self, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(self.event.wait(), timeout)
+        except TimeoutError:
+            pass
+
+
+async def _idle_wait(conn: asyncpg.Connection, wakeup: _Wakeup, after: Checkpoint,
+                     poll_interval: float, delay: float) -> float:
+    """Wait for new events; return the next back-off delay.
+
+    Committed events held back by an older running transaction come through without a notification
+    (the older one may append nothing, or roll back), so they are polled for with a short back-off.
+    """
+    if await has_pending(conn, after):
+        await wakeup.wait(delay)
+        return min(delay * 2, poll_interval)
+    await wakeup.wait(poll_interval)
+    return 0.005
+
+
+async def subscribe(pool: asyncpg.Pool, after: Checkpoint = START, *, batch_size: int = 500,
+                    poll_interval: float = 1.0) -> AsyncIterator[RecordedEvent]:
+    """Every event after `after`, in global order: the stored ones, then live ones as they commit.
+
+    Holds one pooled connection while iterated; close it with `aclose()` (or break out of the loop).
+    """
+    async with pool.acquire() as conn:
+        wakeup = _Wakeup()
+        await wakeup.start(conn)
+        try:
+            delay = 0.005
+            while True:
+                wakeup.event.clear()
+                batch = await read_all(conn, after, batch_size)
+                for event in batch:
+                    yield event
+                    after = event.checkpoint
+                if batch:
+                    delay = 0.005
+                else:
+                    delay = await _idle_wait(conn, wakeup, after, poll_interval, delay)
+        finally:
+            await wakeup.stop(conn)
+
+
+def _lock_sql(fn: str) -> str:
+    # The key includes the schema so that projections of different schemas (tests) never collide.
+    return f"SELECT {fn}(hashtext('baloot-arena/projection/' || current_schema() || '/' || $1))"
+
+
+_ENSURE_ROW = "INSERT INTO projections (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
+_LOAD = "SELECT tx_id, position FROM projections WHERE name = $1"
+_SAVE = """
+UPDATE projections SET tx_id = $2, position = $3, status = 'running', error = NULL,
+       failed_position = NULL, updated_at = now()
+ WHERE name = $1 AND tx_id = $4 AND position = $5"""
+_FAIL = """
+UPDATE projections SET status = 'failed', error = $2, failed_position = $3, updated_at = now()
+ WHERE name = $1"""
+
+
+async def projection_state(db: asyncpg.Pool | asyncpg.Connection, name: str) -> asyncpg.Record | None:
+    """The projection's row: name, tx_id, position, status ('running' or 'failed'), error, failed_position."""
+    return await db.fetchrow("SELECT * FROM projections WHERE name = $1", name)
+
+
+class ProjectionRunner:
+    """Runs one projection: takes its advisory lock, catches up from its checkpoint, then follows live.
+
+    Only one runner per projection is active at a time; others wait for the lock (standby).
+    `checkpoint` is the last committed one; `wait_until(pred)` lets callers wait for progress.
+    """
+
+    def __init__(self, pool: asyncpg.Pool, projection: Projection, *, batch_size: int = 500,
+                 poll_interval: float = 1.0) -> None:
+        self.pool, self.projection = pool, projection
+        self.batch_size, self.poll_interval = batch_size, poll_interval
+        self.checkpoint: Checkpoint | None = None
+        self.holds_lock = False
+        self._changed = asyncio.Condition()
+
+    async def run(self) -> None:
+        """Run until cancelled; raises ProjectionFailed when a handler fails."""
+        await self._session(follow=True)
+
+    async def catch_up(self) -> Checkpoint:
+        """Apply every event available now, then return the checkpoint reached."""
+        await self._session(follow=False)
+        assert self.checkpoint is not None
+        return self.checkpoint
+
+    async def rebuild(self) -> Checkpoint:
+        """Empty the read model, start again from zero and catch up."""
+        await self._session(follow=False, reset=True)
+        assert self.checkpoint is not None
+        return self.checkpoint
+
+    async def wait_until(self, predicate: Callable[[ProjectionRunner], bool]) -> None:
+        """Wait until `predicate(self)` holds (checked after each committed batch and lock change)."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: predicate(self))
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def _session(self, *, follow: bool, reset: bool = False) -> None:
+        name = self.projection.name
+        async with self.pool.acquire() as conn:
+            while not await conn.fetchval(_lock_sql("pg_try_advisory_lock"), name):
+                await asyncio.sleep(self.poll_interval)  # standby: another runner holds the projection
+            self.holds_lock = True
+            wakeup = _Wakeup()
+            try:
+                await wakeup.start(conn)
+                await conn.execute(_ENSURE_ROW, name)
+                if reset:
+                    async with conn.transaction():
+                        await self.projection.reset(conn)
+                        await conn.execute("UPDATE projections SET tx_id = '0', position = 0, status = 'running',"
+                                           " error = NULL, failed_position = NULL, updated_at = now()"
+                                           " WHERE name = $1", name)
+                row = await conn.fetchrow(_LOAD, name)
+                self.checkpoint = Checkpoint(row["tx_id"], row["position"])
+                await self._notify()
+                delay = 0.005
+                while True:
+                    wakeup.event.clear()
+                    applied = await self._step(conn)
+                    if applied == self.batch_size:
+                        continue
+                    if not follow:
+                        return
+                    if applied:
+                        delay = 0.005
+                    else:
+                        delay = await _idle_wait(conn, wakeup, self.checkpoint, self.poll_interval, delay)
+            finally:
+                self.holds_lock = False
+                if not conn.is_closed():
+                    try:
+                        await wakeup.stop(conn)
+                        await conn.fetchval(_lock_sql("pg_advisory_unlock"), name)
+                    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+                        conn.terminate()  # the lock must not outlive the runner in a pooled connection
+                await self._notify()
+
+    async def _step(self, conn: asyncpg.Connection) -> int:
+        assert self.checkpoint is not None
+        batch = await read_all(conn, self.checkpoint, self.batch_size)
+        if batch:
+            failed = await self._apply(conn, batch)
+            if failed is not None:
+                await self._fail(conn, batch, *failed)
+            await self._notify()
+        return len(batch)
+
+    async def _apply(self, conn: asyncpg.Connection,
+                     batch: list[RecordedEvent]) -> tuple[int, Exception] | None:
+        """Apply `batch` and move the checkpoint in one transaction; on a handler error, its index and error."""
+        assert self.checkpoint is not None
+        name, before, after = self.projection.name, self.checkpoint, batch[-1].checkpoint
+        failure: tuple[int, Exception] | None = None
+        try:
+            async with conn.transaction():
+                for index, event in enumerate(batch):
+                    try:
+                        await self.projection.handle(conn, event)
+                    except Exception as exc:
+                        if conn.is_closed():
+                            raise  # a crash, not a poison event: nothing committed, a restart resumes here
+                        failure = (index, exc)
+                        raise _Rollback from exc
+                moved = await conn.execute(_SAVE, name, after.tx_id, after.position, before.tx_id, before.position)
+                if moved != "UPDATE 1":
+                    raise RuntimeError(f"projection {name!r}: its checkpoint was moved by someone else")
+        except _Rollback:
+            return failure
+        self.checkpoint = after
+        return None
+
+    async def _fail(self, conn: asyncpg.Connection, batch: list[RecordedEvent], index: int, exc: Exception) -> None:
+        if index:
+            again = await self._apply(conn, batch[:index])  # keep the good prefix of the batch
+            if again is not None:
+                index, exc = again
+        event = batch[index]
+        await conn.execute(_FAIL, self.projection.name, f"{type(exc).__name__}: {exc}", event.position)
+        log.error("projection %s stopped at %s@%s (position %s): %r", self.projection.name,
+                  event.stream_id, event.version, event.position, exc)
+        await self._notify()
+        raise ProjectionFailed(self.projection.name, event, exc) from exc
+
+
+async def run_projection(pool: asyncpg.Pool, projection: Projection, *, batch_size: int = 500,
+                         poll_interval: float = 1.0) -> None:
+    """Run `projection` until cancelled (see ProjectionRunner)."""
+    await ProjectionRunner(pool, projection, batch_size=batch_size, poll_interval=poll_interval).run()
+
+
+async def rebuild_projection(pool: asyncpg.Pool, projection: Projection) -> Checkpoint:
+    """Reset `projection`'s read model and checkpoint, replay the whole log, return the checkpoint."""
+    return await ProjectionRunner(pool, projection).rebuild()

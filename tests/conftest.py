@@ -1,0 +1,101 @@
+"""Shared fixtures: a real PostgreSQL for the whole session, a fresh schema for each test.
+
+The server is DATABASE_URL if set; else a testcontainers PostgreSQL when a Docker engine answers;
+else the embedded pgserver (in a temporary data directory, deleted at the end).  Each test gets its
+own schema, migrated, and a pool whose connections have that schema as their search_path.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from services.eventstore.migrations import migrate
+
+
+def _docker_reachable() -> bool:
+    """Whether a Docker engine answers, decided in well under a second when there is none."""
+    host = os.environ.get("DOCKER_HOST", "")
+    if not host and not Path("/var/run/docker.sock").exists():
+        return False
+    try:
+        import docker
+
+        client = docker.from_env(timeout=2)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def database_url() -> str:
+    """The URL of the PostgreSQL server the tests use (see the module docstring)."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        yield url
+        return
+    if _docker_reachable():
+        from testcontainers.postgres import PostgresContainer
+
+        with PostgresContainer("postgres:16-alpine", driver=None) as container:
+            yield container.get_connection_url()
+        return
+    with warnings.catch_warnings():  # pgserver's platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        import pgserver
+
+    with tempfile.TemporaryDirectory(prefix="baloot-test-pg-", ignore_cleanup_errors=True) as tmp:
+        server = pgserver.get_server(Path(tmp) / "pgdata", cleanup_mode="delete")
+        try:
+            yield server.get_uri()
+        finally:
+            server.cleanup()
+
+
+@pytest.fixture
+async def db_schema(database_url: str) -> AsyncIterator[str]:
+    """A new, migrated schema for this test, dropped afterwards."""
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    conn = await asyncpg.connect(database_url)
+    try:
+        await conn.execute(f'CREATE SCHEMA "{schema}"')
+        await conn.execute(f'SET search_path TO "{schema}"')
+        await migrate(conn)
+        yield schema
+    finally:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        await conn.close()
+
+
+@pytest.fixture
+async def connect(database_url: str, db_schema: str) -> AsyncIterator[Callable[[], Awaitable[asyncpg.Connection]]]:
+    """A factory of extra connections on this test's schema, closed at the end of the test."""
+    opened: list[asyncpg.Connection] = []
+
+    async def open_connection() -> asyncpg.Connection:
+        conn = await asyncpg.connect(database_url, server_settings={"search_path": db_schema})
+        opened.append(conn)
+        return conn
+
+    yield open_connection
+    for conn in opened:
+        if not conn.is_closed():
+            await conn.close(timeout=5)
+
+
+@pytest.fixture
+async def pool(database_url: str, db_schema: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on this test's schema."""
+    async with asyncpg.create_pool(database_url, min_size=1, max_size=10,
+                                   server_settings={"search_path": db_schema}) as pool:
+        yield pool

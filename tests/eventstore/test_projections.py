@@ -1,0 +1,188 @@
+"""The projection runner: exactly-once effect, poison events, crashes, rebuilds, one runner at a time."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+
+from services.eventstore import (
+    Checkpoint,
+    NewEvent,
+    ProjectionFailed,
+    ProjectionRunner,
+    append,
+    projection,
+    projection_state,
+    read_all,
+)
+from tests.eventstore.helpers import events
+
+READ_MODEL = """
+CREATE TABLE tallies (stream_id text PRIMARY KEY, n integer NOT NULL, trail text NOT NULL);
+CREATE TABLE applied (position bigint NOT NULL)  -- no key on purpose: a double apply would show
+"""
+
+
+async def apply_tally(conn: asyncpg.Connection, event) -> None:
+    """Count events per stream and keep their values in order (order-sensitive on purpose)."""
+    if event.data.get("poison"):
+        raise ValueError(f"cannot tally {event.data}")
+    await conn.execute("""
+        INSERT INTO tallies AS t VALUES ($1, 1, $2)
+        ON CONFLICT (stream_id) DO UPDATE SET n = t.n + 1, trail = t.trail || ',' || excluded.trail""",
+        event.stream_id, str(event.data["v"]))
+    await conn.execute("INSERT INTO applied VALUES ($1)", event.position)
+
+
+async def reset_tally(conn: asyncpg.Connection) -> None:
+    await conn.execute("TRUNCATE tallies, applied")
+
+
+tally = projection("tally", apply_tally, reset_tally)
+
+
+@pytest.fixture
+async def read_model(pool):
+    await pool.execute(READ_MODEL)
+
+
+async def tallies(pool) -> dict[str, tuple[int, str]]:
+    return {r["stream_id"]: (r["n"], r["trail"]) for r in await pool.fetch("SELECT * FROM tallies")}
+
+
+async def wait_for_position(runner: ProjectionRunner, position: int, timeout: float = 5.0) -> None:
+    await asyncio.wait_for(runner.wait_until(
+        lambda r: r.checkpoint is not None and r.checkpoint.position >= position), timeout)
+
+
+async def stop(task: asyncio.Task) -> None:
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_catch_up_then_live_with_checkpoint_in_the_database(pool, read_model):
+    await append(pool, "a", 0, events(1, 2))
+    runner = ProjectionRunner(pool, tally, poll_interval=30)
+    task = asyncio.create_task(runner.run())
+    await wait_for_position(runner, 2)
+    await append(pool, "b", 0, events(3))
+    last = (await read_all(pool))[-1]
+    await wait_for_position(runner, last.position)
+    assert await tallies(pool) == {"a": (2, "1,2"), "b": (1, "3")}
+    state = await projection_state(pool, "tally")
+    assert Checkpoint(state["tx_id"], state["position"]) == last.checkpoint
+    assert state["status"] == "running"
+    await stop(task)
+
+
+async def test_a_poison_event_stops_the_projection_with_its_checkpoint_unmoved(pool, read_model):
+    await append(pool, "a", 0, events(1, 2))
+    runner = ProjectionRunner(pool, tally)
+    before = await runner.catch_up()
+    await append(pool, "a", 2, events(3))
+    await append(pool, "b", 0, events(4))
+    await append(pool, "p", 0, [NewEvent(event_type="noted", data={"poison": True})])
+    await append(pool, "b", 1, events(5))
+    everything = await read_all(pool)
+    poison = next(e for e in everything if e.data.get("poison"))
+    with pytest.raises(ProjectionFailed) as raised:
+        await runner.run()
+    assert raised.value.event.position == poison.position
+    assert isinstance(raised.value.cause, ValueError)
+    state = await projection_state(pool, "tally")
+    assert state["status"] == "failed"
+    assert state["failed_position"] == poison.position
+    assert "ValueError: cannot tally" in state["error"]
+    # The events before it in the same batch are applied and checkpointed; nothing from it on.
+    before_poison = everything[everything.index(poison) - 1]
+    assert Checkpoint(state["tx_id"], state["position"]) == before_poison.checkpoint
+    assert before != before_poison.checkpoint
+    applied = [r["position"] for r in await pool.fetch("SELECT position FROM applied ORDER BY 1")]
+    assert applied == sorted(e.position for e in everything[:everything.index(poison)])
+    # Running again stops at the same event without moving anything.
+    with pytest.raises(ProjectionFailed):
+        await ProjectionRunner(pool, tally).run()
+    assert (await projection_state(pool, "tally"))["position"] == before_poison.position
+
+
+async def test_a_poison_first_event_leaves_the_checkpoint_where_it_was(pool, read_model):
+    await append(pool, "a", 0, events(1))
+    runner = ProjectionRunner(pool, tally)
+    before = await runner.catch_up()
+    await append(pool, "a", 1, [NewEvent(event_type="noted", data={"poison": True}), *events(3)])
+    with pytest.raises(ProjectionFailed):
+        await runner.catch_up()
+    state = await projection_state(pool, "tally")
+    assert Checkpoint(state["tx_id"], state["position"]) == before
+    assert await tallies(pool) == {"a": (1, "1")}
+
+
+async def test_a_crash_between_read_model_write_and_checkpoint_applies_nothing_twice(pool, read_model):
+    crashed = asyncio.Event()
+
+    async def apply_then_crash(conn, event):
+        await apply_tally(conn, event)
+        if event.data["v"] == 3 and not crashed.is_set():
+            crashed.set()
+            # The read model row for this event is written; now the process "dies" before committing.
+            await conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
+    fragile = projection("tally", apply_then_crash, reset_tally)
+    await append(pool, "a", 0, events(1, 2))
+    await ProjectionRunner(pool, fragile).catch_up()
+    await append(pool, "a", 2, events(3, 4))
+    await append(pool, "b", 0, events(5))
+    with pytest.raises((asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError)):
+        await ProjectionRunner(pool, fragile).catch_up()
+    assert crashed.is_set()
+    assert await tallies(pool) == {"a": (2, "1,2")}
+    assert (await projection_state(pool, "tally"))["status"] == "running"  # a crash is not a poison event
+    await ProjectionRunner(pool, fragile).catch_up()
+    assert await tallies(pool) == {"a": (4, "1,2,3,4"), "b": (1, "5")}
+    applied = [r["position"] for r in await pool.fetch("SELECT position FROM applied")]
+    assert sorted(applied) == sorted(e.position for e in await read_all(pool))
+
+
+async def test_rebuild_from_zero_equals_incremental(pool, read_model):
+    runner = ProjectionRunner(pool, tally, batch_size=7, poll_interval=0.2)
+    task = asyncio.create_task(runner.run())
+
+    async def writer(stream: str) -> None:
+        for version in range(15):
+            await append(pool, stream, version, events(f"{stream}.{version}"))
+
+    await asyncio.gather(*(writer(f"s{i}") for i in range(6)))
+    last = (await read_all(pool, limit=1000))[-1]
+    await wait_for_position(runner, last.position)
+    await stop(task)
+    incremental = await tallies(pool)
+    assert len(incremental) == 6 and all(n == 15 for n, _ in incremental.values())
+
+    await pool.execute("UPDATE tallies SET n = 0")  # damage the read model; a rebuild must not care
+    checkpoint = await ProjectionRunner(pool, tally, batch_size=4).rebuild()
+    assert checkpoint == last.checkpoint
+    assert await tallies(pool) == incremental
+    assert await pool.fetchval("SELECT count(*) FROM applied") == 90
+
+
+async def test_only_one_runner_is_active_per_projection(pool, read_model):
+    first = ProjectionRunner(pool, tally, poll_interval=30)
+    second = ProjectionRunner(pool, tally, poll_interval=0.05)
+    first_task = asyncio.create_task(first.run())
+    await asyncio.wait_for(first.wait_until(lambda r: r.holds_lock), 5)
+    second_task = asyncio.create_task(second.run())
+    await append(pool, "a", 0, events(1, 2, 3))
+    last = (await read_all(pool))[-1]
+    await wait_for_position(first, last.position)
+    assert not second.holds_lock and second.checkpoint is None
+    await stop(first_task)  # the standby takes over from the stored checkpoint
+    await asyncio.wait_for(second.wait_until(lambda r: r.holds_lock), 5)
+    await append(pool, "a", 3, events(4))
+    last = (await read_all(pool))[-1]
+    await wait_for_position(second, last.position)
+    assert await tallies(pool) == {"a": (4, "1,2,3,4")}
+    assert await pool.fetchval("SELECT count(*) FROM applied") == 4
+    await stop(second_task)

@@ -1,0 +1,143 @@
+"""Reading the global log: late commits are never skipped, rolled-back gaps never stall."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from services.eventstore import START, append, has_pending, read_all, subscribe
+from tests.eventstore.helpers import events
+
+
+class Collector:
+    """Runs a subscription in the background and lets the test wait for what it delivered."""
+
+    def __init__(self, pool, poll_interval: float) -> None:
+        self.received: list = []
+        self.changed = asyncio.Condition()
+        self.task = asyncio.create_task(self._run(pool, poll_interval))
+
+    async def _run(self, pool, poll_interval: float) -> None:
+        async for event in subscribe(pool, START, poll_interval=poll_interval):
+            async with self.changed:
+                self.received.append(event)
+                self.changed.notify_all()
+
+    async def wait_for(self, predicate: Callable[[list], bool], timeout: float = 5.0) -> None:
+        async def check() -> None:
+            async with self.changed:
+                await self.changed.wait_for(lambda: predicate(self.received))
+        await asyncio.wait_for(check(), timeout)
+
+    async def stop(self) -> None:
+        self.task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await self.task
+
+
+async def test_read_all_returns_every_stream_in_global_order(pool):
+    await append(pool, "a", 0, events(1, 2))
+    await append(pool, "b", 0, events(3))
+    await append(pool, "a", 2, events(4))
+    everything = await read_all(pool)
+    assert [e.data["v"] for e in everything] == [1, 2, 3, 4]
+    assert [e.data["v"] for e in await read_all(pool, everything[1].checkpoint)] == [3, 4]
+    assert [e.data["v"] for e in await read_all(pool, everything[0].checkpoint, limit=2)] == [2, 3]
+
+
+async def test_an_open_transaction_holds_back_later_commits_until_it_ends(pool, connect):
+    early = await connect()
+    tx = early.transaction()
+    await tx.start()
+    await append(early, "early", 0, events("early"))      # lower position, commits late
+    await append(pool, "late", 0, events("late"))         # higher position, commits first
+    assert await read_all(pool) == []
+    assert await has_pending(pool, START)
+    await tx.commit()
+    assert [e.data["v"] for e in await read_all(pool)] == ["early", "late"]
+
+
+async def test_a_late_committing_lower_position_reaches_a_running_subscriber(pool, connect):
+    # The case a position-only checkpoint gets wrong: F takes its transaction id first, U then takes
+    # a lower position than F's, F commits and is delivered, and only then does U commit.
+    collector = Collector(pool, poll_interval=30)  # a long poll: only notifications can wake it in time
+    f, u = await connect(), await connect()
+    f_tx, u_tx = f.transaction(), u.transaction()
+    await f_tx.start()
+    await f.fetchval("SELECT pg_current_xact_id()")
+    await u_tx.start()
+    await append(u, "u", 0, events("u"))
+    await append(f, "f", 0, events("f"))
+    await f_tx.commit()
+    await collector.wait_for(lambda got: len(got) == 1)
+    assert [e.data["v"] for e in collector.received] == ["f"]
+    await u_tx.commit()
+    await collector.wait_for(lambda got: len(got) == 2)
+    got = collector.received
+    assert [e.data["v"] for e in got] == ["f", "u"]
+    assert got[1].position < got[0].position
+    await collector.stop()
+
+
+async def test_a_rolled_back_append_leaves_a_gap_that_does_not_stall_readers(pool, connect):
+    collector = Collector(pool, poll_interval=30)
+    await append(pool, "a", 0, events(1))
+    doomed = await connect()
+    tx = doomed.transaction()
+    await tx.start()
+    await append(doomed, "b", 0, events("never"))
+    await append(pool, "a", 1, events(2))
+    await tx.rollback()
+    await append(pool, "a", 2, events(3))
+    await collector.wait_for(lambda got: len(got) == 3)
+    positions = [e.position for e in collector.received]
+    assert [e.data["v"] for e in collector.received] == [1, 2, 3]
+    assert positions[2] - positions[0] > 2  # the rolled-back position is a real gap
+    assert [e.data["v"] for e in await read_all(pool)] == [1, 2, 3]
+    await collector.stop()
+
+
+async def test_a_silent_end_of_an_older_transaction_is_noticed_without_a_notification(pool, connect):
+    # The transaction holding the horizon back appends nothing and rolls back: no NOTIFY follows,
+    # so the subscriber must find the held-back event by itself (pending check with back-off).
+    collector = Collector(pool, poll_interval=30)
+    holder = await connect()
+    tx = holder.transaction()
+    await tx.start()
+    await holder.fetchval("SELECT pg_current_xact_id()")
+    await append(pool, "a", 0, events("held back"))
+    assert await read_all(pool) == []
+    await tx.rollback()
+    await collector.wait_for(lambda got: len(got) == 1)
+    assert collector.received[0].data["v"] == "held back"
+    await collector.stop()
+
+
+async def test_subscriber_catches_up_then_follows_live(pool):
+    await append(pool, "a", 0, events(*range(10)))
+    collector = Collector(pool, poll_interval=30)
+    await collector.wait_for(lambda got: len(got) == 10)
+    await append(pool, "b", 0, events(*range(10, 15)))
+    await collector.wait_for(lambda got: len(got) == 15)
+    assert [e.data["v"] for e in collector.received] == list(range(15))
+    await collector.stop()
+
+
+async def test_concurrent_writers_are_read_once_each_in_per_stream_order(pool):
+    collector = Collector(pool, poll_interval=0.2)
+
+    async def writer(stream: str) -> None:
+        for version in range(10):
+            await append(pool, stream, version, events(version))
+
+    streams = [f"s{i}" for i in range(8)]
+    await asyncio.gather(*(writer(s) for s in streams))
+    await collector.wait_for(lambda got: len(got) == 80)
+    got = collector.received
+    assert len({e.event_id for e in got}) == 80
+    for stream in streams:
+        assert [e.version for e in got if e.stream_id == stream] == list(range(1, 11))
+    assert [e.checkpoint for e in got] == sorted(e.checkpoint for e in got)
+    await collector.stop()
