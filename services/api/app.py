@@ -43,9 +43,10 @@ class Notifier:
             with contextlib.suppress(Exception):
                 await self._conn.close()
 
-    def _on_notify(self, _conn, _pid, _channel, stream: str) -> None:
-        event = self._events.pop(stream, None)
-        if event is not None:
+    def _on_notify(self, _conn, _pid, _channel, _payload: str) -> None:
+        # The store notifies once per burst of appends, without naming streams: wake every waiter.
+        events, self._events = self._events, {}
+        for event in events.values():
             event.set()
 
     def waiter(self, stream: str) -> asyncio.Event:

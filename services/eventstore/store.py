@@ -215,6 +215,17 @@ def _notifier(pool: asyncpg.Pool) -> _Notifier:
     return notifier
 
 
+async def notifications_sent(pool: asyncpg.Pool) -> None:
+    """Wait until the NOTIFYs owed for appends through ``pool`` are sent.
+
+    A NOTIFY runs in a short transaction of its own, which holds back read_all's horizon while it runs;
+    a reader that must see its own appends at once waits for this first.
+    """
+    notifier = _notifiers.get(id(pool))
+    if notifier is not None and notifier.task is not None:
+        await asyncio.shield(notifier.task)
+
+
 def _in_transaction(db: Db) -> bool:
     return isinstance(db, asyncpg.Connection) and db.is_in_transaction()
 
@@ -245,7 +256,11 @@ async def read_all(db: Db, after: Checkpoint = START, limit: int = 1000) -> list
     """Up to `limit` events after `after` in global order, none of which can be preceded by a later commit.
 
     Run it outside any transaction that has written: a writer's own id would hold its horizon back.
+    Through a pool it first waits for the pool's own pending NOTIFY (whose short transaction would hold
+    the horizon back too), so a process reads its own appends at once.
     """
+    if isinstance(db, asyncpg.Pool):
+        await notifications_sent(db)
     return await db.fetch(_READ_ALL, after[0], after[1], limit, record_class=RecordedEvent)
 
 
