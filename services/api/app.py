@@ -16,7 +16,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator, rate_limit_identity
 from services.api.championships import install as install_championships
-from services.api.problems import EXCEPTION_HANDLERS
+from services.api.problems import EXCEPTION_HANDLERS, document_problems
 from services.api.routes_championships import championship_router
 from services.api.routes_tables import table_router
 from services.api.tables import TableService, server_secret
@@ -104,4 +104,6 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                                      description="Saudi Baloot championships: organisers, players, referees, "
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )
-    return Litestar.from_config(config)
+    app = Litestar.from_config(config)
+    document_problems(app)
+    return app

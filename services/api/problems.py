@@ -9,7 +9,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
@@ -36,6 +38,42 @@ def problem_response(status: int, rule: str, title: str, detail: str, instance: 
         body["instance"] = instance
     body.update(extra)
     return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+class ProblemDocument(msgspec.Struct):
+    """RFC 9457 problem details, with ``rule`` naming the rule or check that refused the request."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    rule: str
+    instance: str | None = None
+    field: str | None = None
+
+
+_DESCRIPTIONS = {
+    400: "malformed JSON, an invalid field (named in `field`), or a malformed hand record",
+    401: "missing, malformed or unknown bearer token",
+    403: "not your seat, not seated, not the organiser or referee",
+    404: "unknown table, deal, championship or path",
+    409: "the rules refuse the action (rule named), a stale version, a busy table",
+    413: "the request body is too large",
+    422: "an unknown user or team in the request",
+    429: "too many requests for this token",
+}
+PROBLEM_RESPONSES = {
+    status: ResponseSpec(data_container=ProblemDocument, media_type=MEDIA_TYPE, description=text,
+                         generate_examples=False)
+    for status, text in _DESCRIPTIONS.items()
+}
+
+
+def document_problems(app) -> None:
+    """Declare the problem documents every handler may answer with, so the OpenAPI schema is honest."""
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            handler.responses = {**PROBLEM_RESPONSES, **(handler.responses or {})}
 
 
 def _on_problem(request: Request, exc: Problem) -> Response:

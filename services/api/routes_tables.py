@@ -8,22 +8,23 @@ import uuid
 
 import msgspec
 from litestar import Request, Router, get, post
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from domain import game as game_mod
 from domain.audit import audit_record
-from domain.events import AnnulDeal, CallQayd, RecordResult
+from domain.events import AnnulDeal, CallQayd, DealStarted, RecordResult, SeedRevealed
 from domain.handrecord import MalformedRecord, export_record, parse_record
 from domain.profiles import profile_named
 from domain.shuffle import deck_from_seed, seed_commitment
-from domain.events import DealStarted, SeedRevealed
+from domain.views import contract_view
 from services.api import schemas
 from services.api.auth import User, grant, has_role
 from services.api.problems import Problem
 from services.api.tables import Table, TableOpened, deal_finished, deal_spans, fold_rows, stream_of
 from services.api.wire import table_view, to_command
-from services.eventstore import verify_stream
+from services.eventstore import read_stream, verify_stream
 
 
 def _svc(request: Request):
@@ -195,7 +196,9 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
 
 
 @get("/tables/{table_id:str}/live", operation_id="followTable",
-     summary="Server-Sent Events: the spectator view after each event, behind the table's delay")
+     summary="Server-Sent Events: the spectator view after each event, behind the table's delay",
+     responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
+                                  description="`view` events (the spectator view as JSON), then `end`")})
 async def follow(request: Request, table_id: FromPath[str],
                  after: int = Parameter(default=0, ge=0, description="start after this version")) -> ServerSentEvent:
     await _user(request)
@@ -207,7 +210,6 @@ async def follow(request: Request, table_id: FromPath[str],
 
     async def messages():
         state = Table()
-        from services.eventstore import read_stream
         rows = await read_stream(svc.pool, stream, 1, after) if after else []
         if rows:
             state = fold_rows(state, rows)
@@ -240,14 +242,22 @@ async def list_deals(request: Request, table_id: FromPath[str]) -> list[schemas.
         state = game_mod.deal_mod.replay(evs)
         contract = None
         if state.contract is not None:
-            contract = msgspec.to_builtins(__import__("domain.views", fromlist=["contract_view"])
-                                           .contract_view(state.contract))
+            contract = msgspec.to_builtins(contract_view(state.contract))
         out.append(schemas.DealSummary(n, first, evs[0].dealer, deal_finished(evs), contract,
                                        tuple(state.result.game_points) if state.result else None))
     return out
 
 
-def _finished_deal(events, deal_no: FromPath[int]) -> list:
+async def _may_read_hands(request: Request, table_id: str, user: User) -> None:
+    """Hand records show every hand: with hands_policy 'never' only the table's players and referees get them."""
+    table = await _svc(request).load(table_id)
+    if table.opened.hands_policy == "never" and not _seats_of(table, user) and not await _is_referee(
+            request, table, user):
+        raise Problem(403, "hands_hidden", "this table never shows hands to spectators; its players and "
+                                           "referees may read its hand records")
+
+
+def _finished_deal(events, deal_no: int) -> list:
     spans = deal_spans(events)
     if not 1 <= deal_no <= len(spans):
         raise Problem(404, "unknown_deal", f"this table has {len(spans)} deal(s); there is no deal {deal_no}")
@@ -261,7 +271,7 @@ def _finished_deal(events, deal_no: FromPath[int]) -> list:
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord",
      summary="A finished deal as a baloot-hand/1 hand record")
 async def hand_record(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> dict:
-    await _user(request)
+    await _may_read_hands(request, table_id, await _user(request))
     evs = _finished_deal(await _svc(request).events(table_id), deal_no)
     return msgspec.to_builtins(export_record(evs))
 
@@ -286,7 +296,7 @@ async def state_at(request: Request, table_id: FromPath[str], at: int = Paramete
      summary="Verify the stream's hash chain, the revealed seed against the commitment and the dealt hands, "
              "and replay the rules")
 async def audit_stored(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> schemas.StoredAudit:
-    await _user(request)
+    await _may_read_hands(request, table_id, await _user(request))
     svc = _svc(request)
     events = await svc.events(table_id)
     evs = _finished_deal(events, deal_no)

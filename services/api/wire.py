@@ -63,7 +63,7 @@ def table_view(table: Table, seat: int | None) -> dict:
     deal = view.get("deal")
     if deal is not None:
         if seat is None and opened is not None and opened.hands_policy == "never":
-            deal["hands"] = None if table.game.deal.phase not in ("scored", "void") else deal["hands"]
+            deal["hands"] = None          # not even the cards left when a deal ends
         actions = game_view_actions(table, seat)
         deal["legal_actions"] = actions
     view["version"] = table.version
