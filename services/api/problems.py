@@ -7,6 +7,7 @@ input, ``field`` and ``errors``.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import msgspec
@@ -80,15 +81,19 @@ def _on_problem(request: Request, exc: Problem) -> Response:
     return problem_response(exc.status, exc.rule, exc.title, exc.detail, request.url.path, **exc.extra)
 
 
+def field_in(message: str) -> str | None:
+    """The field a msgspec/Litestar message names: ``at `$.a.b``` or ``missing required field `x```."""
+    match = re.search(r"at `\$\.([^`]+)`", message) or re.search(r"field `([^`]+)`", message)
+    return match.group(1) if match else None
+
+
 def _field_of(error: dict) -> str | None:
     key = error.get("key")
-    source = error.get("source")
-    if key:
-        return f"{source}.{key}" if source and source != "body" else key
+    source = getattr(error.get("source"), "value", error.get("source"))
     message = str(error.get("message", ""))
-    if "at `$." in message:
-        return message.split("at `$.", 1)[1].split("`", 1)[0]
-    return None
+    if key and key != "data":
+        return f"{source}.{key}" if source and source != "body" else key
+    return field_in(message) or key
 
 
 def _on_validation(request: Request, exc: ValidationException) -> Response:
@@ -106,6 +111,8 @@ def _on_http(request: Request, exc: HTTPException) -> Response:
     rules = {401: "bad_token", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
              413: "body_too_large", 429: "rate_limited"}
     rule = rules.get(status, "http_error")
+    if status == 400:
+        rule = "malformed_body"          # the body could not be decoded at all (e.g. truncated JSON)
     detail = exc.detail
     if status == 413:
         detail = "the request body is larger than the server accepts"

@@ -21,7 +21,7 @@ from domain.shuffle import deck_from_seed, seed_commitment
 from domain.views import contract_view
 from services.api import schemas
 from services.api.auth import User, grant, has_role
-from services.api.problems import Problem
+from services.api.problems import Problem, field_in
 from services.api.tables import Table, TableOpened, deal_finished, deal_spans, fold_rows, stream_of
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
@@ -325,9 +325,7 @@ async def audit_upload(request: Request) -> dict:
     try:
         record = parse_record(body)
     except MalformedRecord as exc:
-        text = str(exc)
-        field = text.split("at `$.", 1)[1].split("`", 1)[0] if "at `$." in text else None
-        raise Problem(400, "malformed_record", text, field=field) from None
+        raise Problem(400, "malformed_record", str(exc), field=field_in(str(exc))) from None
     return msgspec.to_builtins(audit_record(record))
 
 
