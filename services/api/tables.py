@@ -30,7 +30,7 @@ from domain.events import (
 from domain.game import GameState
 from domain.profiles import RuleProfile
 from services.api.problems import Problem
-from services.eventstore import Codec, ConcurrencyError, append, read_stream
+from services.eventstore import Codec, ConcurrencyError, append, append_reporting, read_stream
 
 MAX_ATTEMPTS = 5
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
@@ -185,13 +185,15 @@ class TableService:
                                 metadata={"command_id": command_id, "actor": actor})
                    for k, e in enumerate(events)]
             try:
-                version = await append(self.pool, stream_of(table_id), table.version, new)
+                version, stored = await append_reporting(self.pool, stream_of(table_id), table.version, new)
             except ConcurrencyError:
                 if expected_version is not None:
                     raise Problem(409, "stale_version", "another action was stored first: reload and decide "
                                                         "again") from None
                 continue
             table = await self.load(table_id)
+            if not stored:                  # the same command, delivered twice at once, stored by the other
+                return Outcome(version, replayed=True), table
             for hook in self.after_append_hooks:
                 await hook(self, table)
             if any(isinstance(e, GameEnded) for e in events):

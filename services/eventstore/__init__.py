@@ -13,12 +13,14 @@ from services.eventstore.codec import Codec, CodecError, Upcasters, event_type, 
 from services.eventstore.migrations import MIGRATIONS_DIR, MigrationError, applied_migrations, migrate
 from services.eventstore.store import (
     START,
+    AppendResult,
     Checkpoint,
     ConcurrencyError,
     DuplicateEventError,
     NewEvent,
     RecordedEvent,
     append,
+    append_reporting,
     has_pending,
     read_all,
     read_stream,
@@ -40,7 +42,7 @@ from services.eventstore.subscriptions import (
 __all__ = [
     "CHANNEL", "START", "Checkpoint", "Codec", "CodecError", "ConcurrencyError", "DuplicateEventError",
     "MIGRATIONS_DIR", "MigrationError", "NewEvent", "Projection", "ProjectionFailed", "ProjectionRunner",
-    "RecordedEvent", "Upcasters", "append", "applied_migrations", "event_type", "has_pending", "migrate",
+    "AppendResult", "RecordedEvent", "Upcasters", "append", "append_reporting", "applied_migrations", "event_type", "has_pending", "migrate",
     "new_event", "projection", "projection_state", "read_all", "read_stream", "rebuild_projection",
     "run_projection", "schema_version", "stream_version", "subscribe", "verify_stream",
 ]

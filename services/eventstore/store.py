@@ -103,6 +103,7 @@ class RecordedEvent(asyncpg.Record):
 
 
 _APPEND = "SELECT append_events($1, $2, $3, $4, $5, $6, $7, $8)"
+_APPEND_REPORTING = "SELECT version, stored FROM append_events_reporting($1, $2, $3, $4, $5, $6, $7, $8)"
 
 _READ_STREAM = f"""
 SELECT {_COLUMNS} FROM events
@@ -125,14 +126,30 @@ def _json(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
+class AppendResult(NamedTuple):
+    version: int          # the stream's version after the append
+    stored: bool          # False: an exact retry of events already stored (or an empty append)
+
+
 async def append(db: Db, stream: str, expected_version: int | None, events: Sequence[NewEvent]) -> int:
     """Append `events` to `stream` if it is at `expected_version` (None: any); return its new version.
 
     0 is the version of a stream with no events.  Raises ConcurrencyError on a stale version and
     DuplicateEventError when some ids are stored but this is not an exact retry of them.
     """
+    return (await _append(db, stream, expected_version, events, _APPEND)).version
+
+
+async def append_reporting(db: Db, stream: str, expected_version: int | None,
+                           events: Sequence[NewEvent]) -> AppendResult:
+    """As `append`, also saying whether anything was stored: an exact retry stores nothing."""
+    return await _append(db, stream, expected_version, events, _APPEND_REPORTING)
+
+
+async def _append(db: Db, stream: str, expected_version: int | None, events: Sequence[NewEvent],
+                  sql: str) -> AppendResult:
     if not events:
-        return await stream_version(db, stream)
+        return AppendResult(await stream_version(db, stream), False)
     ids, types, versions, data, metadata = [], [], [], [], []
     for event in events:
         ids.append(event.event_id)
@@ -144,8 +161,7 @@ async def append(db: Db, stream: str, expected_version: int | None, events: Sequ
     # on a connection, which may be inside a transaction, the database sends it at commit.
     notify_in_db = not isinstance(db, asyncpg.Pool)
     try:
-        version = await db.fetchval(_APPEND, stream, expected_version, ids, types, versions, data, metadata,
-                                    notify_in_db)
+        row = await db.fetchrow(sql, stream, expected_version, ids, types, versions, data, metadata, notify_in_db)
     except asyncpg.PostgresError as exc:
         sqlstate = getattr(exc, "sqlstate", None)
         if sqlstate == "BA001":
@@ -157,16 +173,17 @@ async def append(db: Db, stream: str, expected_version: int | None, events: Sequ
             # Another writer inserted the same version or ids first; it had not committed when we checked.
             # It may have been this very append, retried concurrently: then all is well.
             if not _in_transaction(db) and await _stored_as_exact_retry(db, stream, expected_version, ids):
-                return await stream_version(db, stream)
+                return AppendResult(await stream_version(db, stream), False)
             if exc.constraint_name == "events_event_id_key":
                 raise DuplicateEventError(f"an event id of this append to {stream!r} is already stored "
                                           f"elsewhere: {exc.detail}") from None
             actual = None if _in_transaction(db) else await stream_version(db, stream)
             raise ConcurrencyError(stream, expected_version, actual) from None
         raise
+    version, stored = row[0], (row[1] if len(row) > 1 else True)
     if not notify_in_db:
         _notifier(db).poke()
-    return version
+    return AppendResult(version, stored)
 
 
 # A notification needs no durability: an asynchronous commit keeps the notify lock for microseconds.

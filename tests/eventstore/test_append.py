@@ -8,6 +8,7 @@ import asyncpg
 import pytest
 
 from services.eventstore import (
+    append_reporting,
     ConcurrencyError,
     DuplicateEventError,
     NewEvent,
@@ -186,3 +187,17 @@ async def test_the_same_append_sent_twice_at_once_is_stored_once(pool, connect):
     await tx.commit()
     assert await retry == 2
     assert [e.data["v"] for e in await read_stream(pool, "table-1")] == ["a", "b"]
+
+
+async def test_append_reporting_tells_an_exact_retry_from_a_real_append(pool):
+    batch = events(1, 2)
+    assert await append_reporting(pool, "s", 0, batch) == (2, True)
+    assert await append_reporting(pool, "s", 0, batch) == (2, False)     # the same ids again: nothing stored
+    assert len(await read_stream(pool, "s")) == 2
+
+
+async def test_concurrent_exact_retries_report_one_store(pool):
+    batch = events(1, 2, 3)
+    results = await asyncio.gather(*(append_reporting(pool, "c", 0, batch) for _ in range(4)))
+    assert sorted(r.stored for r in results) == [False, False, False, True]
+    assert {r.version for r in results} == {3}

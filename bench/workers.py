@@ -1,0 +1,395 @@
+"""Worker benchmark: bot actions per second end to end, and a 256-team all-bot knock-out from draw to champion.
+
+    python bench/workers.py                       # DATABASE_URL (else the embedded server), BROKER_URL
+    python bench/workers.py --tables 32 --seconds 20 --teams 256 --target 152 --drive auto
+    python bench/workers.py --profile             # also cProfile the actor path (where a worker's CPU goes)
+
+1. Bot actions per second: ``--tables`` all-bot tables (normal bots) are opened with nothing enqueued;
+   worker processes (``baloot worker`` on RabbitMQ when it answers at BROKER_URL, default the local
+   server; else a dramatiq Worker in this process with 1 and 2 threads, and it says so) find them through
+   the reconciler and play. An action is one ``bot:<version>`` command: the event before it was appended,
+   the followup message sent, the bot decided on its seat's view, and its command appended. The rate is
+   actions / (last action - first action), from the stored events' times; the latency is the median
+   time between one table's successive actions.
+2. A knock-out of ``--teams`` all-bot teams, one game per match (to ``--target``), timed from the draw to
+   the champion. ``--drive auto``: the championship runs itself (a round-1 slot now, the workers'
+   schedules); if it makes no progress for 60 s the bench drives the remaining rounds itself through
+   ChampionshipService (start round, open tables, collect results, finish), and says so. ``--drive bench``
+   drives from the start.
+
+Everything runs in a scratch schema (dropped after) and, on RabbitMQ, a scratch virtual host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import asyncpg  # noqa: E402
+
+from domain.profiles import SAUDI  # noqa: E402
+from services.api.tables import TableOpened, TableService, server_secret  # noqa: E402
+from services.eventstore import migrate  # noqa: E402
+
+BALOOT = str(Path(sys.executable).with_name("baloot"))
+DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672/"
+
+
+# ------------------------------------------------------------------ workers
+
+
+class ProcessWorkers:
+    """``baloot worker --processes N`` on a scratch RabbitMQ virtual host."""
+
+    def __init__(self, database_url: str, broker_url: str, processes: int, threads: int):
+        self.vhost = None
+        url = broker_url
+        if shutil.which("rabbitmqctl") and broker_url.rstrip("/").count("/") == 2:
+            self.vhost = f"baloot-bench-{uuid.uuid4().hex[:8]}"
+            subprocess.run(["rabbitmqctl", "add_vhost", self.vhost], check=True, capture_output=True)
+            subprocess.run(["rabbitmqctl", "set_permissions", "-p", self.vhost, "guest", ".*", ".*", ".*"],
+                           check=True, capture_output=True)
+            url = f"{broker_url.rstrip('/')}/{self.vhost}"
+        self.log = Path(tempfile.mkstemp(prefix="baloot-bench-worker-", suffix=".log")[1])
+        env = dict(os.environ, DATABASE_URL=database_url, BROKER_URL=url, BALOOT_RECONCILE_SECONDS="1",
+                   BALOOT_LOG_LEVEL="WARNING")
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen([BALOOT, "worker", "--processes", str(processes), "--threads",
+                                          str(threads)], env=env, stdout=out, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+        self.where = f"{processes} `baloot worker` process(es) x {threads} threads on RabbitMQ"
+
+    def pids(self) -> list[int]:
+        return [self.proc.pid]              # py-spy follows its worker subprocesses
+
+    def check(self) -> None:
+        if self.proc.poll() is not None:
+            raise SystemExit(f"the worker exited:\n{self.log.read_text()[-3000:]}")
+
+    def close(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        except ProcessLookupError:
+            pass
+        if self.vhost:
+            subprocess.run(["rabbitmqctl", "delete_vhost", self.vhost], capture_output=True)
+        self.log.unlink(missing_ok=True)
+
+
+class ThreadWorkers:
+    """The fallback: the actors on the in-process broker, a dramatiq Worker with ``threads`` threads."""
+
+    def __init__(self, database_url: str, threads: int):
+        from dramatiq import Worker
+
+        from services.workers.entry import build
+        self.broker, self.workers, _ = build(database_url, "", reconcile_every=1.0)
+        self.worker = Worker(self.broker, worker_threads=threads, worker_timeout=50)
+        self.worker.start()
+        self.where = f"in-process broker, 1 process x {threads} thread(s) (RabbitMQ not reachable)"
+
+    def pids(self) -> list[int]:
+        return []
+
+    def check(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.worker.stop()
+
+
+def start_workers(database_url: str, broker_url: str | None, processes: int, threads: int):
+    if broker_url:
+        return ProcessWorkers(database_url, broker_url, processes, threads)
+    return ThreadWorkers(database_url, processes)        # 1 and 2 threads stand for 1 and 2 processes
+
+
+# ------------------------------------------------------------------ scratch database
+
+
+class Scratch:
+    def __init__(self, server_url: str):
+        self.server_url = server_url
+        self.schema = f"bench_{uuid.uuid4().hex[:10]}"
+        self.url = f"{server_url}{'&' if '?' in server_url else '?'}search_path={self.schema}"
+
+    async def __aenter__(self):
+        conn = await asyncpg.connect(self.server_url)
+        await conn.execute(f'CREATE SCHEMA "{self.schema}"')
+        await conn.execute(f'SET search_path TO "{self.schema}"')
+        await migrate(conn)
+        await conn.close()
+        self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=8)
+        self.tables = TableService(self.pool, await server_secret(self.pool))
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.pool.close()
+        conn = await asyncpg.connect(self.server_url)
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+        await conn.close()
+
+
+async def add_bots(pool, n: int) -> list[str]:
+    ids = [f"bot{i:04d}" for i in range(n)]
+    await pool.executemany("INSERT INTO users (user_id, name, kind, token_hash) VALUES ($1, $1, 'bot', 'x') "
+                           "ON CONFLICT DO NOTHING", [(i,) for i in ids])
+    return ids
+
+
+# ------------------------------------------------------------------ 1. actions per second
+
+BOT_ACTIONS = """
+SELECT stream_id, recorded_at FROM events
+ WHERE metadata->>'command_id' LIKE 'bot:%'
+   AND version = split_part(metadata->>'command_id', ':', 2)::int + 1      -- each action's first event
+ ORDER BY stream_id, recorded_at"""
+
+
+async def actions_per_second(server_url: str, broker_url: str | None, processes: int, threads: int,
+                             n_tables: int, seconds: float) -> dict:
+    async with Scratch(server_url) as db:
+        [bot] = await add_bots(db.pool, 1)
+        for i in range(n_tables):
+            await db.tables.open_table(TableOpened(table_id=f"t{i}", seats=(bot,) * 4, profile=SAUDI,
+                                                   bots=("normal",) * 4))
+        workers = start_workers(db.url, broker_url, processes, threads)
+        try:
+            start = time.monotonic()
+            while time.monotonic() - start < seconds:
+                workers.check()
+                live = await db.pool.fetchval("SELECT count(*) FROM tables_index WHERE status = 'live'")
+                if not live:
+                    break
+                await asyncio.sleep(0.25)      # a bounded look at another process's progress
+        finally:
+            workers.close()
+        rows = await db.pool.fetch(BOT_ACTIONS)
+    if len(rows) < 2:
+        raise SystemExit(f"no bot actions were stored ({workers.where})")
+    times = [r["recorded_at"] for r in rows]
+    span = (max(times) - min(times)).total_seconds()
+    gaps = []
+    for a, b in zip(rows, rows[1:]):
+        if a["stream_id"] == b["stream_id"]:
+            gaps.append((b["recorded_at"] - a["recorded_at"]).total_seconds())
+    return dict(where=workers.where, actions=len(rows), span=span, rate=len(rows) / span,
+                latency_ms=1000 * statistics.median(gaps), p95_ms=1000 * statistics.quantiles(gaps, n=20)[-1])
+
+
+async def profile_actions(server_url: str, n_tables: int = 8, actions: int = 1500) -> str:
+    """cProfile of the actor path in this process (load, decide, bot, append, followup send) on the stub broker."""
+    import cProfile
+    import pstats
+
+    from services.workers.actors import Runtime, Workers
+    from services.workers.broker import make_broker
+    from services.workers.pending import pending_work
+
+    async with Scratch(server_url) as db:
+        [bot] = await add_bots(db.pool, 1)
+        for i in range(n_tables):
+            await db.tables.open_table(TableOpened(table_id=f"p{i}", seats=(bot,) * 4, profile=SAUDI,
+                                                   bots=("normal",) * 4))
+        broker, _ = make_broker("")
+        runtime = Runtime(db.url)
+        workers = Workers(broker, runtime)
+        svc = await runtime.tables()
+
+        async def one(table_id: str) -> int:
+            n = 0
+            while n < actions // n_tables:
+                work = pending_work(await svc.load(table_id))
+                if work is None:
+                    break
+                await workers.play_bot_turn(table_id, work.version)
+                n += 1
+            return n
+
+        prof = cProfile.Profile()
+        t = time.perf_counter()
+        prof.enable()
+        done = sum(await asyncio.gather(*(one(f"p{i}") for i in range(n_tables))))
+        prof.disable()
+        wall = time.perf_counter() - t
+        await runtime.close()
+    stats = pstats.Stats(prof)
+    total = sum(v[2] for v in stats.stats.values())           # own time of every function
+    groups: dict[str, float] = {}
+    for (file, _, name), (_, _, own, _, _) in stats.stats.items():
+        if "asyncpg" in file:
+            key = "asyncpg (protocol, records)"
+        elif "/domain/bots" in file:
+            key = "bot decisions (domain/bots.py)"
+        elif "/domain/" in file:
+            key = "rules engine: decide/evolve/views (domain/)"
+        elif "msgspec" in file or name in ("encode", "decode") or "codec" in file:
+            key = "encode/decode events (msgspec, codec)"
+        elif "dramatiq" in file or "pika" in file or "threading" in file or "thread.py" in file:
+            key = "broker send (dramatiq, to_thread)"
+        elif "/services/" in file:
+            key = "services (tables, event store, workers)"
+        elif "asyncio" in file or "selectors" in file or name.startswith("<method 'poll'"):
+            key = "event loop / waiting on I/O"
+        else:
+            key = "other"
+        groups[key] = groups.get(key, 0.0) + own
+    lines = [f"    {done} actions in {wall:.2f}s on one event loop = {done / wall:.0f}/s; CPU in this process "
+             f"{total:.2f}s ({1000 * total / done:.2f} ms per action):"]
+    lines += [f"    {100 * v / total:5.1f}%  {k}" for k, v in sorted(groups.items(), key=lambda kv: -kv[1])]
+    lines.append("    hottest functions (own time):")
+    top = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:10]
+    lines += [f"    {100 * own / total:5.1f}%  {Path(file).name}:{line} {name} ({calls / done:.1f} calls per action)"
+              for (file, line, name), (_, calls, own, _, _) in top]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ 2. the knock-out
+
+
+async def knockout(server_url: str, broker_url: str | None, processes: int, threads: int, teams: int,
+                   target: int, drive: str, budget: float) -> dict:
+    from domain.tournament import CreateChampionship, FinishChampionship, RegisterTeam, StartRound
+    from domain.tournament.events import RoundSlot, Settings
+    from services.api.championships import ChampionshipService
+    from services.api.problems import Problem
+
+    async with Scratch(server_url) as db:
+        bots = await add_bots(db.pool, 2 * teams)
+        champs = ChampionshipService(db.pool, db.tables)
+        cid = "ko"
+        now = await db.pool.fetchval("SELECT now()")
+        schedule = (RoundSlot(1, now.isoformat()),) if drive == "auto" else ()
+        settings = Settings(name="bench knock-out", format="single_elimination", match_games=1,
+                            game_target=target, schedule=schedule)
+        await champs.execute(cid, "create", lambda _: [CreateChampionship(cid, settings)], actor="bench", new=True,
+                             metadata={"run": {"bot_level": "normal"}})
+        await champs.execute(cid, "register", lambda _: [RegisterTeam(f"team{i:03d}", (bots[2 * i], bots[2 * i + 1]))
+                                                         for i in range(teams)], actor="bench")
+        workers = start_workers(db.url, broker_url, processes, threads)
+        driven_by = "the workers' championship schedules (the championship ran itself)"
+        t0 = time.monotonic()
+        drawn_at = None
+        try:
+            if drive == "bench":
+                await champs.execute(cid, "close", lambda c: champs.close_registration(cid, c), actor="bench")
+                await champs.execute(cid, "draw", lambda c: [champs.make_draw(cid, c, {})], actor="bench")
+            last_progress, last_decided = time.monotonic(), -1
+            while True:
+                workers.check()
+                champ = await champs.load(cid)
+                state = champ.state
+                if drawn_at is None and state.rounds:
+                    drawn_at = time.monotonic()
+                if state.status == "finished":
+                    break
+                decided = sum(1 for r in state.rounds for o in r.outcomes if o is not None)
+                if decided != last_decided:
+                    last_progress, last_decided = time.monotonic(), decided
+                if time.monotonic() - t0 > budget:
+                    raise SystemExit(f"knock-out not finished within {budget:.0f}s: {decided} matches decided")
+                if drive == "auto" and time.monotonic() - last_progress > 60:
+                    drive = "bench"
+                    driven_by = (f"the bench (ChampionshipService calls), after the championship made no progress "
+                                 f"for 60 s by itself at {decided} decided matches")
+                    if not state.rounds:
+                        await champs.execute(cid, "close", lambda c: champs.close_registration(cid, c),
+                                             actor="bench")
+                        await champs.execute(cid, "draw", lambda c: [champs.make_draw(cid, c, {})], actor="bench")
+                if drive == "bench":
+                    driven_by = driven_by if "bench" in driven_by else "the bench (ChampionshipService calls)"
+                    await drive_once(champs, cid, StartRound, FinishChampionship, Problem)
+                await asyncio.sleep(0.5)        # a bounded look at the workers' progress
+        finally:
+            workers.close()
+        elapsed = time.monotonic() - (drawn_at or t0)
+        champ = await champs.load(cid)
+        games = await db.pool.fetchval("SELECT count(*) FROM tables_index")
+        actions = await db.pool.fetchval("SELECT count(*) FROM events WHERE metadata->>'command_id' LIKE 'bot:%'")
+    return dict(where=workers.where, seconds=elapsed, games=games, actions=actions,
+                rounds=len(champ.state.rounds), driven_by=driven_by)
+
+
+async def drive_once(champs, cid, StartRound, FinishChampionship, Problem) -> None:
+    """One organiser step: collect finished tables' results; start the next round or finish when all are in."""
+    await champs.collect_results(cid)
+    state = (await champs.load(cid)).state
+    if state.status == "finished":
+        return
+    if state.rounds and any(o is None for o in state.rounds[-1].outcomes):
+        await champs.open_round_tables(cid, len(state.rounds), "bench")   # idempotent: tables that are missing
+        return
+    n = len(state.rounds) + 1
+    try:
+        await champs.execute(cid, f"bench/round-{n}", lambda _: [StartRound(n)], actor="bench")
+        await champs.open_round_tables(cid, n, "bench")
+    except Problem:
+        try:
+            await champs.execute(cid, "bench/finish", lambda _: [FinishChampionship()], actor="bench")
+        except Problem:
+            pass
+
+
+# ------------------------------------------------------------------ main
+
+
+async def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--tables", type=int, default=32, help="all-bot tables for the actions-per-second runs")
+    p.add_argument("--seconds", type=float, default=20, help="how long each actions-per-second run lasts at most")
+    p.add_argument("--threads", type=int, default=4, help="threads per worker process")
+    p.add_argument("--teams", type=int, default=256)
+    p.add_argument("--target", type=int, default=152, help="the game target of the knock-out's games")
+    p.add_argument("--processes", type=int, default=2, help="worker processes for the knock-out")
+    p.add_argument("--drive", choices=("auto", "bench"), default="auto")
+    p.add_argument("--budget", type=float, default=240, help="the most the knock-out may take (seconds)")
+    p.add_argument("--profile", action="store_true", help="also cProfile the actor path in this process")
+    p.add_argument("--skip-knockout", action="store_true")
+    args = p.parse_args()
+
+    from services.db import database_server
+    from services.workers.broker import rabbitmq_reachable
+    server = database_server()
+    broker_url = os.environ.get("BROKER_URL") or DEFAULT_BROKER
+    if not rabbitmq_reachable(broker_url):
+        print(f"RabbitMQ is not reachable at {broker_url.split('@')[-1]}: using the in-process broker, with 1 and 2 "
+              "worker threads standing for 1 and 2 processes")
+        broker_url = None
+    print(f"database: {server.description}")
+
+    for n in (1, 2):
+        r = await actions_per_second(server.url, broker_url, n, args.threads, args.tables, args.seconds)
+        print(f"bot actions/s with {r['where']}: {r['rate']:.0f}/s ({r['actions']} actions in {r['span']:.1f}s, "
+              f"{args.tables} tables); per-table latency between actions: median {r['latency_ms']:.1f} ms, "
+              f"p95 {r['p95_ms']:.1f} ms")
+    if args.profile:
+        print("where one worker process spends its CPU (cProfile of the actor path, 8 tables):")
+        print(await profile_actions(server.url))
+    if args.skip_knockout:
+        return
+    k = await knockout(server.url, broker_url, args.processes, args.threads, args.teams, args.target, args.drive,
+                       args.budget)
+    print(f"knock-out of {args.teams} all-bot teams, one game to {args.target} per match: {k['seconds']:.1f}s from "
+          f"draw to champion ({k['rounds']} rounds, {k['games']} games, {k['actions']} bot actions, "
+          f"{k['actions'] / k['seconds']:.0f} actions/s) with {k['where']}; rounds driven by {k['driven_by']}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

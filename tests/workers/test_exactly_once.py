@@ -1,0 +1,321 @@
+"""Exactly-once effect of the background work, on real PostgreSQL and the in-process broker.
+
+A message delivered twice, a clock that fires after the player acted, a bot move retried: one effect or
+none. A human seat that runs out of time gets the table's consequence. Work nobody enqueued (or whose
+message was lost) is found again by the reconciler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from domain import game as game_mod
+from domain.events import BidMade, CardPlayed, DoubleCalled, GameEnded
+from domain.views import view
+from services.api.problems import Problem
+from services.api.tables import CODEC, SeatHandedToBot, Table, fold_rows
+from services.workers.pending import pending_work, timeout_action
+from tests.workers.helpers import (
+    HUMAN, InProcess, add_users, all_bots, assert_chain_holds, assert_exactly_once, commands_of, ended,
+    human_at_seat_0, schema_url, stream_rows,
+)
+
+
+@pytest.fixture
+async def rig(database_url, db_schema, pool):
+    """Broker, actors and table service on this test's schema; the worker is started by the test."""
+    await add_users(pool)
+    rig = InProcess(schema_url(database_url, db_schema))
+    try:
+        yield rig
+    finally:
+        rig.stop()
+        await rig.runtime.close()
+
+
+async def play_bots_until_clock(rig: InProcess, table_id: str) -> Table:
+    """Move the bot seats by calling their actor directly until the human seat's clock is what is pending."""
+    svc = await rig.tables()
+    for _ in range(200):
+        table = await svc.load(table_id)
+        work = pending_work(table)
+        assert work is not None, "the game stopped waiting"
+        if work.kind == "clock":
+            return table
+        assert await rig.workers.play_bot_turn(table_id, work.version) == "done"
+    raise AssertionError("the human seat never got the turn")
+
+
+async def wait_until_due(svc, table: Table) -> None:
+    """Let the clock's own due time pass (the clock's deadline, not a wait for work)."""
+    work = pending_work(table)
+    now = await svc.pool.fetchval("SELECT now()")
+    if work.due > now:
+        await asyncio.sleep((work.due - now).total_seconds())
+
+
+def table_before(rows, version: int) -> Table:
+    return fold_rows(Table(), rows[:version])
+
+
+# ------------------------------------------------------------------ delivered twice
+
+
+async def test_bot_turn_run_twice_stores_one_action(rig):
+    svc = await rig.tables()
+    table = await svc.open_table(all_bots("t1"))
+    v = pending_work(table).version
+
+    first = await rig.workers.play_bot_turn("t1", v)
+    second = await rig.workers.play_bot_turn("t1", v)
+
+    assert (first, second) == ("done", "stale")
+    rows = await stream_rows(svc.pool, "t1")
+    assert commands_of(rows)[f"bot:{v}"] == [v + 1]
+    assert len(rows) == v + 1
+
+
+async def test_two_deliveries_at_once_store_one_action(rig):
+    svc = await rig.tables()
+    for i in range(10):
+        await svc.open_table(all_bots(f"t{i}"))
+
+
+    versions = [pending_work(await svc.load(f"t{i}")).version for i in range(10)]
+
+    outcomes = await asyncio.gather(*(
+        asyncio.gather(*(rig.workers.play_bot_turn(f"t{i}", v) for _ in range(3)))
+        for i, v in enumerate(versions)))
+
+    for i in range(10):
+        rows = await stream_rows(svc.pool, f"t{i}")
+        assert_exactly_once(rows)
+        assert len([c for c in commands_of(rows) if c.startswith("bot:")]) == 1
+
+
+async def test_only_one_of_concurrent_deliveries_reports_done(rig):
+    """The others are "stale" or "replayed": an append the store took as an exact retry is no new effect,
+    so it must not run the after-append hooks (followups, game-end hooks) again."""
+    svc = await rig.tables()
+    for i in range(10):
+        await svc.open_table(all_bots(f"t{i}"))
+
+
+    versions = [pending_work(await svc.load(f"t{i}")).version for i in range(10)]
+
+    outcomes = await asyncio.gather(*(
+        asyncio.gather(*(rig.workers.play_bot_turn(f"t{i}", v) for _ in range(3)))
+        for i, v in enumerate(versions)))
+
+    assert [sorted(o).count("done") for o in outcomes] == [1] * 10, outcomes
+
+
+async def test_same_message_sent_twice_has_one_effect_and_the_game_finishes(rig):
+    svc = await rig.tables()
+    table = await svc.open_table(all_bots("t1"))
+    v = pending_work(table).version
+    message = rig.workers.bot_turn.message("t1", v)
+    rig.broker.enqueue(message)
+    rig.broker.enqueue(message)          # the same message (same id) delivered again
+    rig.start()
+
+    table = await rig.drain_until(svc, "t1", ended)
+
+    rows = await stream_rows(svc.pool, "t1")
+    commands = assert_exactly_once(rows)
+    assert commands[f"bot:{v}"] == [v + 1]
+    await assert_chain_holds(svc.pool, "t1")
+
+
+async def test_clock_run_twice_applies_the_timeout_once(rig):
+    svc = await rig.tables()
+    await svc.open_table(human_at_seat_0("t1", "auto_play"))
+    table = await play_bots_until_clock(rig, "t1")
+    v = table.version
+    await wait_until_due(svc, table)
+
+    first = await rig.workers.run_turn_clock("t1", v)
+    second = await rig.workers.run_turn_clock("t1", v)
+
+    assert (first, second) == ("done", "stale")
+    rows = await stream_rows(svc.pool, "t1")
+    assert commands_of(rows)[f"clock:{v}"] == [v + 1]
+    assert_exactly_once(rows)
+
+
+async def test_clock_delivered_before_it_is_due_waits_again(rig):
+    svc = await rig.tables()
+    await svc.open_table(human_at_seat_0("t1", "forfeit", turn_seconds=600))
+    table = await play_bots_until_clock(rig, "t1")
+    waiting = rig.queued("clocks")
+
+    assert await rig.workers.run_turn_clock("t1", table.version) == "early"
+
+    assert (await svc.load("t1")).version == table.version
+    assert rig.queued("clocks") == waiting + 1
+
+
+# ------------------------------------------------------------------ the player acted first
+
+
+async def test_clock_firing_after_the_player_acted_does_nothing(rig):
+    svc = await rig.tables()
+    await svc.open_table(human_at_seat_0("t1", "forfeit"))
+    table = await play_bots_until_clock(rig, "t1")
+    v = table.version
+    choice = view(table.game.deal, 0).legal_actions[0]
+    await svc.execute("t1", "human-1", lambda t: choice, actor=HUMAN, expected_version=v)
+    await wait_until_due(svc, table)   # the clock of version v is due now, and the seat has acted
+
+    assert await rig.workers.run_turn_clock("t1", v) == "stale"
+
+    rows = await stream_rows(svc.pool, "t1")
+    commands = commands_of(rows)
+    assert f"clock:{v}" not in commands
+    assert commands["human-1"][0] == v + 1
+    assert not any(isinstance(CODEC.decode(r), GameEnded) for r in rows)
+
+
+async def test_player_acting_after_the_clock_fired_is_refused(rig):
+    svc = await rig.tables()
+    await svc.open_table(human_at_seat_0("t1", "auto_play"))
+    table = await play_bots_until_clock(rig, "t1")
+    v = table.version
+    choice = view(table.game.deal, 0).legal_actions[-1]
+    await wait_until_due(svc, table)
+    assert await rig.workers.run_turn_clock("t1", v) == "done"
+
+    with pytest.raises(Problem) as refused:
+        await svc.execute("t1", "human-late", lambda t: choice, actor=HUMAN, expected_version=v)
+
+    assert refused.value.rule == "stale_version"
+    assert "human-late" not in commands_of(await stream_rows(svc.pool, "t1"))
+
+
+# ------------------------------------------------------------------ consequences of a timeout
+
+
+async def test_timeout_auto_plays_a_pass_or_the_lowest_legal_card(rig):
+    svc = await rig.tables()
+    await svc.open_table(human_at_seat_0("t1", "auto_play"))
+    await rig.workers.reconcile()
+    rig.start()
+
+    async def clock_cards() -> int:
+        rows = await stream_rows(svc.pool, "t1")
+        return sum(1 for r in rows if r.metadata.get("command_id", "").startswith("clock:")
+                   and isinstance(CODEC.decode(r), CardPlayed))
+
+    # Wait on state: drain the queues, then look again, until the clock has played two cards for seat 0.
+    deadline = time.monotonic() + 60
+    while await clock_cards() < 2:
+        assert time.monotonic() < deadline and not ended(await svc.load("t1"))
+        await drain_once(rig)
+    rig.stop()
+
+    rows = await stream_rows(svc.pool, "t1")
+    assert_exactly_once(rows)
+    clocked = {cid: vs for cid, vs in commands_of(rows).items() if cid.startswith("clock:")}
+    kinds = set()
+    for cid, vs in clocked.items():
+        before = table_before(rows, vs[0] - 1)
+        expected = game_mod.decide(before.game, timeout_action(before, 0))
+        stored = CODEC.decode(rows[vs[0] - 1])
+        assert stored == expected[0], f"{cid}: stored {stored}, expected {expected[0]}"
+        assert stored.seat == 0
+        if isinstance(stored, BidMade):
+            assert stored.bid in ("pass", "wala", "confirm")
+            kinds.add("pass")
+        elif isinstance(stored, DoubleCalled):
+            assert stored.call == "pass"
+            kinds.add("pass")
+        else:
+            assert isinstance(stored, CardPlayed)
+            kinds.add("card")
+    assert "card" in kinds
+
+
+async def drain_once(rig: InProcess) -> None:
+    """One round of draining both queues (bots, then clocks with their delayed messages)."""
+    for q in ("bots", "clocks"):
+        await asyncio.to_thread(rig.broker.join, q, timeout=30_000, fail_fast=True)
+    rig.check()
+
+
+async def test_timeout_hands_the_seat_to_a_bot_that_plays_on(rig):
+    svc = await rig.tables()
+    await svc.open_table(human_at_seat_0("t1", "bot"))
+    await rig.workers.reconcile()
+    rig.start()
+
+    table = await rig.drain_until(svc, "t1", ended)
+
+    rows = await stream_rows(svc.pool, "t1")
+    commands = assert_exactly_once(rows)
+    handed = [(r.version, e) for r in rows if isinstance(e := CODEC.decode(r), SeatHandedToBot)]
+    assert len(handed) == 1
+    at, event = handed[0]
+    assert (event.seat, event.level) == (0, "normal")
+    assert commands_of(rows)[f"clock:{at - 1}"] == [at]
+    assert table.bots[0] == "normal"
+    later = [CODEC.decode(r) for r in rows[at:] if r.metadata.get("actor") == "bot:normal"]
+    assert any(getattr(e, "seat", None) == 0 for e in later), "the bot never played seat 0"
+    assert not any(cid.startswith("clock:") and cid != f"clock:{at - 1}" for cid in commands)
+    await assert_chain_holds(svc.pool, "t1")
+
+
+async def test_timeout_forfeits_the_game(rig):
+    svc = await rig.tables()
+    await svc.open_table(human_at_seat_0("t1", "forfeit"))
+    await rig.workers.reconcile()
+    rig.start()
+
+    table = await rig.drain_until(svc, "t1", ended)
+
+    rows = await stream_rows(svc.pool, "t1")
+    assert_exactly_once(rows)
+    last = CODEC.decode(rows[-1])
+    assert isinstance(last, GameEnded)
+    assert (last.reason, last.winner) == ("forfeit", 1)      # seat 0's team (0) lost
+    assert rows[-1].metadata["command_id"].startswith("clock:")
+    assert pending_work(table) is None
+    status = await svc.pool.fetchval("SELECT status FROM tables_index WHERE table_id = 't1'")
+    assert status == "finished"
+
+
+# ------------------------------------------------------------------ the reconciler
+
+
+async def test_reconciler_finds_a_table_nobody_enqueued(rig):
+    svc = await rig.tables()
+    opened = await svc.open_table(all_bots("t1", level="easy"))
+    rig.start()
+    await drain_once(rig)
+    assert (await svc.load("t1")).version == opened.version    # nothing was enqueued, nothing moved
+
+    assert await rig.workers.reconcile() == 1
+
+    await rig.drain_until(svc, "t1", ended)
+    assert_exactly_once(await stream_rows(svc.pool, "t1"))
+
+
+async def test_reconciler_recovers_a_lost_message_mid_game(rig):
+    svc = await rig.tables()
+    table = await svc.open_table(all_bots("t1", level="easy"))
+    for _ in range(20):                          # twenty bot moves; each enqueues the next
+        table = await svc.load("t1")
+        assert await rig.workers.play_bot_turn("t1", pending_work(table).version) == "done"
+    moved = (await svc.load("t1")).version
+    assert rig.queued("bots") >= 1
+    rig.flush()                                  # the broker loses the messages
+    rig.start()
+    await drain_once(rig)
+    assert (await svc.load("t1")).version == moved     # nothing moves after the loss
+
+    assert await rig.workers.reconcile() == 1
+
+    await rig.drain_until(svc, "t1", ended)
+    assert_exactly_once(await stream_rows(svc.pool, "t1"))
