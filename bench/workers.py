@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import os
 import shutil
 import signal
