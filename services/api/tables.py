@@ -163,10 +163,14 @@ class TableService:
     # ------------------------------------------------------------ commands
 
     async def execute(self, table_id: str, command_id: str, make_command, *, actor: str,
-                      expected_version: int | None = None) -> tuple[Outcome, Table]:
-        """Decide and append ``make_command(table)`` at the version read, retrying on conflicts."""
-        for _ in range(MAX_ATTEMPTS):
-            table = await self.load(table_id)
+                      expected_version: int | None = None, table: Table | None = None) -> tuple[Outcome, Table]:
+        """Decide and append ``make_command(table)`` at the version read, retrying on conflicts.
+
+        ``table``: the table as the caller just loaded it (saves a read on the first attempt).
+        """
+        for attempt in range(MAX_ATTEMPTS):
+            if attempt or table is None:
+                table = await self.load(table_id)
             done = table.commands.get(command_id)
             if done is not None:
                 return Outcome(done, replayed=True), table
@@ -191,9 +195,10 @@ class TableService:
                     raise Problem(409, "stale_version", "another action was stored first: reload and decide "
                                                         "again") from None
                 continue
-            table = await self.load(table_id)
             if not stored:                  # the same command, delivered twice at once, stored by the other
-                return Outcome(version, replayed=True), table
+                return Outcome(version, replayed=True), await self.load(table_id)
+            table = fold_appended(table, events, command_id, version)
+            self._remember(table_id, table)
             for hook in self.after_append_hooks:
                 await hook(self, table)
             if any(isinstance(e, GameEnded) for e in events):
@@ -219,6 +224,22 @@ class TableService:
                 for e in game_mod.decide(game, DealNext(seed=self.deal_seed(table_id, game.deal_no + 1))):
                     out.append(e)
         return out
+
+
+def fold_appended(table: Table, events: list, command_id: str, version: int) -> Table:
+    """The table after ``events``, just appended by this process at ``version`` (no read back needed).
+
+    The events' stored time is the database's; until the next read the clock uses this process's now.
+    """
+    game = table.game
+    bots = table.bots
+    for e in events:
+        if isinstance(e, SeatHandedToBot):
+            bots = bots[:e.seat] + (e.level,) + bots[e.seat + 1:]
+        else:
+            game = game_mod.evolve(game, e)
+    return Table(table.opened, game, version, {**table.commands, command_id: version}, bots,
+                 datetime.datetime.now(datetime.timezone.utc))
 
 
 def fold_rows(table: Table, rows) -> Table:

@@ -102,7 +102,7 @@ class Workers:
             return "stale"
         level = table.bots[work.seat]
         action = bot(level).choose(view(table.game.deal, work.seat))
-        return await self._execute(svc, table_id, f"bot:{version}", action, version, f"bot:{level}")
+        return await self._execute(svc, table_id, f"bot:{version}", action, version, f"bot:{level}", table)
 
     async def run_turn_clock(self, table_id: str, version: int) -> str:
         """A clock ran out: apply the table's consequence, unless the seat acted meanwhile."""
@@ -127,10 +127,10 @@ class Workers:
             command = timeout_action(table, seat)
         return await self._execute(svc, table_id, f"clock:{version}", command, version, "clock")
 
-    async def _execute(self, svc, table_id, command_id, command, version, actor) -> str:
+    async def _execute(self, svc, table_id, command_id, command, version, actor, table=None) -> str:
         try:
             outcome, _ = await svc.execute(table_id, command_id, lambda t: command, actor=actor,
-                                           expected_version=version)
+                                           expected_version=version, table=table)
         except Problem as exc:
             if exc.rule == "stale_version":
                 return "stale"
