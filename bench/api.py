@@ -106,6 +106,9 @@ async def trivial_load(base: str, concurrency: int, seconds: float) -> tuple[int
     return len(latencies), elapsed, latencies
 
 
+PACE = [0.0]   # mean seconds a player thinks before acting; 0: act at once (a saturating closed loop)
+
+
 async def table_player(client: httpx.AsyncClient, seats: list[tuple[str, dict]], stats: Stats, stop: float,
                        rng: random.Random, measuring: list[bool]) -> None:
     """Play games at new tables until ``stop``; a transport error counts and starts a new table."""
@@ -128,6 +131,8 @@ async def play_one(client, seats, stats: Stats, stop: float, rng: random.Random,
             turn = v["deal"]["turn"]
             mine = (await client.get(f"/tables/{tid}/view", headers=seats[turn][1])).json()
             action = choose(mine["deal"]["legal_actions"], rng)
+            if PACE[0]:
+                await asyncio.sleep(rng.uniform(0.5, 1.5) * PACE[0])   # a player's thinking time (load shape)
             n += 1
             t = time.perf_counter()
             r = await client.post(f"/tables/{tid}/commands", headers=seats[turn][1],
@@ -235,11 +240,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds of play per run")
     parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured seconds of play first")
     parser.add_argument("--trivial-seconds", type=float, default=8.0, help="seconds of the trivial handler")
+    parser.add_argument("--pace", type=float, default=0.0,
+                        help="mean thinking time per action in seconds (0: as fast as the server answers)")
     parser.add_argument("--pool-size", type=int, default=20, help="the server's asyncpg pool size")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    PACE[0] = args.pace
     if args.serve:
         serve(args.serve, args.port, args.pool_size)
         return
