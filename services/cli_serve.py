@@ -49,5 +49,7 @@ def run(args) -> int:
 
 
 async def _install(app, workers) -> None:
-    """The API's table service enqueues follow-up work (bot turns, clocks) after each append."""
+    """The API's services enqueue follow-up work: bot turns and clocks after table appends, championship
+    ticks after championship appends, bot turns at tables a championship opens."""
     workers.install(app.state.tables)
+    workers.schedules.attach(app.state.championships)

@@ -9,29 +9,43 @@ retried request stores nothing new.
 
 Matches are played at tables (``services.api.tables``): starting a round opens one table per match to
 play, and the game-end hook either opens the match's next game or records the match result. Table ids
-are deterministic (``{championship}-{match}-g{n}``), so both are safe to repeat.
+are deterministic (``{championship}-{match}-g{n}``), so both are safe to repeat. Seats of users whose
+kind is 'bot' are played by bots.
+
+How the platform runs the matches (a check-in window, the turn clock) is not a rule of the tournament:
+it is kept as ``RunSettings`` in the metadata of the championship's first event. With a check-in window,
+a match's table opens only once both teams have checked in (every player; bots check in by themselves),
+and the workers forfeit whoever has not when the window closes. Check-ins are their own stream
+("checkin-{id}"); closing the window is an event of that stream too, so a check-in and the closing are
+ordered by the stream's version: a check-in either counts or is refused, never both.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import logging
 import uuid
 from collections import OrderedDict
+from typing import ClassVar, Literal
 
 import asyncpg
 import msgspec
 
 from domain.profiles import RuleProfile, profile_named
 from domain.tournament import (
+    CloseRegistration,
+    CommitDraw,
     GameResult,
     MakeDraw,
     RecordMatchResult,
+    RoundPaired,
     Settings,
     Tournament,
     TournamentEvent,
     TournamentRuleError,
+    commitment,
     decide,
     evolve,
     match_result,
@@ -41,7 +55,13 @@ from projections import bracket as bracket_projection
 from projections import standings as standings_projection
 from services.api.problems import Problem
 from services.api.tables import Table, TableOpened, TableService
-from services.eventstore import Codec, ConcurrencyError, append, read_stream
+from services.eventstore import (
+    Codec,
+    ConcurrencyError,
+    DuplicateEventError,
+    append,
+    read_stream,
+)
 
 log = logging.getLogger("baloot.championships")
 
@@ -52,6 +72,15 @@ SYSTEM_ACTOR = "system"
 CODEC = Codec(TournamentEvent)
 
 
+class RunSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """How the platform runs a championship's matches (not tournament rules): kept with its creation."""
+
+    check_in_seconds: float | None = None     # None: no check-in, a round's tables open when it starts
+    turn_seconds: float | None = None         # the tables' turn clock; None: no clock
+    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    bot_level: str = "normal"                 # the level of bot users' seats
+
+
 class Championship(msgspec.Struct, frozen=True):
     """A championship as the service folds it: the tournament, its projections, version and command ids."""
 
@@ -60,6 +89,65 @@ class Championship(msgspec.Struct, frozen=True):
     bracket: bracket_projection.Bracket = msgspec.field(default_factory=bracket_projection.initial)
     version: int = 0
     commands: dict[str, int] = msgspec.field(default_factory=dict)   # command id -> version after it
+    run: RunSettings = RunSettings()
+    round_started_at: tuple[dt.datetime, ...] = ()                   # when each round was paired
+
+
+# ---- check-in: its own stream, "checkin-{championship}" ----
+
+class PlayerCheckedIn(msgspec.Struct, frozen=True, tag="player_checked_in", kw_only=True):
+    """A player is at the venue for a match of the round being played."""
+
+    schema_version: ClassVar[int] = 1
+    round: int
+    match_id: str
+    team_id: str
+    player: str
+    by: str                                   # who checked them in: the player, or "bot"
+
+
+class CheckInClosed(msgspec.Struct, frozen=True, tag="check_in_closed", kw_only=True):
+    """The round's check-in window closed; ``absent`` teams had not checked in (they forfeit)."""
+
+    schema_version: ClassVar[int] = 1
+    round: int
+    absent: tuple[str, ...]
+
+
+CHECK_IN_CODEC = Codec((PlayerCheckedIn, CheckInClosed))
+
+
+class CheckIns(msgspec.Struct, frozen=True):
+    """The check-in stream folded: who checked in for which match, and which rounds' windows closed."""
+
+    version: int = 0
+    players: dict[str, frozenset[str]] = msgspec.field(default_factory=dict)   # "round/match" -> players
+    closed: dict[int, tuple[str, ...]] = msgspec.field(default_factory=dict)   # round -> absent teams
+
+    def of(self, round_no: int, match_id: str) -> frozenset[str]:
+        return self.players.get(f"{round_no}/{match_id}", frozenset())
+
+
+def check_in_stream(championship_id: str) -> str:
+    return f"checkin-{championship_id}"
+
+
+def fold_check_ins(rows) -> CheckIns:
+    players: dict[str, frozenset[str]] = {}
+    closed: dict[int, tuple[str, ...]] = {}
+    for r in rows:
+        e = CHECK_IN_CODEC.decode(r)
+        if isinstance(e, PlayerCheckedIn):
+            key = f"{e.round}/{e.match_id}"
+            players[key] = players.get(key, frozenset()) | {e.player}
+        else:
+            closed[e.round] = e.absent
+    return CheckIns(rows[-1].version if rows else 0, players, closed)
+
+
+def team_checked_in(team, checked: frozenset[str]) -> bool:
+    """A team is checked in once each of its two players is."""
+    return all(p in checked for p in team.players)
 
 
 class Outcome(msgspec.Struct):
@@ -157,6 +245,8 @@ class ChampionshipService:
         self.tables = tables
         self._cache: OrderedDict[str, Championship] = OrderedDict()
         self._cache_size = cache_size
+        self.after_append_hooks: list = []     # async fn(service, championship_id, championship) after appends
+        self.table_opened_hooks: list = []     # async fn(table) after a match table is opened
 
     def draw_seed(self, championship_id: str) -> str:
         """The draw seed, derived from the server secret: its sha256 is published at close, it at the draw."""
@@ -182,8 +272,11 @@ class ChampionshipService:
         return [CODEC.decode(r) for r in await read_stream(self.pool, stream_of(championship_id))]
 
     async def execute(self, championship_id: str, command_id: str, make_commands, *, actor: str,
-                      new: bool = False) -> tuple[Outcome, Championship]:
-        """Decide ``make_commands(championship)`` (a list, decided in turn) and append, retrying on conflicts."""
+                      new: bool = False, metadata: dict | None = None) -> tuple[Outcome, Championship]:
+        """Decide ``make_commands(championship)`` (a list, decided in turn) and append, retrying on conflicts.
+
+        ``metadata`` is stored with each event (``run``: the RunSettings, with the creation).
+        """
         for _ in range(MAX_ATTEMPTS):
             champ = await self.load(championship_id, missing_ok=new)
             done = champ.commands.get(command_id)
@@ -199,43 +292,187 @@ class ChampionshipService:
             except TournamentRuleError as err:
                 raise refusal(err) from None
             rows = [CODEC.encode(e, event_id=event_id(championship_id, command_id, k),
-                                 metadata={"command_id": command_id, "actor": actor})
+                                 metadata={**(metadata or {}), "command_id": command_id, "actor": actor})
                     for k, e in enumerate(events)]
             try:
                 version = await append(self.pool, stream_of(championship_id), champ.version, rows)
             except ConcurrencyError:
                 continue
             champ = await self.load(championship_id)
+            if events:
+                for hook in self.after_append_hooks:
+                    await hook(self, championship_id, champ)
             return Outcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
         raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
 
     # ------------------------------------------------------------ draw and rounds
+
+    def close_registration(self, championship_id: str, champ: Championship) -> list:
+        """Close registration and, for a random draw, publish the commitment to its seed."""
+        out = [CloseRegistration()]
+        if champ.state.settings.seeding == "draw" and not champ.state.commitment:
+            out.append(CommitDraw(commitment(self.draw_seed(championship_id))))
+        return out
 
     def make_draw(self, championship_id: str, champ: Championship, ratings: dict[str, float]) -> MakeDraw:
         if champ.state.settings is not None and champ.state.settings.seeding == "rating":
             return MakeDraw(ratings=tuple(sorted(ratings.items())))
         return MakeDraw(seed=self.draw_seed(championship_id))
 
-    async def open_round_tables(self, championship_id: str, round_no: int, actor: str) -> list[Table]:
-        """One table (game 1) per match of the round still to play; byes and forfeits get none."""
+    async def open_round_tables(self, championship_id: str, round_no: int, actor: str,
+                                only: set[str] | None = None) -> list[Table]:
+        """Game 1 of each match of the round still to play (of ``only`` those matches, if given) that has no
+        table yet; byes and forfeits get none. Seats of bot users are played by bots."""
         champ = await self.load(championship_id)
         state = champ.state
         if not 1 <= round_no <= len(state.rounds):
             return []
         round_ = state.rounds[round_no - 1]
-        settings = state.settings
+        settings, run = state.settings, champ.run
         profile = table_profile(settings)
+        have = {r["match_id"] for r in await self.match_tables(championship_id)}
+        todo = [m for m in round_.matches
+                if not (m.note or m.team_a is None or m.team_b is None or round_.outcomes[m.index] is not None
+                        or m.match_id in have or (only is not None and m.match_id not in only))]
+        players = [p for m in todo for t in (m.team_a, m.team_b) for p in state.teams[t].players]
+        bots = {r[0] for r in await self.pool.fetch(
+            "SELECT user_id FROM users WHERE user_id = ANY($1) AND kind = 'bot'", players)}
         opened = []
-        for m in round_.matches:
-            if m.note or m.team_a is None or m.team_b is None or round_.outcomes[m.index] is not None:
-                continue
+        for m in todo:
             a, b = state.teams[m.team_a].players, state.teams[m.team_b].players
-            table = TableOpened(table_id=table_id_for(championship_id, m.match_id, 1),
-                                seats=(a[0], b[0], a[1], b[1]), profile=profile, mode=settings.table_mode,
-                                opened_by=actor, championship_id=championship_id, match_id=m.match_id,
-                                game_no=1)
+            seats = (a[0], b[0], a[1], b[1])
+            table = TableOpened(table_id=table_id_for(championship_id, m.match_id, 1), seats=seats,
+                                profile=profile, mode=settings.table_mode, opened_by=actor,
+                                championship_id=championship_id, match_id=m.match_id, game_no=1,
+                                bots=tuple(run.bot_level if p in bots else None for p in seats),
+                                turn_seconds=run.turn_seconds, on_timeout=run.on_timeout)
             opened.append(await self.tables.open_table(table))
+        for t in opened:
+            for hook in self.table_opened_hooks:
+                await hook(t)
         return opened
+
+    # ------------------------------------------------------------ check-in
+
+    async def check_ins(self, championship_id: str) -> CheckIns:
+        return fold_check_ins(await read_stream(self.pool, check_in_stream(championship_id)))
+
+    def check_in_closes(self, champ: Championship, round_no: int) -> dt.datetime | None:
+        """When the round's check-in window closes (None: the championship has no check-in)."""
+        if champ.run.check_in_seconds is None or not 1 <= round_no <= len(champ.round_started_at):
+            return None
+        return champ.round_started_at[round_no - 1] + dt.timedelta(seconds=champ.run.check_in_seconds)
+
+    async def check_in(self, championship_id: str, match_id: str, player: str, *, by: str
+                       ) -> tuple[bool, CheckIns, Championship]:
+        """Check ``player`` in for a match of the round being played; returns (stored now?, check-ins, champ).
+
+        Once both teams are in, the match's table opens. Checking in twice stores nothing new.
+        """
+        for _ in range(MAX_ATTEMPTS):
+            champ = await self.load(championship_id)
+            state = champ.state
+            if champ.run.check_in_seconds is None:
+                raise Problem(409, "no_check_in", f"championship {championship_id} has no check-in: each match's "
+                                                  "table opens when its round starts")
+            round_, match = self._match_to_check_in(championship_id, state, match_id)
+            team_id = next((t for t in (match.team_a, match.team_b) if player in state.teams[t].players), None)
+            if team_id is None:
+                raise Problem(403, "not_in_match", f"{player} does not play in match {match_id}")
+            checks = await self.check_ins(championship_id)
+            if player in checks.of(round_.number, match_id):
+                return False, checks, champ
+            now = await self.pool.fetchval("SELECT now()")
+            closes = self.check_in_closes(champ, round_.number)
+            if round_.number in checks.closed or now >= closes:
+                raise Problem(409, "check_in_closed", f"check-in for round {round_.number} closed at "
+                                                      f"{closes.isoformat()}", closed_at=closes.isoformat())
+            event = PlayerCheckedIn(round=round_.number, match_id=match_id, team_id=team_id, player=player, by=by)
+            row = CHECK_IN_CODEC.encode(event, event_id=uuid.uuid5(
+                NAMESPACE, f"{championship_id}/check-in/{round_.number}/{match_id}/{player}"),
+                metadata={"actor": by})
+            try:
+                await append(self.pool, check_in_stream(championship_id), checks.version, [row])
+            except ConcurrencyError:
+                continue
+            checks = await self.check_ins(championship_id)
+            await self.open_checked_in_tables(championship_id, champ, checks, by)
+            return True, checks, champ
+        raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
+
+    def _match_to_check_in(self, championship_id: str, state: Tournament, match_id: str):
+        if state.status != "running":
+            raise Problem(409, "no_round", f"no round of championship {championship_id} is being played")
+        current = state.rounds[-1]
+        match = next((m for m in current.matches if m.match_id == match_id), None)
+        if match is None:
+            raise Problem(404, "unknown_match", f"match {match_id} is not a match of round {current.number}, "
+                                                "the round being played")
+        if match.note or current.outcomes[match.index] is not None:
+            raise Problem(409, "match_decided", f"match {match_id} is decided: there is nothing to check in for")
+        return current, match
+
+    async def check_in_bots(self, championship_id: str, champ: Championship, checks: CheckIns) -> CheckIns:
+        """Check in every bot player of the current round's matches who is not in yet (one append)."""
+        state = champ.state
+        current = state.rounds[-1]
+        if current.number in checks.closed:
+            return checks
+        todo = [(m, t, p) for m in current.matches
+                if not m.note and m.team_a is not None and m.team_b is not None
+                and current.outcomes[m.index] is None
+                for t in (m.team_a, m.team_b) for p in state.teams[t].players
+                if p not in checks.of(current.number, m.match_id)]
+        bots = {r[0] for r in await self.pool.fetch(
+            "SELECT user_id FROM users WHERE user_id = ANY($1) AND kind = 'bot'", [p for _, _, p in todo])}
+        rows = [CHECK_IN_CODEC.encode(
+            PlayerCheckedIn(round=current.number, match_id=m.match_id, team_id=t, player=p, by="bot"),
+            event_id=uuid.uuid5(NAMESPACE, f"{championship_id}/check-in/{current.number}/{m.match_id}/{p}"),
+            metadata={"actor": "bot"}) for m, t, p in todo if p in bots]
+        if rows:
+            try:
+                await append(self.pool, check_in_stream(championship_id), checks.version, rows)
+            except ConcurrencyError:
+                pass                                  # someone checked in meanwhile: the next tick retries
+            checks = await self.check_ins(championship_id)
+        return checks
+
+    async def open_checked_in_tables(self, championship_id: str, champ: Championship, checks: CheckIns,
+                                     actor: str) -> list[Table]:
+        """Open the table of each current match whose two teams have both checked in."""
+        state = champ.state
+        current = state.rounds[-1]
+        ready = {m.match_id for m in current.matches
+                 if not m.note and m.team_a is not None and m.team_b is not None
+                 and all(team_checked_in(state.teams[t], checks.of(current.number, m.match_id))
+                         for t in (m.team_a, m.team_b))}
+        if not ready:
+            return []
+        return await self.open_round_tables(championship_id, current.number, actor, only=ready)
+
+    async def close_check_in(self, championship_id: str, round_no: int) -> CheckIns:
+        """Store that the round's window closed, with the teams absent then (once: a fixed event id)."""
+        for _ in range(MAX_ATTEMPTS):
+            champ = await self.load(championship_id)
+            checks = await self.check_ins(championship_id)
+            if round_no in checks.closed:
+                return checks
+            state = champ.state
+            round_ = state.rounds[round_no - 1]
+            absent = tuple(t for m in round_.matches
+                           if not m.note and m.team_a is not None and m.team_b is not None
+                           and round_.outcomes[m.index] is None
+                           for t in (m.team_a, m.team_b)
+                           if not team_checked_in(state.teams[t], checks.of(round_no, m.match_id)))
+            row = CHECK_IN_CODEC.encode(CheckInClosed(round=round_no, absent=absent),
+                                        event_id=uuid.uuid5(NAMESPACE, f"{championship_id}/check-in/{round_no}/closed"),
+                                        metadata={"actor": SYSTEM_ACTOR})
+            try:
+                await append(self.pool, check_in_stream(championship_id), checks.version, [row])
+            except (ConcurrencyError, DuplicateEventError):
+                continue                              # a check-in (or the same closing) came first
+            return await self.check_ins(championship_id)
+        raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
 
     async def match_tables(self, championship_id: str) -> list[asyncpg.Record]:
         return await self.pool.fetch(
@@ -294,8 +531,12 @@ class ChampionshipService:
             following = TableOpened(table_id=table_id_for(cid, match_id, o.game_no + 1), seats=o.seats,
                                     profile=o.profile, mode=o.mode, hands_policy=o.hands_policy,
                                     delay_seconds=o.delay_seconds, opened_by=SYSTEM_ACTOR, championship_id=cid,
-                                    match_id=match_id, game_no=o.game_no + 1)
-            await self.tables.open_table(following)
+                                    match_id=match_id, game_no=o.game_no + 1, bots=o.bots,
+                                    turn_seconds=o.turn_seconds, on_timeout=o.on_timeout,
+                                    review_seconds=o.review_seconds)
+            table = await self.tables.open_table(following)
+            for hook in self.table_opened_hooks:
+                await hook(table)
             return
         try:
             result = match_result(games, settings.match_games)
@@ -308,17 +549,23 @@ class ChampionshipService:
 def fold_rows(champ: Championship, rows) -> Championship:
     """Fold stored rows into ``champ`` (the tournament and both projections)."""
     state, standings, bracket = champ.state, champ.standings, champ.bracket
+    run, started = champ.run, champ.round_started_at
     added = {}
     for r in rows:
         e = CODEC.decode(r)
         state = evolve(state, e)
         standings = standings_projection.apply(standings, e)
         bracket = bracket_projection.apply(bracket, e)
-        cid = r.metadata.get("command_id")
+        meta = r.metadata
+        if r.version == 1 and meta.get("run"):
+            run = msgspec.convert(meta["run"], RunSettings)
+        if isinstance(e, RoundPaired):
+            started = started + (r.recorded_at,)
+        cid = meta.get("command_id")
         if cid:
             added[cid] = r.version
     commands = {**champ.commands, **added} if added else champ.commands
-    return Championship(state, standings, bracket, rows[-1].version, commands)
+    return Championship(state, standings, bracket, rows[-1].version, commands, run, started)
 
 
 def install(app) -> None:

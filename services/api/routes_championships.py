@@ -13,8 +13,6 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
 from domain.profiles import profile_named
 from domain.tournament import (
-    CloseRegistration,
-    CommitDraw,
     CreateChampionship,
     FinishChampionship,
     RecordDoubleForfeit,
@@ -26,7 +24,6 @@ from domain.tournament import (
     SubstitutePlayer,
     Tournament,
     WithdrawTeam,
-    commitment,
 )
 from projections import bracket as bracket_projection
 from projections import standings as standings_projection
@@ -34,6 +31,7 @@ from services.api.auth import User, grant, has_role
 from services.api.championships import (
     Championship,
     ChampionshipService,
+    RunSettings,
     championship_id_for,
     decode_switches,
     encode_switches,
@@ -68,6 +66,10 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     group_size: Annotated[int, msgspec.Meta(ge=2, le=1024)] = 16
     qualifiers_per_group: Annotated[int, msgspec.Meta(ge=1, le=512)] = 2
     grand_final_reset: bool = True
+    # How the platform runs the matches (kept with the creation, not a tournament rule):
+    check_in_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)] | None = None   # None: no check-in
+    turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=3_600)] | None = None        # None: no turn clock
+    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
 
 
 class NewTeam(msgspec.Struct, forbid_unknown_fields=True):
@@ -101,6 +103,10 @@ class Forfeit(msgspec.Struct, forbid_unknown_fields=True):
     command_id: CommandId
     absent: str                               # the team that did not play
     reason: Reason = "no-show"
+
+
+class CheckIn(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
 
 
 class NewReferee(msgspec.Struct, forbid_unknown_fields=True):
@@ -151,6 +157,17 @@ class ChampionshipSummary(msgspec.Struct):
     champion: str | None
     ranking: list[RankOut]
     version: int
+    run: RunSettings                          # check-in window and turn clock
+
+
+class CheckInOut(msgspec.Struct):
+    championship_id: str
+    round: int
+    match_id: str
+    replayed: bool
+    checked_in: list[str]                     # the match's players checked in so far
+    closes_at: str                            # when the window closes: who is not in by then forfeits
+    tables: list[str]                         # the match's table, once both teams are in
 
 
 class CommandOutcome(msgspec.Struct):
@@ -290,7 +307,7 @@ def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
     return ChampionshipSummary(
         championship_id, s.name, state.status, settings, teams, len(state.rounds), state.commitment or None,
         (draw.seed or None) if draw else None, list(draw.order) if draw else [], state.champion,
-        [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version)
+        [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version, champ.run)
 
 
 def _outcome(championship_id: str, outcome, champ: Championship) -> CommandOutcome:
@@ -319,9 +336,12 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship])
         seeding=data.seeding, swiss_rounds=data.swiss_rounds, group_size=data.group_size,
         qualifiers_per_group=data.qualifiers_per_group, grand_final_reset=data.grand_final_reset)
     cid = championship_id_for(user.user_id, data.command_id)
+    run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
+                      on_timeout=data.on_timeout)
     outcome, champ = await _svc(request).execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
-                                                 actor=user.user_id, new=True)
+                                                 actor=user.user_id, new=True,
+                                                 metadata={"run": msgspec.to_builtins(run)})
     await grant(request.app.state.pool, "championship", cid, user.user_id, "organiser")
     return _outcome(cid, outcome, champ)
 
@@ -332,14 +352,8 @@ async def close_registration(request: Request, championship_id: FromPath[str], d
                              ) -> CommandOutcome:
     user, _ = await _organiser(request, championship_id)
     svc = _svc(request)
-
-    def commands(champ: Championship):
-        out = [CloseRegistration()]
-        if champ.state.settings.seeding == "draw" and not champ.state.commitment:
-            out.append(CommitDraw(commitment(svc.draw_seed(championship_id))))
-        return out
-
-    outcome, champ = await svc.execute(championship_id, data.command_id, commands, actor=user.user_id)
+    outcome, champ = await svc.execute(championship_id, data.command_id,
+                                       lambda c: svc.close_registration(championship_id, c), actor=user.user_id)
     return _outcome(championship_id, outcome, champ)
 
 
@@ -364,11 +378,14 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
     outcome, champ = await svc.execute(championship_id, data.command_id, lambda _: [StartRound(round_no)],
                                        actor=user.user_id)
     # Also on a retry: a request that stored the pairing may have failed before opening every table.
-    tables = await svc.open_round_tables(championship_id, round_no, user.user_id)
+    # With a check-in window, a match's table opens once both its teams have checked in.
+    if champ.run.check_in_seconds is None:
+        await svc.open_round_tables(championship_id, round_no, user.user_id)
+    matches = {m.match_id for m in champ.state.rounds[round_no - 1].matches}
+    tables = [MatchTable(r["table_id"], r["game_no"], r["status"], list(r["seats"]))
+              for r in await svc.match_tables(championship_id) if r["match_id"] in matches and r["game_no"] == 1]
     base = _outcome(championship_id, outcome, champ)
-    return RoundStarted(**msgspec.structs.asdict(base), round=round_no,
-                        tables=[MatchTable(t.opened.table_id, t.opened.game_no, "live" if t.game.phase != "ended"
-                                           else "finished", list(t.opened.seats)) for t in tables])
+    return RoundStarted(**msgspec.structs.asdict(base), round=round_no, tables=tables)
 
 
 @post("/{championship_id:str}/matches/{match_id:str}/forfeit", operation_id="recordForfeit", status_code=200,
@@ -463,6 +480,21 @@ async def substitute(request: Request, championship_id: FromPath[str], team_id: 
     return _outcome(championship_id, outcome, champ)
 
 
+@post("/{championship_id:str}/matches/{match_id:str}/check-in", operation_id="checkIn", status_code=200,
+      summary="A player checks in for their match of the round being played; the table opens once both "
+              "teams are in, and a team not in when the window closes forfeits")
+async def check_in(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
+                   data: JSONBody[CheckIn]) -> CheckInOut:
+    user = await _user(request)
+    svc = _svc(request)
+    stored, checks, champ = await svc.check_in(championship_id, match_id, user.user_id, by=user.user_id)
+    round_no = champ.state.rounds[-1].number
+    tables = [r["table_id"] for r in await svc.match_tables(championship_id) if r["match_id"] == match_id]
+    return CheckInOut(championship_id, round_no, match_id, not stored,
+                      sorted(checks.of(round_no, match_id)), svc.check_in_closes(champ, round_no).isoformat(),
+                      tables)
+
+
 # ---- everyone ----
 
 @get("/{championship_id:str}", operation_id="getChampionship", summary="A championship's settings, teams and status")
@@ -525,5 +557,5 @@ async def list_matches(request: Request, championship_id: FromPath[str],
 championship_router = Router(path="/championships", route_handlers=[
     create_championship, register_team, withdraw_team, substitute, close_registration, make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
-    list_matches,
+    list_matches, check_in,
 ])

@@ -1,7 +1,259 @@
-"""Championship schedules: the actor that moves a championship on (filled in with the championship service)."""
+"""Championship schedules: ``championship_tick`` moves a championship on, from its events and the clock.
+
+Which championships run by themselves: those whose schedule has a slot for round 1 (the schedule is the
+organiser's consent). For them, derived from the championship's events, its check-ins and the database's
+clock (``now()``):
+
+* registration open, round 1's time come, at least two teams registered: close registration (publishing
+  the draw commitment), make the draw (a random draw; a championship seeded by rating waits for its
+  organiser's draw) and start round 1;
+* a round being played with a check-in window (``RunSettings.check_in_seconds``, from the round's
+  start): bots check in by themselves, a match's table opens once both its teams are in, and when the
+  window closes a team not in forfeits the match (both not in: a double forfeit);
+* a round whose every match has its result (results of finished tables are collected first): the next
+  round starts at its slot's time, or at once when it has none; when no round is left, the championship
+  finishes with its ranking.
+
+A championship with no round-1 slot is run by its organiser; its ticks only collect finished tables'
+results and run the check-in of the rounds the organiser starts. Every effect goes through
+``ChampionshipService.execute`` with a deterministic command id (``tick/round-3/start``,
+``tick/round-3/no-shows``, ``tick/finish``...), so a tick delivered twice, or two
+ticks at once, have one effect. A tick is enqueued after each append to a running championship (in
+worker processes), when a slot or a window is about to come due (a delayed message), and by the
+reconciler for every unfinished championship, so a lost message only delays a championship.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
+import logging
+
+import dramatiq
+
+from domain.tournament import (
+    FinishChampionship,
+    RecordDoubleForfeit,
+    RecordForfeit,
+    Settings,
+    StartRound,
+)
+from domain.tournament.formats import next_round
+from services.api.championships import Championship, ChampionshipService, CheckIns
+from services.workers.pending import pending_work
+
+log = logging.getLogger("baloot.workers")
+
+ACTOR = "schedule"
+LOOKAHEAD = dt.timedelta(seconds=60)   # a time further off is left to the reconciler's ticks
+UNFINISHED = """
+SELECT substr(c.stream_id, length('championship-') + 1) FROM events c
+ WHERE c.event_type = 'championship_created' AND c.stream_id LIKE 'championship-%'
+   AND NOT EXISTS (SELECT 1 FROM events f WHERE f.event_type = 'championship_finished'
+                                           AND f.stream_id = c.stream_id)"""
+
+
+def slot_times(settings: Settings) -> dict[int, dt.datetime]:
+    """Each scheduled round's start as an aware datetime (a time without zone is UTC)."""
+    out = {}
+    for slot in settings.schedule:
+        at = dt.datetime.fromisoformat(slot.starts_at)
+        out[slot.round] = at if at.tzinfo else at.replace(tzinfo=dt.UTC)
+    return out
+
+
+def runs_itself(champ: Championship) -> bool:
+    """Whether the workers run this championship: its schedule has a slot for round 1."""
+    settings = champ.state.settings
+    return settings is not None and 1 in slot_times(settings)
+
+
+def no_show_commands(champ: Championship, round_no: int, absent: set[str]) -> list:
+    """A forfeit for each undecided match of the round with a team absent at the close (both: double)."""
+    state = champ.state
+    if state.status != "running" or len(state.rounds) != round_no:
+        return []
+    current = state.rounds[-1]
+    out: list = []
+    for m in current.matches:
+        if m.note or m.team_a is None or m.team_b is None or current.outcomes[m.index] is not None:
+            continue
+        gone = [t for t in (m.team_a, m.team_b) if t in absent]
+        if len(gone) == 2:
+            out.append(RecordDoubleForfeit(m.match_id, "neither team checked in"))
+        elif gone:
+            out.append(RecordForfeit(m.match_id, gone[0], "did not check in"))
+    return out
+
+
+class Schedules:
+    """The ``championship_tick`` actor and the championship service of each worker runtime."""
+
+    def __init__(self, workers):
+        self.workers = workers
+        self._services: dict[int, ChampionshipService] = {}
+        workers.runtime.setup_hooks.append(self.install)
+
+        async def championship_tick(championship_id: str) -> None:
+            await self.tick(championship_id)
+
+        self.championship_tick = dramatiq.actor(championship_tick, queue_name="championships",
+                                                broker=workers.broker, max_retries=10, min_backoff=200,
+                                                max_backoff=5000)
+
+    def install(self, tables) -> None:
+        """Give a worker's table service its championship service: results, follow-up ticks, bot tables."""
+        champs = ChampionshipService(tables.pool, tables)
+        tables.game_end_hooks.append(champs.game_ended)
+        self.attach(champs)
+        self._services[id(tables)] = champs
+
+    def attach(self, champs: ChampionshipService) -> None:
+        """Follow a championship service's appends with ticks, and its new tables with their bots' turns."""
+        champs.after_append_hooks.append(self._after_append)
+        champs.table_opened_hooks.append(self._table_opened)
+
+    async def championships(self) -> ChampionshipService:
+        tables = await self.workers.runtime.tables()
+        if id(tables) not in self._services:
+            self.install(tables)
+        return self._services[id(tables)]
+
+    async def _after_append(self, svc: ChampionshipService, championship_id: str, champ: Championship) -> None:
+        if champ.state.status != "finished" and (runs_itself(champ) or champ.run.check_in_seconds is not None):
+            await self.send(championship_id)
+
+    async def _table_opened(self, table) -> None:
+        work = pending_work(table)
+        if work is not None:
+            await self.workers.enqueue(work)
+
+    async def send(self, championship_id: str, delay_ms: int = 0) -> None:
+        await asyncio.to_thread(self.championship_tick.send_with_options, args=(championship_id,),
+                                delay=delay_ms or None)
+
+    async def later(self, championship_id: str, due: dt.datetime, now: dt.datetime) -> None:
+        """Tick again when ``due`` comes, if that is soon (otherwise a reconciler's tick will)."""
+        if dt.timedelta(0) < due - now <= LOOKAHEAD:
+            await self.send(championship_id, int((due - now).total_seconds() * 1000) + 20)
+
+    # ------------------------------------------------------------ the tick
+
+    async def tick(self, championship_id: str) -> str:
+        """Move the championship on as far as its events and the clock allow; returns where it stands."""
+        svc = await self.championships()
+        champ = await svc.load(championship_id, missing_ok=True)
+        state = champ.state
+        if champ.version == 0 or state.status == "finished":
+            return state.status if champ.version else "unknown"
+        if state.status == "running":
+            await svc.collect_results(championship_id)      # a game-end hook lost in a crash
+            champ = await svc.load(championship_id)
+        now = await svc.pool.fetchval("SELECT now()")
+        if not runs_itself(champ):
+            # Its organiser starts the rounds; the workers still close its check-in windows.
+            if champ.state.status == "running" and champ.state.rounds[-1].undecided \
+                    and champ.run.check_in_seconds is not None:
+                return await self._playing(svc, championship_id, champ, now)
+            return "run by its organiser"
+        slots = slot_times(champ.state.settings)
+        if not champ.state.rounds:
+            state = champ.state
+            if now < slots[1]:
+                await self.later(championship_id, slots[1], now)
+                return "waiting for round 1"
+            if state.status == "registration":
+                if state.active_count < 2:
+                    return "waiting for teams"
+                champ = await self._do(svc, championship_id, "tick/registration/close",
+                                       lambda c: svc.close_registration(championship_id, c))
+            if champ.state.status == "closed":
+                if champ.state.settings.seeding != "draw":
+                    return "waiting for the organiser's draw"
+                champ = await self._do(svc, championship_id, "tick/draw",
+                                       lambda c: [svc.make_draw(championship_id, c, {})])
+            champ = await self._do(svc, championship_id, "tick/round-1/start", lambda _: [StartRound(1)])
+        while True:
+            state = champ.state
+            current = state.rounds[-1]
+            if current.undecided:
+                return await self._playing(svc, championship_id, champ, now)
+            if next_round(state) is None:
+                await self._do(svc, championship_id, "tick/finish", lambda _: [FinishChampionship()])
+                return "finished"
+            n = current.number + 1
+            due = slots.get(n)
+            if due is not None and now < due:
+                await self.later(championship_id, due, now)
+                return f"waiting for round {n}"
+            champ = await self._do(svc, championship_id, f"tick/round-{n}/start",
+                                   lambda _, n=n: [StartRound(n)])
+
+    async def _playing(self, svc: ChampionshipService, championship_id: str, champ: Championship,
+                       now: dt.datetime) -> str:
+        """The current round has matches to decide: run its check-in, open the tables that may open."""
+        n = champ.state.rounds[-1].number
+        if champ.run.check_in_seconds is None:
+            await svc.open_round_tables(championship_id, n, ACTOR)
+            return f"round {n} playing"
+        checks: CheckIns = await svc.check_ins(championship_id)
+        closes = svc.check_in_closes(champ, n)
+        if n not in checks.closed and now < closes:
+            checks = await svc.check_in_bots(championship_id, champ, checks)
+            await svc.open_checked_in_tables(championship_id, champ, checks, ACTOR)
+            await self.later(championship_id, closes, now)
+            return f"round {n} checking in"
+        if n not in checks.closed:
+            checks = await svc.close_check_in(championship_id, n)
+        absent = set(checks.closed[n])
+        champ = await self._do(svc, championship_id, f"tick/round-{n}/no-shows",
+                               lambda c: no_show_commands(c, n, absent))
+        await svc.open_checked_in_tables(championship_id, champ, checks, ACTOR)
+        return f"round {n} playing"
+
+    async def _do(self, svc: ChampionshipService, championship_id: str, command_id: str, make) -> Championship:
+        outcome, champ = await svc.execute(championship_id, command_id, make, actor=ACTOR)
+        if outcome.events:
+            log.info("championship %s: %s -> version %s (%s)", championship_id, command_id, outcome.version,
+                     ", ".join(outcome.events),
+                     extra={"championship_id": championship_id, "command_id": command_id})
+        return champ
+
+    # ------------------------------------------------------------ reconciling
+
+    async def reconcile(self) -> int:
+        """Enqueue a tick for every unfinished championship; returns how many."""
+        svc = await self.championships()
+        ids = [r[0] for r in await svc.pool.fetch(UNFINISHED)]
+        for championship_id in ids:
+            await self.send(championship_id)
+        return len(ids)
+
+
+def add_reconcile_step(workers, step) -> None:
+    """Run ``step()`` (async, returning a count) after the tables' part of ``workers.reconcile``."""
+    steps = getattr(workers, "reconcile_steps", None)
+    if steps is None:
+        steps = workers.reconcile_steps = []
+        tables_only = workers.reconcile
+
+        async def reconcile() -> int:
+            count = await tables_only()
+            for more in steps:
+                count += await more()
+            return count
+
+        workers.reconcile = reconcile
+    steps.append(step)
+
 
 def declare(workers) -> None:
-    """Declare the championship actors on ``workers`` (none yet: tables only)."""
+    """Declare the championship actor and the standings projection on ``workers``."""
+    from services.workers.projections import ProjectionWorker
+
+    schedules = Schedules(workers)
+    workers.schedules = schedules
+    workers.championship_tick = schedules.championship_tick
+    add_reconcile_step(workers, schedules.reconcile)
+    workers.projections = ProjectionWorker(workers.runtime.database_url)
+    workers.broker.add_middleware(workers.projections)
