@@ -234,7 +234,6 @@ async def test_four_clients_play_a_game_to_152_while_spectators_follow_live(data
             spectator = {"Authorization": f"Bearer {r.json()['token']}"}
         clients = [httpx.AsyncClient(base_url=base, timeout=30, headers={"Authorization": f"Bearer {u['token']}"})
                    for u in users]
-        players = [(u["user_id"], {}) for u in users]        # each client carries its own token
         try:
             r = await clients[0].post("/tables", json={"seats": [u["user_id"] for u in users],
                                                        "hands_policy": policy})

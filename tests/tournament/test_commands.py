@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.tournament import (
-    ChampionshipCreated, ChampionshipFinished, CloseRegistration, CommitDraw, CreateChampionship,
+    ChampionshipCreated, ChampionshipFinished, CloseRegistration, CreateChampionship,
     DrawCommitted, DrawMade, FinishChampionship, GameResult, MakeDraw, MatchDoubleForfeited, MatchForfeited,
     MatchResultRecorded, PlayerSubstituted, RecordDoubleForfeit, RecordForfeit, RecordMatchResult,
     RegisterTeam, RegistrationClosed, RoundPaired, Settings, StartRound, SubstitutePlayer, TeamRegistered,
