@@ -27,6 +27,7 @@ from domain.tournament import (
 )
 from projections import bracket as bracket_projection
 from projections import standings as standings_projection
+from projections.standings import StandingRow
 from services.api.auth import User, grant, has_role
 from services.api.championships import (
     Championship,
@@ -202,18 +203,6 @@ class MatchOut(msgspec.Struct):
     winner: str | None
     games: tuple[int, int] | None             # game wins of team A and team B
     tables: list[MatchTable]
-
-
-class StandingOut(msgspec.Struct):
-    rank: int
-    team_id: str
-    points: int
-    wins: int
-    losses: int
-    byes: int
-    buchholz: int
-    game_point_difference: int
-    game_points_for: int
 
 
 class BracketNode(msgspec.Struct):
@@ -505,10 +494,10 @@ async def get_championship(request: Request, championship_id: FromPath[str]) -> 
 
 @get("/{championship_id:str}/standings", operation_id="getStandings",
      summary="Every team, best first, ordered by the championship's tie-breakers")
-async def get_standings(request: Request, championship_id: FromPath[str]) -> list[StandingOut]:
+async def get_standings(request: Request, championship_id: FromPath[str]) -> list[StandingRow]:
     await _user(request)
     champ = await _svc(request).load(championship_id)
-    return [StandingOut(**msgspec.structs.asdict(r)) for r in standings_projection.table(champ.standings)]
+    return standings_projection.table(champ.standings)
 
 
 @get("/{championship_id:str}/bracket", operation_id="getBracket",
