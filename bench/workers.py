@@ -291,7 +291,7 @@ async def knockout(server_url: str, broker_url: str | None, processes: int, thre
             if drive == "bench":
                 await champs.execute(cid, "close", lambda c: champs.close_registration(cid, c), actor="bench")
                 await champs.execute(cid, "draw", lambda c: [champs.make_draw(cid, c, {})], actor="bench")
-            last_progress, last_decided = time.monotonic(), -1
+            last_progress, last_decided = time.monotonic(), (-1, -1)
             while True:
                 workers.check()
                 champ = await champs.load(cid)
@@ -301,8 +301,9 @@ async def knockout(server_url: str, broker_url: str | None, processes: int, thre
                 if state.status == "finished":
                     break
                 decided = sum(1 for r in state.rounds for o in r.outcomes if o is not None)
-                if decided != last_decided:
-                    last_progress, last_decided = time.monotonic(), decided
+                stored = await db.pool.fetchval("SELECT count(*) FROM events")
+                if (decided, stored) != last_decided:      # progress: a result, or any table moving
+                    last_progress, last_decided = time.monotonic(), (decided, stored)
                 if time.monotonic() - t0 > budget:
                     raise SystemExit(f"knock-out not finished within {budget:.0f}s: {decided} matches decided")
                 if drive == "auto" and time.monotonic() - last_progress > 60:
