@@ -61,6 +61,7 @@ class Workers:
         self.broker = broker
         self.runtime = runtime
         runtime.setup_hooks.append(self.install)
+        self.reconcile_steps: list = []      # async fn() -> count, run after the tables (e.g. championships)
         options = dict(broker=broker, max_retries=10, min_backoff=200, max_backoff=5000)
 
         async def bot_turn(table_id: str, version: int) -> None:
@@ -158,4 +159,6 @@ class Workers:
             if work is not None:
                 await self.enqueue(work)
                 count += 1
+        for step in self.reconcile_steps:
+            count += await step()
         return count

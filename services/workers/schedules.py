@@ -230,23 +230,6 @@ class Schedules:
         return len(ids)
 
 
-def add_reconcile_step(workers, step) -> None:
-    """Run ``step()`` (async, returning a count) after the tables' part of ``workers.reconcile``."""
-    steps = getattr(workers, "reconcile_steps", None)
-    if steps is None:
-        steps = workers.reconcile_steps = []
-        tables_only = workers.reconcile
-
-        async def reconcile() -> int:
-            count = await tables_only()
-            for more in steps:
-                count += await more()
-            return count
-
-        workers.reconcile = reconcile
-    steps.append(step)
-
-
 def declare(workers) -> None:
     """Declare the championship actor and the standings projection on ``workers``."""
     from services.workers.projections import ProjectionWorker
@@ -254,6 +237,6 @@ def declare(workers) -> None:
     schedules = Schedules(workers)
     workers.schedules = schedules
     workers.championship_tick = schedules.championship_tick
-    add_reconcile_step(workers, schedules.reconcile)
+    workers.reconcile_steps.append(schedules.reconcile)
     workers.projections = ProjectionWorker(workers.runtime.database_url)
     workers.broker.add_middleware(workers.projections)
