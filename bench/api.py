@@ -22,13 +22,11 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import asyncpg  # noqa: E402
 import httpx  # noqa: E402
 
 
@@ -189,19 +187,13 @@ async def wait_ready(base: str, proc: subprocess.Popen) -> None:
 
 
 async def run(args) -> None:
-    from services.db import database_server
-    from services.eventstore import migrate
+    from services.db import create_scratch_schema, database_server, drop_schema, schema_url
 
     server_url = args.database_url or database_server().url
-    schema = f"bench_api_{uuid.uuid4().hex[:10]}"
-    conn = await asyncpg.connect(server_url)
-    await conn.execute(f'CREATE SCHEMA "{schema}"')
-    await conn.execute(f'SET search_path TO "{schema}"')
-    await migrate(conn)
-    sep = "&" if "?" in server_url else "?"
+    schema = await create_scratch_schema(server_url, "bench_api")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([sys.executable, __file__, "--serve", f"{server_url}{sep}search_path={schema}",
+    proc = subprocess.Popen([sys.executable, __file__, "--serve", schema_url(server_url, schema),
                              "--port", str(port), "--pool-size", str(args.pool_size)], cwd=ROOT)
     try:
         await wait_ready(base, proc)
@@ -230,8 +222,7 @@ async def run(args) -> None:
     finally:
         proc.terminate()
         proc.wait(30)
-        await conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        await conn.close()
+        await drop_schema(server_url, schema)
 
 
 def main() -> None:

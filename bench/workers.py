@@ -41,7 +41,7 @@ import asyncpg  # noqa: E402
 
 from domain.profiles import SAUDI  # noqa: E402
 from services.api.tables import TableOpened, TableService, server_secret  # noqa: E402
-from services.eventstore import migrate  # noqa: E402
+from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
 
 BALOOT = str(Path(sys.executable).with_name("baloot"))
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672/"
@@ -126,24 +126,17 @@ def start_workers(database_url: str, broker_url: str | None, processes: int, thr
 class Scratch:
     def __init__(self, server_url: str):
         self.server_url = server_url
-        self.schema = f"bench_{uuid.uuid4().hex[:10]}"
-        self.url = f"{server_url}{'&' if '?' in server_url else '?'}search_path={self.schema}"
 
     async def __aenter__(self):
-        conn = await asyncpg.connect(self.server_url)
-        await conn.execute(f'CREATE SCHEMA "{self.schema}"')
-        await conn.execute(f'SET search_path TO "{self.schema}"')
-        await migrate(conn)
-        await conn.close()
+        self.schema = await create_scratch_schema(self.server_url, "bench")
+        self.url = schema_url(self.server_url, self.schema)
         self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=8)
         self.tables = TableService(self.pool, await server_secret(self.pool))
         return self
 
     async def __aexit__(self, *exc):
         await self.pool.close()
-        conn = await asyncpg.connect(self.server_url)
-        await conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
-        await conn.close()
+        await drop_schema(self.server_url, self.schema)
 
 
 async def add_bots(pool, n: int) -> list[str]:

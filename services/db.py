@@ -90,3 +90,31 @@ async def connect(url: str | None = None, *, migrate_schema: bool = True, **pool
         if applied:
             log.info("event store: applied migrations %s", ", ".join(applied))
     return pool
+
+
+def schema_url(url: str, schema: str) -> str:
+    """``url`` with connections using ``schema`` (asyncpg passes unknown query parameters as settings)."""
+    return f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+
+
+async def create_scratch_schema(url: str, prefix: str = "scratch") -> str:
+    """A new, migrated schema with a unique name (for a test or a benchmark); returns its name."""
+    import uuid
+
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f'CREATE SCHEMA "{schema}"')
+        await conn.execute(f'SET search_path TO "{schema}"')
+        await migrate(conn)
+    finally:
+        await conn.close()
+    return schema
+
+
+async def drop_schema(url: str, schema: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await conn.close()

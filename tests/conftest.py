@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import uuid
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from services.eventstore.migrations import migrate
+from services.db import create_scratch_schema, drop_schema
 
 
 def _docker_reachable() -> bool:
@@ -65,16 +64,11 @@ def database_url() -> str:
 @pytest.fixture
 async def db_schema(database_url: str) -> AsyncIterator[str]:
     """A new, migrated schema for this test, dropped afterwards."""
-    schema = f"test_{uuid.uuid4().hex[:16]}"
-    conn = await asyncpg.connect(database_url)
+    schema = await create_scratch_schema(database_url, "test")
     try:
-        await conn.execute(f'CREATE SCHEMA "{schema}"')
-        await conn.execute(f'SET search_path TO "{schema}"')
-        await migrate(conn)
         yield schema
     finally:
-        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-        await conn.close()
+        await drop_schema(database_url, schema)
 
 
 @pytest.fixture

@@ -6,11 +6,9 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from services.api.app import create_app
+from services.db import schema_url
 
 
-def schema_url(database_url: str, schema: str) -> str:
-    """A URL whose connections use ``schema`` (asyncpg passes unknown query parameters as settings)."""
-    return f"{database_url}{'&' if '?' in database_url else '?'}search_path={schema}"
 
 
 @pytest.fixture
@@ -38,3 +36,6 @@ async def open_table(api, players, **options) -> str:
     r = await api.post("/tables", json=body, headers=players[0][1])
     assert r.status_code == 201, r.text
     return r.json()["table_id"]
+
+
+__all__ = ["schema_url", "new_user", "open_table"]

@@ -12,9 +12,7 @@ import asyncio
 import random
 import socket
 import threading
-import uuid
 
-import asyncpg
 import httpx
 import pytest
 import schemathesis
@@ -26,36 +24,15 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
     status_code_conformance
 
 from services.api.app import create_app
-from services.eventstore.migrations import migrate
-from tests.api.conftest import schema_url
+from services.db import create_scratch_schema, drop_schema, schema_url
 
 EXAMPLES = 50          # per operation: the whole run stays well under a minute
-
-
-async def _create_schema(url: str) -> str:
-    name = f"test_{uuid.uuid4().hex[:16]}"
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute(f'CREATE SCHEMA "{name}"')
-        await conn.execute(f'SET search_path TO "{name}"')
-        await migrate(conn)
-    finally:
-        await conn.close()
-    return name
-
-
-async def _drop_schema(url: str, name: str) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
-    finally:
-        await conn.close()
 
 
 @pytest.fixture(scope="module")
 def server(database_url):
     """The app under uvicorn in a thread; yields its base URL."""
-    name = asyncio.run(_create_schema(database_url))
+    name = asyncio.run(create_scratch_schema(database_url, "test"))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen(256)
@@ -69,7 +46,7 @@ def server(database_url):
         uv.should_exit = True
         thread.join(30)
         sock.close()
-        asyncio.run(_drop_schema(database_url, name))
+        asyncio.run(drop_schema(database_url, name))
     assert not thread.is_alive()
 
 
