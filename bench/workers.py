@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import asyncpg  # noqa: E402
 
 from domain.profiles import SAUDI  # noqa: E402
-from services.api.tables import TableOpened, TableService, server_secret  # noqa: E402
+from services.api.tables import TableOpened, TableService  # noqa: E402
+from services.secret import server_secret  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
 
 BALOOT = str(Path(sys.executable).with_name("baloot"))

@@ -11,7 +11,7 @@ from msgspec.structs import replace
 
 from domain.cards import KING, QUEEN, card_label, suit_name
 from domain.events import (
-    Bid, BidMade, CallQayd, CardPlayed, ClaimSawa, Contract, ContractFixed, Declare, DealResult, DealScored,
+    Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, Contract, ContractFixed, Declare, DealResult, DealScored,
     DealStarted, DealVoided, DomainError, Double, DoubleCalled, PlayCard, ProjectsDeclared, QaydCalled,
     QaydVerdict, RecordResult, RevealSeed, SawaClaimed, SeedRevealed, StartDeal,
 )
@@ -27,10 +27,12 @@ import msgspec
 
 DOUBLE_STEPS = ("double", "three", "four", "gahwa")
 LOW_RANKS = 0b111  # 7, 8, 9 within a suit byte: Kawesh (كوش)
+# Phases of a deal that is over: played out, void, annulled by a referee, or stopped by the game's end.
+ENDED = ("scored", "void", "annulled", "stopped")
 
 
 class DealState(msgspec.Struct, frozen=True, kw_only=True):
-    phase: str = "new"                     # new bidding doubling playing review scored void annulled
+    phase: str = "new"                     # new bidding doubling playing review, then one of ENDED
     profile: RuleProfile = SAUDI
     table: str = "strict"
     dealer: int = 0
@@ -299,18 +301,23 @@ def _decide_start(s: DealState, cmd: StartDeal) -> list:
     _check_seat(cmd.dealer)
     if (cmd.seed is None) == (cmd.deck is None):
         raise DomainError("bad_deck", "give exactly one of a seed or a deck order")
+    common = dict(profile=cmd.profile, table=cmd.table, dealer=cmd.dealer, scores_before=tuple(cmd.scores_before))
     if cmd.seed is not None:
-        deck, commitment = deck_from_seed(cmd.seed), seed_commitment(cmd.seed)
-    else:
-        deck, commitment = tuple(cmd.deck), None
-        if sorted(deck) != list(range(32)):
-            raise DomainError("bad_deck", "the deck must hold each of the 32 cards exactly once")
-    return [DealStarted(profile=cmd.profile, table=cmd.table, dealer=cmd.dealer,
-                        scores_before=tuple(cmd.scores_before), deck=deck, commitment=commitment)]
+        # The log gets the commitment; the cards go in a private event the server re-derives from the seed.
+        return [DealStarted(**common, commitment=seed_commitment(cmd.seed)), dealt_from_seed(cmd.seed)]
+    deck = tuple(cmd.deck)
+    if sorted(deck) != list(range(32)):
+        raise DomainError("bad_deck", "the deck must hold each of the 32 cards exactly once")
+    return [DealStarted(**common, deck=deck)]
+
+
+def dealt_from_seed(seed: str) -> CardsDealt:
+    """The private ``cards_dealt`` of a deal dealt from ``seed``."""
+    return CardsDealt(deck_from_seed(seed))
 
 
 def _decide_reveal(s: DealState, cmd: RevealSeed) -> list:
-    if s.phase not in ("scored", "void", "annulled"):
+    if s.phase not in ENDED:
         raise DomainError("seed_too_early", "the seed is revealed only when the deal has ended")
     if s.commitment is None or s.seed is not None:
         raise DomainError("seed_not_committed", "this deal has no pending seed commitment")
@@ -569,13 +576,19 @@ def evolve(s: DealState, e) -> DealState:
         case SeedRevealed():
             return replace(s, seed=e.seed)
         case DealStarted():
-            first_five = deal_first_five(e.deck, e.dealer)
             order = speaking_order(e.dealer)
-            return replace(s, phase="bidding", profile=e.profile, table=e.table, dealer=e.dealer,
-                           scores_before=tuple(e.scores_before), deck=tuple(e.deck), commitment=e.commitment,
-                           hands=first_five, first_five=first_five, faceup=e.deck[20], order=order,
-                           turn=order[0])
+            started = replace(s, phase="bidding", profile=e.profile, table=e.table, dealer=e.dealer,
+                              scores_before=tuple(e.scores_before), commitment=e.commitment, order=order,
+                              turn=order[0])
+            return _with_deck(started, e.deck) if e.deck is not None else started
+        case CardsDealt():
+            return _with_deck(s, e.deck)
     return s
+
+
+def _with_deck(s: DealState, deck) -> DealState:
+    first_five = deal_first_five(deck, s.dealer)
+    return replace(s, deck=tuple(deck), hands=first_five, first_five=first_five, faceup=deck[20])
 
 
 def _evolve_bid(s: DealState, e: BidMade) -> DealState:

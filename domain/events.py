@@ -158,22 +158,52 @@ class ForfeitGame(msgspec.Struct, frozen=True, tag="forfeit_game", kw_only=True)
     reason: str
 
 
-Command = DealCommand | StartGame | DealNext | AnnulDeal | ForfeitGame
+class EndGame(msgspec.Struct, frozen=True, tag="end_game", kw_only=True):
+    """A referee's ruling: the game ends now, won by ``winner`` (a team) or by nobody, for ``reason``."""
+
+    reason: str
+    winner: int | None = None
+
+
+class AbandonGame(msgspec.Struct, frozen=True, tag="abandon_game", kw_only=True):
+    """The table gives up on a game nobody plays: ``teams`` stopped playing (both: nobody wins)."""
+
+    teams: tuple[int, ...]
+    reason: str
+
+
+Command = DealCommand | StartGame | DealNext | AnnulDeal | ForfeitGame | EndGame | AbandonGame
 
 # ---------------------------------------------------------------- events
 
 
 class Event(msgspec.Struct, frozen=True):
     schema_version: ClassVar[int] = 1
+    private: ClassVar[bool] = False            # known to the server only: never stored, never sent
 
 
 class DealStarted(Event, frozen=True, tag="deal_started", kw_only=True):
+    """A deal begins. Dealt from a seed, it carries only the seed's commitment: the cards follow in the
+    private ``cards_dealt``, which only the holder of the seed can re-derive, so the stored log shows no
+    hand until the seed is revealed. An explicit deck (hand records, tests) is carried as it is.
+
+    Version 2: ``deck`` is None for seeded deals (version 1 stored it; v1 events read unchanged)."""
+
+    schema_version: ClassVar[int] = 2
     profile: RuleProfile
     table: TableMode
     dealer: int
     scores_before: tuple[int, int]
-    deck: tuple[int, ...]
+    deck: tuple[int, ...] | None = None        # explicit decks only
     commitment: str | None = None              # sha256 of the seed (shuffle.py), None for explicit decks
+
+
+class CardsDealt(Event, frozen=True, tag="cards_dealt"):
+    """The deck of a seeded deal, derived from its seed by the server: private, never stored (the log holds
+    the commitment, and the seed once the deal has ended)."""
+
+    private: ClassVar[bool] = True
+    deck: tuple[int, ...]
 
 
 class BidMade(Event, frozen=True, tag="bid_made"):
@@ -243,16 +273,21 @@ class GameStarted(Event, frozen=True, tag="game_started", kw_only=True):
 
 
 class GameEnded(Event, frozen=True, tag="game_ended"):
-    winner: int
+    """The game is over. ``winner`` is None when nobody wins it (both teams abandoned it, or a referee
+    ended it without a result); ``note`` is the referee's or the table's reason in words."""
+
+    winner: int | None
     scores: tuple[int, int]
-    reason: Literal["target", "gahwa", "forfeit"] = "target"
+    reason: Literal["target", "gahwa", "forfeit", "abandoned", "referee"] = "target"
+    note: str = ""
 
 
 DealEvent = (
     DealStarted | BidMade | ContractFixed | DoubleCalled | ProjectsDeclared | CardPlayed | SawaClaimed
-    | QaydCalled | DealVoided | DealScored | SeedRevealed
+    | QaydCalled | DealVoided | DealScored | SeedRevealed | CardsDealt
 )
 GameEvent = DealEvent | DealAnnulled | GameStarted | GameEnded
+# The events that are stored (``cards_dealt`` is private: the server re-derives it from the seed).
 EVENT_TYPES: tuple[type, ...] = (
     DealStarted, BidMade, ContractFixed, DoubleCalled, ProjectsDeclared, CardPlayed, SawaClaimed,
     QaydCalled, DealVoided, DealScored, SeedRevealed, DealAnnulled, GameStarted, GameEnded,

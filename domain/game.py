@@ -12,8 +12,8 @@ from msgspec.structs import replace
 from domain import deal as deal_mod
 from domain.deal import DealState
 from domain.events import (
-    AnnulDeal, DealAnnulled, DealNext, ForfeitGame, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartDeal,
-    StartGame,
+    AbandonGame, AnnulDeal, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, DomainError, EndGame,
+    ForfeitGame, GameEnded, GameStarted, RevealSeed, StartDeal, StartGame,
 )
 from domain.profiles import SAUDI, RuleProfile
 
@@ -57,7 +57,23 @@ def decide(s: GameState, cmd) -> list:
                 raise DomainError("game_not_playing", f"the game is {s.phase}")
             if cmd.team not in (0, 1):
                 raise DomainError("bad_team", "teams are 0 (seats 0+2) and 1 (seats 1+3)")
-            return [GameEnded(1 - cmd.team, s.scores, "forfeit")]
+            return [GameEnded(1 - cmd.team, s.scores, "forfeit", note=cmd.reason)]
+        case EndGame():
+            if s.phase != "playing":
+                raise DomainError("game_not_playing", f"the game is {s.phase}: there is nothing to end")
+            if cmd.winner not in (None, 0, 1):
+                raise DomainError("bad_team", "the winner is team 0 (seats 0+2), team 1 (seats 1+3) or nobody")
+            if not cmd.reason.strip():
+                raise DomainError("end_reason", "a referee ends a game with a reason")
+            return [GameEnded(cmd.winner, s.scores, "referee", note=cmd.reason)]
+        case AbandonGame():
+            if s.phase != "playing":
+                raise DomainError("game_not_playing", f"the game is {s.phase}")
+            teams = set(cmd.teams)
+            if not teams or not teams <= {0, 1}:
+                raise DomainError("bad_team", "teams are 0 (seats 0+2) and 1 (seats 1+3)")
+            winner = None if len(teams) == 2 else 1 - teams.pop()
+            return [GameEnded(winner, s.scores, "abandoned", note=cmd.reason)]
     if s.phase != "playing":
         raise DomainError("game_not_playing", f"the game is {s.phase}")
     events = deal_mod.decide(s.deal, cmd)
@@ -127,7 +143,11 @@ def evolve(s: GameState, e) -> GameState:
         case GameStarted():
             return replace(s, phase="playing", profile=e.profile, table=e.table, dealer=e.first_dealer)
         case GameEnded():
-            return replace(s, phase="ended", winner=e.winner, scores=tuple(e.scores), end_reason=e.reason)
+            deal = s.deal
+            if deal.phase in ("bidding", "doubling", "playing", "review"):
+                deal = replace(deal, phase="stopped", turn=-1)     # cut short: its seed may be revealed
+            return replace(s, phase="ended", winner=e.winner, scores=tuple(e.scores), end_reason=e.reason,
+                           deal=deal)
     return replace(s, deal=deal_mod.evolve(s.deal, e))
 
 

@@ -14,10 +14,11 @@ import msgspec
 from domain.cards import card_name, parse_card, parse_suit, suit_name
 from domain.deal import INITIAL, evolve
 from domain.events import (
-    Bid, BidMade, CallQayd, CardPlayed, ClaimSawa, Declare, DealStarted, Double, DoubleCalled, PlayCard,
+    Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, Declare, DealStarted, Double, DoubleCalled, PlayCard,
     ProjectsDeclared, QaydCalled, SawaClaimed, SeedRevealed, StartDeal,
 )
 from domain.profiles import profile_named, profile_switches
+from domain.shuffle import deck_from_seed
 
 FORMAT = "baloot-hand/1"
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
@@ -130,10 +131,13 @@ def export_record(events) -> HandRecord:
     actions: list[RecordAction] = []
     header = None
     seed = None
+    deck = None
     for e in events:
         match e:
             case DealStarted():
-                header = e
+                header, deck = e, e.deck
+            case CardsDealt():
+                deck = e.deck
             case BidMade():
                 suit = suit_name(e.suit) if e.bid == "hokum" and state.round == 2 else None
                 actions.append(RecordAction(e.seat, bid=e.bid, suit=suit))
@@ -152,9 +156,13 @@ def export_record(events) -> HandRecord:
         state = evolve(state, e)
     if header is None:
         raise ValueError("no deal_started event: not a deal")
+    if deck is None:
+        if seed is None:
+            raise ValueError("the deal's cards are not known: its seed is not revealed")
+        deck = deck_from_seed(seed)
     return HandRecord(format=FORMAT, profile=header.profile.name, switches=profile_switches(header.profile),
                       table=header.table, dealer=header.dealer, scores_before=tuple(header.scores_before),
-                      deck=[card_name(c) for c in header.deck], actions=actions,
+                      deck=[card_name(c) for c in deck], actions=actions,
                       commitment=header.commitment, seed=seed)
 
 

@@ -6,9 +6,12 @@ games of §9. A hand record names a profile and may override single switches (``
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+
+
+Points = Annotated[int, msgspec.Meta(ge=1, le=100_000)]
 
 
 class RuleProfile(msgspec.Struct, frozen=True, kw_only=True):
@@ -21,7 +24,7 @@ class RuleProfile(msgspec.Struct, frozen=True, kw_only=True):
     kawesh: bool = True                        # Kawesh (كوش): five 7/8/9 void the deal
     # Doubling (§4).
     doubling: bool = True
-    sun_double_threshold: int | None = 100     # None: a Sun may always be doubled
+    sun_double_threshold: Points | None = 100  # None: a Sun may always be doubled
     # Play (§5).
     partner_winning_exemption: Literal["always", "fourth_seat_or_ace"] = "always"
     undertrump_required: bool = True
@@ -30,13 +33,13 @@ class RuleProfile(msgspec.Struct, frozen=True, kw_only=True):
     baloot_absorbed_by_hundred: bool = False
     hokum_rounding: Literal["kammelna", "no_abnat"] = "kammelna"
     kaboot_multiplied: bool = False
-    project_multiplier_cap: int | None = None
+    project_multiplier_cap: Annotated[int, msgspec.Meta(ge=1, le=4)] | None = None
     baloot_on_failure: Literal["winner", "holder"] = "winner"
     scoring: Literal["game_points", "card_points"] = "game_points"
-    capot_points: int = 252                    # card-point scoring only
+    capot_points: Points = 252                 # card-point scoring only
     dispute_carries: bool = True               # 81-81 (litige): takers' points go to the next deal's winner
     # The game (§7).
-    target: int = 152
+    target: Points = 152
 
 
 SAUDI = RuleProfile()

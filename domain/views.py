@@ -2,11 +2,14 @@
 
 A seat's view holds its own hand and what is public at the table: the face-up card, every bid and double,
 the cards played, declared projects (their cards once trick 1 is over), Baloot announcements, the score.
-Other seats' cards appear only in a spectator view whose table policy shows hands, and for everyone
-once the deal has ended (scored or void): then the cards left in hand are laid open, as at a real table.
+Other seats' cards: the players see the cards left in hand laid open once the deal has ended (scored or
+void), as at a real table. A spectator sees hands as the table's policy says (``HandsPolicy``): ``never``,
+``after_deal`` (the laid-open cards of an ended deal) or ``always``. This is the one place that decides it.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import msgspec
 
@@ -15,6 +18,9 @@ from domain.deal import DealState, legal_actions
 from domain.events import DealResult
 from domain.game import GameState
 from domain.projects import evaluate
+
+
+HandsPolicy = Literal["never", "after_deal", "always"]
 
 
 class PlayedCard(msgspec.Struct, frozen=True):
@@ -99,6 +105,7 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     scores: tuple[int, int]
     deal_no: int
     winner: int | None
+    end_reason: str | None
     deal: DealView | None
 
 
@@ -106,8 +113,8 @@ def _played(leader: int, cards) -> list[PlayedCard]:
     return [PlayedCard((leader + i) & 3, card_name(c)) for i, c in enumerate(cards)]
 
 
-def view(s: DealState, seat: int | None, *, show_hands: bool = False) -> DealView:
-    """The deal as ``seat`` sees it; ``seat=None`` is a spectator, who sees hands only if ``show_hands``."""
+def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -> DealView:
+    """The deal as ``seat`` sees it; ``seat=None`` is a spectator, who sees hands as ``hands`` allows."""
     spectator = seat is None
     c = s.contract
     declarations = []
@@ -120,7 +127,8 @@ def view(s: DealState, seat: int | None, *, show_hands: bool = False) -> DealVie
     if c is not None:
         receiver = (c.buyer + 2) & 3 if c.ashkal else c.buyer
     playing = s.phase == "playing"
-    ended = s.phase in ("scored", "void")
+    ended = s.phase in ("scored", "void", "stopped")
+    open_hands = (hands == "always" or (ended and hands == "after_deal")) if spectator else ended
     return DealView(
         viewer=seat,
         phase=s.phase,
@@ -129,8 +137,7 @@ def view(s: DealState, seat: int | None, *, show_hands: bool = False) -> DealVie
         round=s.round,
         scores_before=s.scores_before,
         hand=None if spectator else [card_name(x) for x in cards_of(s.hands[seat])],
-        hands=[[card_name(x) for x in cards_of(h)] for h in s.hands] if ended or (spectator and show_hands)
-        else None,
+        hands=[[card_name(x) for x in cards_of(h)] for h in s.hands] if open_hands else None,
         hand_sizes=[h.bit_count() for h in s.hands],
         faceup=card_name(s.faceup) if s.faceup >= 0 else None,
         faceup_taken_by=receiver,
@@ -151,7 +158,7 @@ def view(s: DealState, seat: int | None, *, show_hands: bool = False) -> DealVie
     )
 
 
-def game_view(g: GameState, seat: int | None, *, show_hands: bool = False) -> GameView:
+def game_view(g: GameState, seat: int | None, *, hands: HandsPolicy = "after_deal") -> GameView:
     return GameView(phase=g.phase, profile=g.profile.name, table=g.table, target=g.profile.target,
-                    scores=g.scores, deal_no=g.deal_no, winner=g.winner,
-                    deal=view(g.deal, seat, show_hands=show_hands) if g.deal_no else None)
+                    scores=g.scores, deal_no=g.deal_no, winner=g.winner, end_reason=g.end_reason,
+                    deal=view(g.deal, seat, hands=hands) if g.deal_no else None)

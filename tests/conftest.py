@@ -18,6 +18,10 @@ import pytest
 
 from services.db import create_scratch_schema, drop_schema
 
+# One server secret for the whole run, shared by the worker processes the tests start (never written to the
+# user's data directory, where `baloot serve` keeps its own).
+os.environ.setdefault("BALOOT_SECRET", f"test-{os.getpid()}")
+
 
 def _docker_reachable() -> bool:
     """Whether a Docker engine answers, decided in well under a second when there is none."""

@@ -19,7 +19,8 @@ from services.api.championships import install as install_championships
 from services.api.problems import EXCEPTION_HANDLERS, document_problems
 from services.api.routes_championships import championship_router
 from services.api.routes_tables import table_router
-from services.api.tables import TableService, server_secret
+from services.api.tables import TableService
+from services.secret import server_secret
 from services.eventstore import CHANNEL
 
 log = logging.getLogger("baloot.api")

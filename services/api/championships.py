@@ -39,7 +39,9 @@ from domain.tournament import (
     CommitDraw,
     GameResult,
     MakeDraw,
+    RecordDoubleForfeit,
     RecordMatchResult,
+    RegisterTeam,
     RoundPaired,
     Settings,
     Tournament,
@@ -60,6 +62,7 @@ from services.eventstore import (
     ConcurrencyError,
     DuplicateEventError,
     append,
+    append_reporting,
     read_stream,
 )
 
@@ -88,7 +91,8 @@ class Championship(msgspec.Struct, frozen=True):
     standings: standings_projection.Standings = msgspec.field(default_factory=standings_projection.initial)
     bracket: bracket_projection.Bracket = msgspec.field(default_factory=bracket_projection.initial)
     version: int = 0
-    commands: dict[str, int] = msgspec.field(default_factory=dict)   # command id -> version after it
+    # (actor, command id) -> (version after it, digest of the request)
+    commands: dict[tuple[str, str], tuple[int, str]] = msgspec.field(default_factory=dict)
     run: RunSettings = RunSettings()
     round_started_at: tuple[dt.datetime, ...] = ()                   # when each round was paired
 
@@ -150,6 +154,52 @@ def team_checked_in(team, checked: frozenset[str]) -> bool:
     return all(p in checked for p in team.players)
 
 
+# ---- team invitations: their own stream, "team-invites-{championship}" ----
+
+class TeamProposed(msgspec.Struct, frozen=True, tag="team_proposed", kw_only=True):
+    """A player proposes a team; the other players and substitutes named must accept before it registers."""
+
+    schema_version: ClassVar[int] = 1
+    team_id: str
+    players: tuple[str, ...]
+    substitutes: tuple[str, ...]
+    by: str
+    waiting: tuple[str, ...]
+
+
+class TeamInvitationAnswered(msgspec.Struct, frozen=True, tag="team_invitation_answered", kw_only=True):
+    schema_version: ClassVar[int] = 1
+    team_id: str
+    user: str
+    accepted: bool
+
+
+INVITES_CODEC = Codec((TeamProposed, TeamInvitationAnswered))
+
+
+class TeamInvitation(msgspec.Struct, frozen=True):
+    proposal: TeamProposed
+    waiting: tuple[str, ...]
+    declined: bool = False
+
+
+def invites_stream(championship_id: str) -> str:
+    return f"team-invites-{championship_id}"
+
+
+def fold_invites(rows) -> tuple[int, dict[str, TeamInvitation]]:
+    out: dict[str, TeamInvitation] = {}
+    for r in rows:
+        e = INVITES_CODEC.decode(r)
+        if isinstance(e, TeamProposed):
+            out[e.team_id] = TeamInvitation(e, e.waiting)
+        else:
+            inv = out[e.team_id]
+            out[e.team_id] = TeamInvitation(inv.proposal, tuple(u for u in inv.waiting if u != e.user),
+                                            inv.declined or not e.accepted)
+    return (rows[-1].version if rows else 0), out
+
+
 class Outcome(msgspec.Struct):
     version: int
     replayed: bool = False
@@ -160,8 +210,8 @@ def stream_of(championship_id: str) -> str:
     return f"championship-{championship_id}"
 
 
-def event_id(championship_id: str, command_id: str, k: int) -> uuid.UUID:
-    return uuid.uuid5(NAMESPACE, f"{championship_id}/{command_id}/{k}")
+def event_id(championship_id: str, actor: str, command_id: str, k: int) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"{championship_id}/{actor}/{command_id}/{k}")
 
 
 def championship_id_for(user_id: str, command_id: str) -> str:
@@ -272,16 +322,22 @@ class ChampionshipService:
         return [CODEC.decode(r) for r in await read_stream(self.pool, stream_of(championship_id))]
 
     async def execute(self, championship_id: str, command_id: str, make_commands, *, actor: str,
-                      new: bool = False, metadata: dict | None = None) -> tuple[Outcome, Championship]:
+                      digest: str = "", new: bool = False, metadata: dict | None = None
+                      ) -> tuple[Outcome, Championship]:
         """Decide ``make_commands(championship)`` (a list, decided in turn) and append, retrying on conflicts.
 
-        ``metadata`` is stored with each event (``run``: the RunSettings, with the creation).
+        A command id is the sender's own (``actor``); ``digest`` says what the request was, so the same id
+        with another request is refused. ``metadata`` is stored with each event (``run``: the
+        RunSettings, with the creation).
         """
         for _ in range(MAX_ATTEMPTS):
             champ = await self.load(championship_id, missing_ok=new)
-            done = champ.commands.get(command_id)
+            done = champ.commands.get((actor, command_id))
             if done is not None:
-                return Outcome(done, replayed=True), champ
+                if done[1] != digest:
+                    raise Problem(409, "command_id_reused", f"command id {command_id!r} was already used for "
+                                                            "another request: send a new id for a new one")
+                return Outcome(done[0], replayed=True), champ
             state = champ.state
             events: list = []
             try:
@@ -291,8 +347,9 @@ class ChampionshipService:
                         events.append(e)
             except TournamentRuleError as err:
                 raise refusal(err) from None
-            rows = [CODEC.encode(e, event_id=event_id(championship_id, command_id, k),
-                                 metadata={**(metadata or {}), "command_id": command_id, "actor": actor})
+            rows = [CODEC.encode(e, event_id=event_id(championship_id, actor, command_id, k),
+                                 metadata={**(metadata or {}), "command_id": command_id, "actor": actor,
+                                           "digest": digest})
                     for k, e in enumerate(events)]
             try:
                 version = await append(self.pool, stream_of(championship_id), champ.version, rows)
@@ -352,6 +409,68 @@ class ChampionshipService:
                 await hook(t)
         return opened
 
+    # ------------------------------------------------------------ team invitations
+
+    async def invitations(self, championship_id: str) -> tuple[int, dict[str, TeamInvitation]]:
+        return fold_invites(await read_stream(self.pool, invites_stream(championship_id)))
+
+    async def propose_team(self, championship_id: str, command: RegisterTeam, by: str
+                           ) -> tuple[TeamInvitation, bool]:
+        """Invite the team's other players and substitutes; nothing is registered until each accepts (so
+        nobody can be entered, or locked out, without consent). Refused at once if the rules would refuse.
+        Returns the invitation and whether it was already there (the same proposal sent again)."""
+        version, invites = await self.invitations(championship_id)
+        known = invites.get(command.team_id)
+        if known is not None:
+            p = known.proposal
+            if (p.by, p.players, p.substitutes) == (by, command.players, command.substitutes):
+                return known, True                # the same proposal, sent again
+            raise Problem(409, "already_proposed", f"team {command.team_id} is already proposed")
+        champ = await self.load(championship_id)
+        try:
+            decide(champ.state, command)          # a dry run: registration open, players free...
+        except TournamentRuleError as err:
+            raise refusal(err) from None
+        waiting = tuple(u for u in (*command.players, *command.substitutes) if u != by)
+        proposal = TeamProposed(team_id=command.team_id, players=command.players,
+                                substitutes=command.substitutes, by=by, waiting=waiting)
+        try:
+            await append(self.pool, invites_stream(championship_id), version, [INVITES_CODEC.encode(
+                proposal, event_id=uuid.uuid5(NAMESPACE, f"{championship_id}/team/{command.team_id}"),
+                metadata={"actor": by})])
+        except (ConcurrencyError, DuplicateEventError):
+            raise Problem(409, "championship_busy", "another team was proposed at the same moment; try again") \
+                from None
+        return TeamInvitation(proposal, waiting), False
+
+    async def answer_team(self, championship_id: str, team_id: str, user: str, accept: bool
+                          ) -> tuple[TeamInvitation, Outcome | None, Championship]:
+        """An invited player answers; the last acceptance registers the team (as its proposer's command)."""
+        for _ in range(MAX_ATTEMPTS):
+            version, invites = await self.invitations(championship_id)
+            inv = invites.get(team_id)
+            if inv is None or (user not in inv.waiting and user not in inv.proposal.waiting):
+                raise Problem(404, "not_invited", f"you are not invited to team {team_id}")
+            if inv.declined:
+                raise Problem(409, "invitation_declined", f"team {team_id} was declined by one of its players")
+            if user in inv.waiting:
+                answer = TeamInvitationAnswered(team_id=team_id, user=user, accepted=accept)
+                try:
+                    await append(self.pool, invites_stream(championship_id), version, [INVITES_CODEC.encode(
+                        answer, event_id=uuid.uuid5(NAMESPACE, f"{championship_id}/team/{team_id}/{user}"),
+                        metadata={"actor": user})])
+                except (ConcurrencyError, DuplicateEventError):
+                    continue
+                inv = TeamInvitation(inv.proposal, tuple(u for u in inv.waiting if u != user), not accept)
+            if inv.declined or inv.waiting:
+                return inv, None, await self.load(championship_id)
+            p = inv.proposal
+            outcome, champ = await self.execute(
+                championship_id, f"register/{team_id}", lambda _: [RegisterTeam(team_id, p.players, p.substitutes)],
+                actor=p.by)
+            return inv, outcome, champ
+        raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
+
     # ------------------------------------------------------------ check-in
 
     async def check_ins(self, championship_id: str) -> CheckIns:
@@ -392,12 +511,13 @@ class ChampionshipService:
                 NAMESPACE, f"{championship_id}/check-in/{round_.number}/{match_id}/{player}"),
                 metadata={"actor": by})
             try:
-                await append(self.pool, check_in_stream(championship_id), checks.version, [row])
-            except ConcurrencyError:
-                continue
+                stored = (await append_reporting(self.pool, check_in_stream(championship_id), checks.version,
+                                                 [row])).stored
+            except (ConcurrencyError, DuplicateEventError):
+                continue                  # another check-in (maybe this player's own, sent twice) came first
             checks = await self.check_ins(championship_id)
             await self.open_checked_in_tables(championship_id, champ, checks, by)
-            return True, checks, champ
+            return stored, checks, champ
         raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
 
     def _match_to_check_in(self, championship_id: str, state: Tournament, match_id: str):
@@ -524,6 +644,10 @@ class ChampionshipService:
             t = await self.tables.load(r["table_id"])
             if t.game.phase != "ended":
                 return                       # a later game of this match is already being played
+            if t.game.winner is None:        # abandoned by both teams: neither goes on
+                await self.execute(cid, f"match-result/{match_id}", lambda _: [RecordDoubleForfeit(
+                    match_id, f"game {t.opened.game_no} abandoned by both teams")], actor=SYSTEM_ACTOR)
+                return
             a, b = t.game.scores
             games.append(GameResult(a, b, "a" if t.game.winner == 0 else "b", t.game.end_reason or "target"))
         wins_a = sum(g.winner == "a" for g in games)
@@ -533,7 +657,7 @@ class ChampionshipService:
                                     delay_seconds=o.delay_seconds, opened_by=SYSTEM_ACTOR, championship_id=cid,
                                     match_id=match_id, game_no=o.game_no + 1, bots=o.bots,
                                     turn_seconds=o.turn_seconds, on_timeout=o.on_timeout,
-                                    review_seconds=o.review_seconds)
+                                    review_seconds=o.review_seconds, max_timeouts=o.max_timeouts)
             table = await self.tables.open_table(following)
             for hook in self.table_opened_hooks:
                 await hook(table)
@@ -563,7 +687,7 @@ def fold_rows(champ: Championship, rows) -> Championship:
             started = started + (r.recorded_at,)
         cid = meta.get("command_id")
         if cid:
-            added[cid] = r.version
+            added[(meta.get("actor", ""), cid)] = (r.version, meta.get("digest", ""))
     commands = {**champ.commands, **added} if added else champ.commands
     return Championship(state, standings, bracket, rows[-1].version, commands, run, started)
 

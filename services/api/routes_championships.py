@@ -38,7 +38,8 @@ from services.api.championships import (
     encode_switches,
 )
 from services.api.problems import Problem
-from services.api.schemas import CommandId, Name
+from services.api.schemas import CommandId, Name, TurnSeconds, strict_body
+from services.api.tables import command_digest
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
 Reason = Annotated[str, msgspec.Meta(max_length=500)]
@@ -69,7 +70,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     grand_final_reset: bool = True
     # How the platform runs the matches (kept with the creation, not a tournament rule):
     check_in_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)] | None = None   # None: no check-in
-    turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=3_600)] | None = None        # None: no turn clock
+    turn_seconds: TurnSeconds | None = None                                             # None: no turn clock
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
 
 
@@ -299,6 +300,11 @@ def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
         [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version, champ.run)
 
 
+def _digest(request: Request, data) -> str:
+    """What a request asks for (its path and body): the same command id with another request is refused."""
+    return command_digest((request.url.path, data))
+
+
 def _outcome(championship_id: str, outcome, champ: Championship) -> CommandOutcome:
     return CommandOutcome(championship_id, outcome.version, outcome.replayed, outcome.events,
                           summary(championship_id, champ))
@@ -309,6 +315,7 @@ def _outcome(championship_id: str, outcome, champ: Championship) -> CommandOutco
 @post("/", operation_id="createChampionship", status_code=201,
       summary="Create a championship; the caller becomes its organiser")
 async def create_championship(request: Request, data: JSONBody[NewChampionship]) -> CommandOutcome:
+    data = await strict_body(request, NewChampionship)
     user = await _user(request)
     switches = dict(data.switches)
     if "target" in switches:
@@ -329,7 +336,7 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship])
                       on_timeout=data.on_timeout)
     outcome, champ = await _svc(request).execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
-                                                 actor=user.user_id, new=True,
+                                                 actor=user.user_id, digest=_digest(request, data), new=True,
                                                  metadata={"run": msgspec.to_builtins(run)})
     await grant(request.app.state.pool, "championship", cid, user.user_id, "organiser")
     return _outcome(cid, outcome, champ)
@@ -339,21 +346,23 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship])
       summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)")
 async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command]
                              ) -> CommandOutcome:
+    data = await strict_body(request, Command)
     user, _ = await _organiser(request, championship_id)
     svc = _svc(request)
     outcome, champ = await svc.execute(championship_id, data.command_id,
-                                       lambda c: svc.close_registration(championship_id, c), actor=user.user_id)
+                                       lambda c: svc.close_registration(championship_id, c), actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
 @post("/{championship_id:str}/draw", operation_id="makeDraw", status_code=200,
       summary="Make the draw: reveal the seed committed to at close (or seed by the given ratings)")
 async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw]) -> CommandOutcome:
+    data = await strict_body(request, Draw)
     user, _ = await _organiser(request, championship_id)
     svc = _svc(request)
     outcome, champ = await svc.execute(
         championship_id, data.command_id, lambda c: [svc.make_draw(championship_id, c, data.ratings)],
-        actor=user.user_id)
+        actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -361,11 +370,12 @@ async def make_draw(request: Request, championship_id: FromPath[str], data: JSON
       summary="Pair the round and open one table per match to play (team A at seats 0 and 2)")
 async def start_round(request: Request, championship_id: FromPath[str], round_no: FromPath[int],
                       data: JSONBody[Command]) -> RoundStarted:
+    data = await strict_body(request, Command)
     user, _ = await _organiser(request, championship_id)
     svc = _svc(request)
     await svc.collect_results(championship_id)
     outcome, champ = await svc.execute(championship_id, data.command_id, lambda _: [StartRound(round_no)],
-                                       actor=user.user_id)
+                                       actor=user.user_id, digest=_digest(request, data))
     # Also on a retry: a request that stored the pairing may have failed before opening every table.
     # With a check-in window, a match's table opens once both its teams have checked in.
     if champ.run.check_in_seconds is None:
@@ -381,10 +391,11 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
       summary="Referee or organiser: a team did not play; the other wins the match")
 async def record_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                          data: JSONBody[Forfeit]) -> CommandOutcome:
+    data = await strict_body(request, Forfeit)
     user = await _referee(request, championship_id)
     outcome, champ = await _svc(request).execute(
         championship_id, data.command_id, lambda _: [RecordForfeit(match_id, data.absent, data.reason)],
-        actor=user.user_id)
+        actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -392,10 +403,11 @@ async def record_forfeit(request: Request, championship_id: FromPath[str], match
       status_code=200, summary="Referee or organiser: neither team played; nobody advances")
 async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                                 data: JSONBody[WithReason]) -> CommandOutcome:
+    data = await strict_body(request, WithReason)
     user = await _referee(request, championship_id)
     outcome, champ = await _svc(request).execute(
         championship_id, data.command_id,
-        lambda _: [RecordDoubleForfeit(match_id, data.reason or "both absent")], actor=user.user_id)
+        lambda _: [RecordDoubleForfeit(match_id, data.reason or "both absent")], actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -403,6 +415,7 @@ async def record_double_forfeit(request: Request, championship_id: FromPath[str]
       summary="Organiser: make a user a referee of this championship")
 async def grant_referee(request: Request, championship_id: FromPath[str], data: JSONBody[NewReferee]
                         ) -> RefereeGranted:
+    data = await strict_body(request, NewReferee)
     await _organiser(request, championship_id)
     await _check_users(request, [data.user_id], "user_id")
     await grant(request.app.state.pool, "championship", championship_id, data.user_id, "referee")
@@ -412,30 +425,70 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
 @post("/{championship_id:str}/finish", operation_id="finishChampionship", status_code=200,
       summary="Organiser: close the championship once every round is decided, with its final ranking")
 async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command]) -> CommandOutcome:
+    data = await strict_body(request, Command)
     user, _ = await _organiser(request, championship_id)
     await _svc(request).collect_results(championship_id)
     outcome, champ = await _svc(request).execute(championship_id, data.command_id,
-                                                 lambda _: [FinishChampionship()], actor=user.user_id)
+                                                 lambda _: [FinishChampionship()], actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
 # ---- players (and organisers on their behalf) ----
 
+class TeamRegistration(CommandOutcome):
+    team_id: str
+    status: Literal["invited", "registered", "declined"]   # invited: waiting for the players in `waiting`
+    waiting: list[str]
+
+
 @post("/{championship_id:str}/teams", operation_id="registerTeam", status_code=201,
-      summary="Register a team of two players (the caller is one of them, or the organiser)")
+      summary="Register a team of two players: the organiser registers any team; a player proposes his own, "
+              "and it registers once the other players and substitutes named have accepted")
 async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam]
-                        ) -> CommandOutcome:
+                        ) -> TeamRegistration:
     user = await _user(request)
+    data = await strict_body(request, NewTeam)
     svc = _svc(request)
-    await svc.load(championship_id)
-    if user.user_id not in data.players and not await _is_organiser(request, championship_id, user):
+    champ = await svc.load(championship_id)
+    organiser = await _is_organiser(request, championship_id, user)
+    if user.user_id not in data.players and not organiser:
         raise Problem(403, "not_in_team", "a player registers their own team; the organiser registers any")
     await _check_users(request, [*data.players, *data.substitutes], "players")
     team_id = data.team_id or uuid.uuid5(uuid.NAMESPACE_URL, f"{championship_id}/{data.command_id}").hex[:12]
-    outcome, champ = await svc.execute(
-        championship_id, data.command_id,
-        lambda _: [RegisterTeam(team_id, tuple(data.players), tuple(data.substitutes))], actor=user.user_id)
-    return _outcome(championship_id, outcome, champ)
+    command = RegisterTeam(team_id, tuple(data.players), tuple(data.substitutes))
+    if organiser:
+        outcome, champ = await svc.execute(championship_id, data.command_id, lambda _: [command],
+                                           actor=user.user_id, digest=_digest(request, data))
+        return TeamRegistration(**msgspec.structs.asdict(_outcome(championship_id, outcome, champ)),
+                                team_id=team_id, status="registered", waiting=[])
+    invitation, replayed = await svc.propose_team(championship_id, command, user.user_id)
+    status = "declined" if invitation.declined else "invited" if invitation.waiting else "registered"
+    return TeamRegistration(championship_id, champ.version, replayed, [] if replayed else ["team_proposed"],
+                            summary(championship_id, champ), team_id=team_id, status=status,
+                            waiting=list(invitation.waiting))
+
+
+async def _answer_team(request: Request, championship_id: str, team_id: str, accept: bool) -> TeamRegistration:
+    user = await _user(request)
+    svc = _svc(request)
+    invitation, outcome, champ = await svc.answer_team(championship_id, team_id, user.user_id, accept)
+    status = "declined" if invitation.declined else "invited" if invitation.waiting else "registered"
+    return TeamRegistration(championship_id, outcome.version if outcome else champ.version,
+                            bool(outcome and outcome.replayed), outcome.events if outcome else [],
+                            summary(championship_id, champ), team_id=team_id, status=status,
+                            waiting=list(invitation.waiting))
+
+
+@post("/{championship_id:str}/teams/{team_id:str}/accept", operation_id="acceptTeam", status_code=200,
+      summary="Accept your place in a proposed team; the last acceptance registers it")
+async def accept_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str]) -> TeamRegistration:
+    return await _answer_team(request, championship_id, team_id, True)
+
+
+@post("/{championship_id:str}/teams/{team_id:str}/decline", operation_id="declineTeam", status_code=200,
+      summary="Refuse your place in a proposed team: it is not registered")
+async def decline_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str]) -> TeamRegistration:
+    return await _answer_team(request, championship_id, team_id, False)
 
 
 async def _member_or_organiser(request: Request, championship_id: str, team_id: str) -> User:
@@ -452,9 +505,10 @@ async def _member_or_organiser(request: Request, championship_id: str, team_id: 
       summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited")
 async def withdraw_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
                         data: JSONBody[WithReason]) -> CommandOutcome:
+    data = await strict_body(request, WithReason)
     user = await _member_or_organiser(request, championship_id, team_id)
     outcome, champ = await _svc(request).execute(championship_id, data.command_id,
-                                                 lambda _: [WithdrawTeam(team_id, data.reason)], actor=user.user_id)
+                                                 lambda _: [WithdrawTeam(team_id, data.reason)], actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -462,10 +516,11 @@ async def withdraw_team(request: Request, championship_id: FromPath[str], team_i
       summary="Bring in a registered substitute for a player, from the next round on")
 async def substitute(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
                      data: JSONBody[Substitution]) -> CommandOutcome:
+    data = await strict_body(request, Substitution)
     user = await _member_or_organiser(request, championship_id, team_id)
     outcome, champ = await _svc(request).execute(
         championship_id, data.command_id, lambda _: [SubstitutePlayer(team_id, data.player_out, data.player_in)],
-        actor=user.user_id)
+        actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -474,6 +529,7 @@ async def substitute(request: Request, championship_id: FromPath[str], team_id: 
               "teams are in, and a team not in when the window closes forfeits")
 async def check_in(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                    data: JSONBody[CheckIn]) -> CheckInOut:
+    data = await strict_body(request, CheckIn)
     user = await _user(request)
     svc = _svc(request)
     stored, checks, champ = await svc.check_in(championship_id, match_id, user.user_id, by=user.user_id)
@@ -544,7 +600,7 @@ async def list_matches(request: Request, championship_id: FromPath[str],
 
 
 championship_router = Router(path="/championships", route_handlers=[
-    create_championship, register_team, withdraw_team, substitute, close_registration, make_draw, start_round,
+    create_championship, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration, make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
     list_matches, check_in,
 ])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import uuid
+from typing import NamedTuple
 
 import msgspec
 from litestar import Request, Router, get, post
@@ -14,7 +15,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from domain import game as game_mod
 from domain.audit import audit_record
-from domain.events import AnnulDeal, CallQayd, DealStarted, RecordResult, SeedRevealed
+from domain.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
 from domain.handrecord import MalformedRecord, export_record, parse_record
 from domain.profiles import profile_named
 from domain.shuffle import deck_from_seed, seed_commitment
@@ -22,7 +23,9 @@ from domain.views import contract_view
 from services.api import schemas
 from services.api.auth import User, grant, has_role
 from services.api.problems import Problem, field_in
-from services.api.tables import Table, TableOpened, deal_finished, deal_spans, fold_rows, stream_of
+from services.api.tables import (
+    Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of,
+)
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
 
@@ -36,11 +39,14 @@ async def _user(request: Request) -> User:
 
 
 def _seats_of(table: Table, user: User) -> list[int]:
-    return [i for i, uid in enumerate(table.opened.seats) if uid == user.user_id]
+    return [i for i, uid in enumerate(table.seats) if uid == user.user_id]
 
 
 async def _is_referee(request: Request, table: Table, user: User) -> bool:
-    o = table.opened
+    """The table's referee, or its championship's referee or organiser, and never one of its players."""
+    o = table.opened or table.proposed
+    if user.user_id in o.seats:
+        return False
     return await has_role(request.app.state.pool, user.user_id, "referee", ("table", o.table_id),
                           ("championship", o.championship_id)) or await has_role(
         request.app.state.pool, user.user_id, "organiser", ("championship", o.championship_id))
@@ -58,10 +64,12 @@ async def who_am_i(request: Request) -> User:
     return await _user(request)
 
 
-@post("/tables", operation_id="createTable", summary="Open a table (one game) with four seated users",
-      status_code=201)
+@post("/tables", operation_id="createTable", status_code=201,
+      summary="Propose a table (one game): the seated users are invited, and the game starts once each has "
+              "accepted (bot users and the caller accept by themselves)")
 async def create_table(request: Request, data: JSONBody[schemas.NewTable]) -> schemas.TableCreated:
     user = await _user(request)
+    data = await schemas.strict_body(request, schemas.NewTable)
     try:
         profile = profile_named(data.profile, data.switches)
     except ValueError as exc:
@@ -72,15 +80,45 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable]) -> sc
     missing = [s for s in data.seats if s not in kinds]
     if missing:
         raise Problem(422, "unknown_user", f"no user {missing[0]!r} to seat", field="seats")
+    twice = next((s for i, s in enumerate(data.seats) if kinds[s] == "human" and s in data.seats[:i]), None)
+    if twice is not None:
+        raise Problem(422, "seated_twice", f"user {twice} is named for two seats: a person plays one seat",
+                      field="seats")
     table_id = uuid.uuid4().hex[:16]
     bots = tuple(data.bot_level if kinds[s] == "bot" else None for s in data.seats)
     opened = TableOpened(table_id=table_id, seats=tuple(data.seats), profile=profile, mode=data.mode,
                          hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
                          opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
-                         on_timeout=data.on_timeout)
-    table = await _svc(request).open_table(opened)
-    await grant(pool, "table", table_id, user.user_id, "referee")
-    return schemas.TableCreated(table_id, table.version)
+                         on_timeout=data.on_timeout, max_timeouts=data.max_timeouts)
+    accepted = {user.user_id} | {s for s in data.seats if kinds[s] == "bot"}
+    table = await _svc(request).propose_table(opened, accepted)
+    if user.user_id not in data.seats:          # a seated creator plays; he is never his own referee
+        await grant(pool, "table", table_id, user.user_id, "referee")
+    return schemas.TableCreated(table_id, table.version, "live" if table.opened else "invited",
+                                list(table.waiting))
+
+
+async def _answer(request: Request, table_id: str, accept: bool) -> schemas.InvitationAnswered:
+    user = await _user(request)
+    svc = _svc(request)
+    table = await svc.load(table_id)
+    if user.user_id not in table.seats:
+        raise Problem(403, "not_invited", f"you are not invited to table {table_id}")
+    outcome, table = await svc.answer_invitation(table_id, user.user_id, accept)
+    status = "cancelled" if table.cancelled else "live" if table.opened else "invited"
+    return schemas.InvitationAnswered(table_id, outcome.version, outcome.replayed, status, list(table.waiting))
+
+
+@post("/tables/{table_id:str}/accept", operation_id="acceptInvitation", status_code=200,
+      summary="Take the seat you are invited to; the last acceptance starts the game")
+async def accept_invitation(request: Request, table_id: FromPath[str]) -> schemas.InvitationAnswered:
+    return await _answer(request, table_id, True)
+
+
+@post("/tables/{table_id:str}/decline", operation_id="declineInvitation", status_code=200,
+      summary="Refuse the seat you are invited to: the table is cancelled")
+async def decline_invitation(request: Request, table_id: FromPath[str]) -> schemas.InvitationAnswered:
+    return await _answer(request, table_id, False)
 
 
 @get("/tables", operation_id="listTables", summary="Tables, live ones first")
@@ -94,42 +132,38 @@ async def list_tables(request: Request, status: str = Parameter(default="live", 
                                  r["championship_id"], r["match_id"]) for r in rows]
 
 
+class Audience(NamedTuple):
+    """Who is asking, as far as hidden information goes: one function decides what each may see."""
+
+    seat: int | None       # a seated player's seat: he sees his own cards, live
+    live: bool             # players and referees see the table as it is; spectators behind its delay
+
+
+async def _audience(request: Request, table: Table, user: User, wanted: int | None = None) -> Audience:
+    mine = _seats_of(table, user)
+    if wanted is not None and wanted not in mine:
+        raise Problem(403, "not_your_seat", f"seat {wanted} is not yours; you may see only your own cards")
+    if mine:
+        turn = table.game.deal.turn
+        seat = wanted if wanted is not None else mine[0] if len(mine) == 1 or turn not in mine else turn
+        return Audience(seat, True)
+    return Audience(None, await _is_referee(request, table, user))
+
+
+async def _visible(request: Request, table_id: str, table: Table, audience: Audience) -> Table:
+    """The table as ``audience`` may see it now: as it is, or, for spectators, as it was the delay ago."""
+    version = await _svc(request).visible_version(table, audience.live)
+    return table if version == table.version else await _svc(request).table_at(table_id, version)
+
+
 @get("/tables/{table_id:str}/view", operation_id="viewTable",
      summary="The table as the caller sees it: a seated player's own seat, else the spectator view")
 async def view_table(request: Request, table_id: FromPath[str],
                      seat: int | None = Parameter(default=None, ge=0, le=3)) -> dict:
     user = await _user(request)
     table = await _svc(request).load(table_id)
-    mine = _seats_of(table, user)
-    if seat is not None and seat not in mine:
-        raise Problem(403, "not_your_seat", f"seat {seat} is not yours; you may see only your own cards")
-    if seat is None and mine:
-        seat = mine[0] if len(mine) == 1 or table.game.deal.turn not in mine else table.game.deal.turn
-    if seat is None:
-        return await _spectator_view_now(request, table_id, table)
-    return table_view(table, seat)
-
-
-async def _spectator_view_now(request: Request, table_id: str, table: Table) -> dict:
-    delay = table.opened.delay_seconds
-    if delay <= 0:
-        return table_view(table, None)
-    events = await _svc(request).events(table_id)
-    cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=delay)
-    return _view_at(events, sum(1 for _, at, _ in events if at <= cutoff), None)
-
-
-def _view_at(events, n: int, seat: int | None) -> dict:
-    """The view after the first ``n`` events."""
-    opened = None
-    game = game_mod.INITIAL
-    for _, _, e in events[:n]:
-        if isinstance(e, TableOpened):
-            opened = e
-        else:
-            game = game_mod.evolve(game, e)
-    version = events[n - 1][0] if n else 0
-    return table_view(Table(opened, game, version), seat)
+    audience = await _audience(request, table, user, seat)
+    return table_view(await _visible(request, table_id, table, audience), audience.seat)
 
 
 def _player_seat(table: Table, user: User, wanted: int | None) -> int:
@@ -152,59 +186,67 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
               seat: int | None = Parameter(default=None, ge=0, le=3)) -> schemas.CommandAccepted:
     user = await _user(request)
     svc = _svc(request)
-    chosen: dict = {}
-
-    def make(table: Table):
-        if table.opened is None:
-            raise Problem(404, "unknown_table", f"there is no table {table_id!r}")
-        chosen["seat"] = s = _player_seat(table, user, seat)
-        return to_command(data.action, s)
-
-    outcome, table = await svc.execute(table_id, data.command_id, make, actor=user.user_id,
-                                       expected_version=data.expected_version)
-    view_seat = chosen.get("seat")
-    if view_seat is None:
-        view_seat = _player_seat(table, user, seat) if _seats_of(table, user) else None
+    table = await svc.load(table_id)
+    # Who may act is settled before anything else, a replayed command id included.
+    my_seat = _player_seat(table, user, seat)
+    if table.opened is None:
+        raise Problem(409, "table_not_open", f"table {table_id} waits for its invited players: "
+                                             f"{', '.join(table.waiting) or 'cancelled'}")
+    data = await schemas.strict_body(request, schemas.PlayerCommand)
+    command = to_command(data.action, my_seat)
+    outcome, table = await svc.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
+                                       role="player", digest=command_digest(command), seat=my_seat,
+                                       expected_version=data.expected_version, table=table)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
-                                   table_view(table, view_seat))
+                                   table_view(table, my_seat))
 
 
 @post("/tables/{table_id:str}/rulings", operation_id="ruleAtTable", status_code=200,
       summary="Referee: call Qayd for a seat (the engine rules from the log), record the result, annul "
-              "or replay a deal")
+              "or replay a deal, end the game")
 async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand]) -> schemas.CommandAccepted:
     user = await _user(request)
     svc = _svc(request)
     table = await svc.load(table_id)
     if not await _is_referee(request, table, user):
-        raise Problem(403, "not_referee", "only this table's referee or its championship's organiser rules here")
-
-    def make(table: Table):
-        r = data.ruling
-        match r:
-            case schemas.RefereeQayd():
-                return CallQayd(r.seat, r.index)
-            case schemas.RecordResultRuling():
-                return RecordResult()
-            case schemas.AnnulRuling():
-                return AnnulDeal(reason=r.reason, replay=r.replay)
-
-    outcome, table = await svc.execute(table_id, data.command_id, make, actor=user.user_id,
-                                       expected_version=data.expected_version)
+        raise Problem(403, "not_referee", "only this table's referee or its championship's organiser or referees "
+                                          "rule here, and never one of its players")
+    if table.opened is None:
+        raise Problem(409, "table_not_open", f"table {table_id} has not started")
+    data = await schemas.strict_body(request, schemas.RefereeCommand)
+    r = data.ruling
+    match r:
+        case schemas.RefereeQayd():
+            command = CallQayd(r.seat, r.index)
+        case schemas.RecordResultRuling():
+            command = RecordResult()
+        case schemas.AnnulRuling():
+            command = AnnulDeal(reason=r.reason, replay=r.replay)
+        case schemas.EndGameRuling():
+            if r.winner is None and table.opened.championship_id is not None:
+                raise Problem(400, "invalid_field", "a championship game ends with a winner; for a match "
+                                                    "nobody wins, record a double forfeit", field="ruling.winner")
+            command = EndGame(reason=r.reason, winner=r.winner)
+    outcome, table = await svc.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
+                                       role="referee", digest=command_digest(command),
+                                       expected_version=data.expected_version, table=table)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
                                    table_view(table, None))
 
 
 @get("/tables/{table_id:str}/live", operation_id="followTable",
-     summary="Server-Sent Events: the spectator view after each event, behind the table's delay",
+     summary="Server-Sent Events: the caller's view after each event (a player's own seat; spectators behind "
+             "the table's delay)",
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
-                                  description="`view` events (the spectator view as JSON), then `end`")})
+                                  description="`view` events (the view as JSON), then `end`")})
 async def follow(request: Request, table_id: FromPath[str],
-                 after: int = Parameter(default=0, ge=0, description="start after this version")) -> ServerSentEvent:
-    await _user(request)
+                 after: int = Parameter(default=0, ge=0, le=2**31 - 1,
+                                        description="start after this version")) -> ServerSentEvent:
+    user = await _user(request)
     svc = _svc(request)
     table = await svc.load(table_id)
-    delay = table.opened.delay_seconds
+    audience = await _audience(request, table, user)
+    delay = 0.0 if audience.live or table.opened is None else table.opened.delay_seconds
     notifier = request.app.state.notifier
     stream = stream_of(table_id)
 
@@ -212,7 +254,7 @@ async def follow(request: Request, table_id: FromPath[str],
         state = Table()
         rows = await read_stream(svc.pool, stream, 1, after) if after else []
         if rows:
-            state = fold_rows(state, rows)
+            state = svc.fold(state, rows)
         while True:
             waiter = notifier.waiter(stream)
             rows = await read_stream(svc.pool, stream, state.version + 1)
@@ -222,10 +264,10 @@ async def follow(request: Request, table_id: FromPath[str],
                     wait = (due - dt.datetime.now(dt.timezone.utc)).total_seconds()
                     if wait > 0:
                         await asyncio.sleep(wait)     # the broadcast delay itself, not synchronisation
-                state = fold_rows(state, [row])
-                yield ServerSentEventMessage(data=msgspec.json.encode(table_view(state, None)).decode(),
+                state = svc.fold(state, [row])
+                yield ServerSentEventMessage(data=msgspec.json.encode(table_view(state, audience.seat)).decode(),
                                              event="view", id=str(state.version))
-            if state.game.phase == "ended":
+            if state.game.phase == "ended" or state.cancelled:
                 yield ServerSentEventMessage(data="{}", event="end", id=str(state.version))
                 return
             await notifier.wait(waiter, timeout=5.0)
@@ -233,10 +275,21 @@ async def follow(request: Request, table_id: FromPath[str],
     return ServerSentEvent(messages())
 
 
+async def _visible_events(request: Request, table_id: str, user: User, *, hands: bool = False):
+    """The table's events the caller may see now (spectators: those stored the table's delay ago); with
+    ``hands``, the caller must also be allowed hand records (under hands_policy 'never': players and referees)."""
+    svc = _svc(request)
+    table = await svc.load(table_id)
+    audience = await _audience(request, table, user)
+    if hands and not audience.live and (table.opened is None or table.opened.hands_policy == "never"):
+        raise Problem(403, "hands_hidden", "this table never shows hands to spectators; its players and "
+                                           "referees may read its hand records")
+    return await svc.events(table_id, await svc.visible_version(table, audience.live))
+
+
 @get("/tables/{table_id:str}/deals", operation_id="listDeals", summary="The deals of a table, for replays")
 async def list_deals(request: Request, table_id: FromPath[str]) -> list[schemas.DealSummary]:
-    await _user(request)
-    events = await _svc(request).events(table_id)
+    events = await _visible_events(request, table_id, await _user(request))
     out = []
     for n, first, evs in deal_spans(events):
         state = game_mod.deal_mod.replay(evs)
@@ -248,19 +301,11 @@ async def list_deals(request: Request, table_id: FromPath[str]) -> list[schemas.
     return out
 
 
-async def _may_read_hands(request: Request, table_id: str, user: User) -> None:
-    """Hand records show every hand: with hands_policy 'never' only the table's players and referees get them."""
-    table = await _svc(request).load(table_id)
-    if table.opened.hands_policy == "never" and not _seats_of(table, user) and not await _is_referee(
-            request, table, user):
-        raise Problem(403, "hands_hidden", "this table never shows hands to spectators; its players and "
-                                           "referees may read its hand records")
-
-
 def _finished_deal(events, deal_no: int) -> list:
     spans = deal_spans(events)
     if not 1 <= deal_no <= len(spans):
-        raise Problem(404, "unknown_deal", f"this table has {len(spans)} deal(s); there is no deal {deal_no}")
+        raise Problem(404, "unknown_deal", f"{len(spans)} deal(s) of this table can be seen; there is no deal "
+                                           f"{deal_no} to see")
     evs = spans[deal_no - 1][2]
     if not deal_finished(evs):
         raise Problem(409, "deal_in_progress", f"deal {deal_no} is still being played; its record would show "
@@ -271,45 +316,42 @@ def _finished_deal(events, deal_no: int) -> list:
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord",
      summary="A finished deal as a baloot-hand/1 hand record")
 async def hand_record(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> dict:
-    await _may_read_hands(request, table_id, await _user(request))
-    evs = _finished_deal(await _svc(request).events(table_id), deal_no)
-    return msgspec.to_builtins(export_record(evs))
+    events = await _visible_events(request, table_id, await _user(request), hands=True)
+    return msgspec.to_builtins(export_record(_finished_deal(events, deal_no)))
 
 
 @get("/tables/{table_id:str}/state", operation_id="tableStateAt",
-     summary="The spectator view after event number `at` (step-by-step replay, behind the table's delay)")
-async def state_at(request: Request, table_id: FromPath[str], at: int = Parameter(ge=0)) -> dict:
-    await _user(request)
+     summary="The caller's view after event number `at` (step-by-step replay; spectators behind the table's "
+             "delay)")
+async def state_at(request: Request, table_id: FromPath[str], at: int = Parameter(ge=0, le=2**31 - 1)) -> dict:
+    user = await _user(request)
     svc = _svc(request)
     table = await svc.load(table_id)
-    events = await svc.events(table_id)
-    visible = len(events)
-    if table.opened.delay_seconds > 0 and table.game.phase != "ended":
-        cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=table.opened.delay_seconds)
-        visible = sum(1 for _, t, _ in events if t <= cutoff)
+    audience = await _audience(request, table, user)
+    visible = await svc.visible_version(table, audience.live)
     if at > visible:
         raise Problem(404, "not_yet_visible", f"event {at} is not visible yet ({visible} are)", field="at")
-    return _view_at(events, at, None)
+    return table_view(await svc.table_at(table_id, at), audience.seat)
 
 
 @get("/tables/{table_id:str}/deals/{deal_no:int}/audit", operation_id="auditStoredDeal",
      summary="Verify the stream's hash chain, the revealed seed against the commitment and the dealt hands, "
              "and replay the rules")
 async def audit_stored(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> schemas.StoredAudit:
-    await _may_read_hands(request, table_id, await _user(request))
+    events = await _visible_events(request, table_id, await _user(request), hands=True)
     svc = _svc(request)
-    events = await svc.events(table_id)
     evs = _finished_deal(events, deal_no)
     broken = await verify_stream(svc.pool, stream_of(table_id))
     start = evs[0]
     reveal = next((e for e in evs if isinstance(e, SeedRevealed)), None)
+    dealt = start.deck if start.deck is not None else next((e.deck for e in evs if isinstance(e, CardsDealt)), None)
     if not isinstance(start, DealStarted) or start.commitment is None:
         seed_check = "no seed commitment (explicit deck)"
     elif reveal is None:
         seed_check = "seed not revealed yet"
     elif seed_commitment(reveal.seed) != start.commitment:
         seed_check = "seed does NOT match the commitment"
-    elif deck_from_seed(reveal.seed) != tuple(start.deck):
+    elif deck_from_seed(reveal.seed) != tuple(dealt):
         seed_check = "seed does NOT give the dealt deck"
     else:
         seed_check = "seed matches the commitment and the dealt hands"
@@ -330,6 +372,6 @@ async def audit_upload(request: Request) -> dict:
 
 
 table_router = Router(path="/", route_handlers=[
-    create_user, who_am_i, create_table, list_tables, view_table, act, rule, follow, list_deals, hand_record,
+    create_user, who_am_i, create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals, hand_record,
     state_at, audit_stored, audit_upload,
 ])

@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 import msgspec
+
+T = TypeVar("T")
+
+
+async def strict_body(request, body_type: type[T]) -> T:
+    """The request body decoded strictly (``"3"`` is not a version): Litestar's own decoding coerces."""
+    from services.api.problems import Problem, field_in
+
+    try:
+        return msgspec.json.decode(await request.body(), type=body_type, strict=True)
+    except msgspec.ValidationError as exc:
+        raise Problem(400, "invalid_field", str(exc), title="the request is malformed",
+                      field=field_in(str(exc))) from None
+    except msgspec.DecodeError as exc:
+        raise Problem(400, "malformed_body", str(exc), title="the request is malformed") from None
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 CardText = Annotated[str, msgspec.Meta(pattern="^[789TJQKA][SHDC]$")]
 SuitText = Annotated[str, msgspec.Meta(pattern="^[SHDC]$")]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern="^[A-Za-z0-9._:-]+$")]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
+# A turn clock a person can play against; and turns in a row that may time out before a table is abandoned.
+TurnSeconds = Annotated[float, msgspec.Meta(ge=5, le=3600)]
+MaxTimeouts = Annotated[int, msgspec.Meta(ge=1, le=64)]
 
 
 class NewUser(msgspec.Struct, forbid_unknown_fields=True):
@@ -80,7 +98,14 @@ class AnnulRuling(msgspec.Struct, tag="annul_deal", forbid_unknown_fields=True):
     replay: bool = False
 
 
-RefereeAction = RefereeQayd | RecordResultRuling | AnnulRuling
+class EndGameRuling(msgspec.Struct, tag="end_game", forbid_unknown_fields=True):
+    """End the game now: ``winner`` team 0 (seats 0+2) or 1 (seats 1+3), or null for no winner."""
+
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    winner: Annotated[int, msgspec.Meta(ge=0, le=1)] | None = None
+
+
+RefereeAction = RefereeQayd | RecordResultRuling | AnnulRuling | EndGameRuling
 
 
 class RefereeCommand(msgspec.Struct, forbid_unknown_fields=True):
@@ -99,13 +124,24 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
     bot_level: Literal["easy", "normal"] = "normal"        # for seats whose user is a bot
-    turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=3600)] | None = None
+    turn_seconds: TurnSeconds | None = None
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    max_timeouts: MaxTimeouts = 8
 
 
 class TableCreated(msgspec.Struct):
     table_id: str
     version: int
+    status: Literal["invited", "live"]      # invited: waiting for the seated users named in `waiting`
+    waiting: list[str]
+
+
+class InvitationAnswered(msgspec.Struct):
+    table_id: str
+    version: int
+    replayed: bool
+    status: Literal["invited", "live", "cancelled"]
+    waiting: list[str]
 
 
 class CommandAccepted(msgspec.Struct):

@@ -3,10 +3,19 @@ expected version.
 
 A command loads the table (cached state + the events after it), asks ``domain.game.decide``, and appends
 at the version it read; a concurrent writer makes the append fail and the command is decided again on the
-fresh state (bounded). Event ids derive from the client's command id, and the table remembers which
-command ids it applied, so a retried request returns the original outcome and stores nothing new.
-Deals are dealt from seeds derived from the server secret (HMAC); the commitment is stored when a deal
-starts and the seed revealed when it ends, by the same command that ended it.
+fresh state (bounded). A command id belongs to the one who sent it: the table remembers, per (actor,
+command id), the version it led to and a digest of the command, so a retried request returns the original
+outcome and stores nothing new, the same id from someone else is another command, and the same id with
+another command is refused (``command_id_reused``). Event ids derive from table, actor and command id.
+
+Deals are dealt from seeds derived from the server secret (HMAC, ``services/secret.py``), which is kept
+outside the database: ``deal_started`` stores the commitment, the cards are the private ``cards_dealt`` that
+this service re-derives from the seed whenever it folds the stream, and the seed is revealed (stored) when
+the deal ends, by the same command that ended it. A reader of the database sees no live hand.
+
+A table opened by a user seats other people only with their consent: ``table_proposed`` names the seats,
+each invited player's ``invitation_accepted`` follows, and the last acceptance opens the game (a decline
+cancels the table). Championship tables open at once: their players agreed when they registered.
 """
 
 from __future__ import annotations
@@ -14,7 +23,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
-import secrets
 import uuid
 from collections import OrderedDict
 from typing import ClassVar, Literal
@@ -23,9 +31,10 @@ import asyncpg
 import msgspec
 
 from domain import game as game_mod
+from domain.deal import ENDED, dealt_from_seed
 from domain.events import (
     EVENT_TYPES, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, RevealSeed,
-    StartGame,
+    SeedRevealed, StartGame,
 )
 from domain.game import GameState
 from domain.profiles import RuleProfile
@@ -33,6 +42,7 @@ from services.api.problems import Problem
 from services.eventstore import Codec, ConcurrencyError, append, append_reporting, read_stream
 
 MAX_ATTEMPTS = 5
+MIN_TURN_SECONDS = 5.0        # a turn clock shorter than this is no clock a person can play against
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
 
 
@@ -54,6 +64,30 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     turn_seconds: float | None = None                     # the turn clock; None: no clock
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
     review_seconds: float = 30.0                          # recorded tables: time for Qayd after the last trick
+    # After this many turns in a row run out with no player acting, the table is abandoned: the teams
+    # whose seats timed out lose the game (both: nobody wins it). Without it an empty table auto-passes
+    # void deal after void deal for ever.
+    max_timeouts: int = 8
+
+
+class TableProposed(msgspec.Struct, frozen=True, tag="table_proposed", kw_only=True):
+    """A user proposes a table: the seated users it names are invited and the game waits for them."""
+
+    schema_version: ClassVar[int] = 1
+    table: TableOpened                                    # the table as it will open
+    waiting: tuple[str, ...]                              # invited users who have not accepted yet
+
+
+class InvitationAccepted(msgspec.Struct, frozen=True, tag="invitation_accepted", kw_only=True):
+    schema_version: ClassVar[int] = 1
+    user: str
+
+
+class InvitationDeclined(msgspec.Struct, frozen=True, tag="invitation_declined", kw_only=True):
+    """An invited user says no: the table is cancelled."""
+
+    schema_version: ClassVar[int] = 1
+    user: str
 
 
 class SeatHandedToBot(msgspec.Struct, frozen=True, tag="seat_handed_to_bot", kw_only=True):
@@ -65,7 +99,8 @@ class SeatHandedToBot(msgspec.Struct, frozen=True, tag="seat_handed_to_bot", kw_
     reason: str
 
 
-CODEC = Codec(tuple(EVENT_TYPES) + (TableOpened, SeatHandedToBot))
+TABLE_EVENTS = (TableOpened, SeatHandedToBot, TableProposed, InvitationAccepted, InvitationDeclined)
+CODEC = Codec(tuple(EVENT_TYPES) + TABLE_EVENTS)
 
 
 class Table(msgspec.Struct, frozen=True):
@@ -74,17 +109,37 @@ class Table(msgspec.Struct, frozen=True):
     opened: TableOpened | None = None
     game: GameState = game_mod.INITIAL
     version: int = 0
-    commands: dict[str, int] = msgspec.field(default_factory=dict)   # command id -> version after it
+    # (actor, command id) -> (version after it, digest of the command)
+    commands: dict[tuple[str, str], tuple[int, str]] = msgspec.field(default_factory=dict)
     bots: tuple[str | None, ...] = (None, None, None, None)          # who plays each seat now
     last_at: datetime.datetime | None = None                         # when the last event was stored
+    proposed: TableOpened | None = None                              # a table waiting for its invitees
+    waiting: tuple[str, ...] = ()                                    # invitees who have not accepted
+    cancelled: bool = False                                          # an invitee declined
+    timeouts: tuple[int, ...] = ()                                   # seats timed out since a player acted
+
+    @property
+    def table_id(self) -> str | None:
+        o = self.opened or self.proposed
+        return o.table_id if o else None
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        o = self.opened or self.proposed
+        return o.seats if o else ()
 
 
 def stream_of(table_id: str) -> str:
     return f"table-{table_id}"
 
 
-def event_id(table_id: str, command_id: str, k: int) -> uuid.UUID:
-    return uuid.uuid5(NAMESPACE, f"{table_id}/{command_id}/{k}")
+def event_id(table_id: str, actor: str, command_id: str, k: int) -> uuid.UUID:
+    return uuid.uuid5(NAMESPACE, f"{table_id}/{actor}/{command_id}/{k}")
+
+
+def command_digest(command) -> str:
+    """What a command says, as a short digest: the same id with another command is a different request."""
+    return hashlib.sha256(msgspec.json.encode(command)).hexdigest()[:32]
 
 
 class Outcome(msgspec.Struct):
@@ -94,6 +149,8 @@ class Outcome(msgspec.Struct):
 
 
 class TableService:
+    """Tables for the API and the workers. ``secret`` is the server secret (``services.secret``)."""
+
     def __init__(self, pool: asyncpg.Pool, secret: bytes, cache_size: int = 4096):
         self.pool = pool
         self.secret = secret
@@ -110,18 +167,37 @@ class TableService:
     def first_dealer(self, table_id: str) -> int:
         return hmac.new(self.secret, f"{table_id}/first-dealer".encode(), hashlib.sha256).digest()[0] % 4
 
+    def fold(self, table: Table, rows) -> Table:
+        """Fold stored rows into ``table``, re-deriving the private cards of its seeded deals."""
+        return fold_rows(table, rows, self.deal_seed)
+
     # ------------------------------------------------------------ loading
 
     async def load(self, table_id: str) -> Table:
         """The table folded up to its last stored event (from the cache plus what came after it)."""
         table = self._cache.get(table_id) or Table()
         rows = await read_stream(self.pool, stream_of(table_id), table.version + 1)
-        if not rows and table.opened is None:
+        if not rows and table.version == 0:
             raise Problem(404, "unknown_table", f"there is no table {table_id!r}")
         if rows:
-            table = fold_rows(table, rows)
+            table = self.fold(table, rows)
             self._remember(table_id, table)
         return table
+
+    async def visible_version(self, table: Table, live: bool) -> int:
+        """How much of the table a caller may see: all of it for its players and referees (``live``), and
+        for spectators what was stored at least the table's delay ago, finished or not."""
+        delay = table.opened.delay_seconds if table.opened is not None else 0.0
+        if live or delay <= 0:
+            return table.version
+        return await self.pool.fetchval(
+            "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1 "
+            "AND recorded_at <= now() - make_interval(secs => $2)", stream_of(table.table_id), delay)
+
+    async def table_at(self, table_id: str, version: int) -> Table:
+        """The table as it was after its event ``version`` (folded from the start)."""
+        rows = await read_stream(self.pool, stream_of(table_id), 1, version)
+        return self.fold(Table(), rows) if rows else Table()
 
     def _remember(self, table_id: str, table: Table) -> None:
         self._cache[table_id] = table
@@ -129,51 +205,116 @@ class TableService:
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
 
-    async def events(self, table_id: str) -> list[tuple[int, object, object]]:
-        """Every stored event of the table as (version, recorded_at, decoded event)."""
-        rows = await read_stream(self.pool, stream_of(table_id))
-        if not rows:
+    async def events(self, table_id: str, up_to: int | None = None) -> list[tuple[int, object, object]]:
+        """The table's events as (version, recorded_at, event), up to version ``up_to`` (None: all), with
+        each seeded deal's private ``cards_dealt`` put back after its ``deal_started`` (same version)."""
+        rows = await read_stream(self.pool, stream_of(table_id), 1, up_to)
+        if not rows and up_to != 0:
             raise Problem(404, "unknown_table", f"there is no table {table_id!r}")
-        return [(r.version, r.recorded_at, CODEC.decode(r)) for r in rows]
+        out = []
+        opened = None
+        deals = 0
+        for r in rows:
+            e = CODEC.decode(r)
+            out.append((r.version, r.recorded_at, e))
+            if isinstance(e, TableOpened):
+                opened = e
+            elif isinstance(e, DealStarted):
+                deals += 1
+                if e.deck is None and opened is not None:
+                    out.append((r.version, r.recorded_at, dealt_from_seed(self.deal_seed(opened.table_id, deals))))
+        return out
 
     # ------------------------------------------------------------ opening
 
-    async def open_table(self, opened: TableOpened) -> Table:
-        """Store ``table_opened``, ``game_started`` and the first deal; safe to call twice."""
-        start = StartGame(first_dealer=self.first_dealer(opened.table_id), profile=opened.profile,
-                          table=opened.mode)
+    def opening(self, opened: TableOpened) -> list:
+        """The events that open a table's game: ``table_opened``, ``game_started`` and the first deal."""
         game = game_mod.INITIAL
         events: list = [opened]
-        for cmd_factory in (lambda: start, lambda: DealNext(seed=self.deal_seed(opened.table_id, 1))):
-            new = game_mod.decide(game, cmd_factory())
+        start = StartGame(first_dealer=self.first_dealer(opened.table_id), profile=opened.profile,
+                          table=opened.mode)
+        for command in (start, DealNext(seed=self.deal_seed(opened.table_id, 1))):
+            new = game_mod.decide(game, command)
             for e in new:
                 game = game_mod.evolve(game, e)
             events.extend(new)
+        return events
+
+    async def open_table(self, opened: TableOpened) -> Table:
+        """Open a table whose players need not be asked (a championship's); safe to call twice."""
         await append(self.pool, stream_of(opened.table_id), None,
-                     [CODEC.encode(e, event_id=event_id(opened.table_id, "open", k),
-                                   metadata={"command_id": "open", "actor": opened.opened_by})
-                      for k, e in enumerate(events)])
-        await self.pool.execute(
-            "INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING", opened.table_id,
-            opened.championship_id, opened.match_id, opened.game_no, opened.profile.name, opened.mode,
-            list(opened.seats))
+                     self._encode(opened.table_id, opened.opened_by, "open", "system", self.opening(opened)))
+        await self._index(opened, "live")
         return await self.load(opened.table_id)
+
+    async def propose_table(self, opened: TableOpened, accepted: set[str]) -> Table:
+        """Invite the seated users not in ``accepted``; with nobody left to ask, the table opens at once."""
+        waiting = tuple(dict.fromkeys(u for u in opened.seats if u not in accepted))
+        if not waiting:
+            return await self.open_table(opened)
+        proposal = TableProposed(table=opened, waiting=waiting)
+        await append(self.pool, stream_of(opened.table_id), None,
+                     self._encode(opened.table_id, opened.opened_by, "propose", "player", [proposal]))
+        await self._index(opened, "invited")
+        return await self.load(opened.table_id)
+
+    async def answer_invitation(self, table_id: str, user: str, accept: bool) -> tuple[Outcome, Table]:
+        """An invited user accepts (the last acceptance opens the game) or declines (the table is cancelled)."""
+        def decide(table: Table) -> list:
+            if table.cancelled:
+                raise Problem(409, "table_cancelled", "an invited player declined: this table will not open")
+            if table.opened is not None or user not in table.waiting:
+                raise Problem(409, "not_invited", f"{user} has no open invitation at table {table_id}")
+            if not accept:
+                return [InvitationDeclined(user=user)]
+            events: list = [InvitationAccepted(user=user)]
+            if table.waiting == (user,):
+                events.extend(self.opening(table.proposed))
+            return events
+
+        outcome, table = await self.execute(table_id, "accept" if accept else "decline", decide, actor=user,
+                                            role="player", digest="answer")
+        if table.opened is not None or table.cancelled:
+            await self._index(table.proposed, "cancelled" if table.cancelled else "live")
+        return outcome, table
+
+    async def _index(self, opened: TableOpened, status: str) -> None:
+        await self.pool.execute(
+            "INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, status) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id) DO UPDATE SET status = $8 "
+            "WHERE tables_index.status = 'invited'", opened.table_id, opened.championship_id, opened.match_id,
+            opened.game_no, opened.profile.name, opened.mode, list(opened.seats), status)
+
+    def _encode(self, table_id: str, actor: str, command_id: str, role: str, events, digest: str = "",
+                seat: int | None = None) -> list:
+        """The stored form of ``events`` (private ones are left out), ids from table, actor and command."""
+        metadata = {"command_id": command_id, "actor": actor, "role": role, "digest": digest}
+        if seat is not None:
+            metadata["seat"] = seat
+        stored = [e for e in events if not getattr(e, "private", False)]
+        return [CODEC.encode(e, event_id=event_id(table_id, actor, command_id, k), metadata=metadata)
+                for k, e in enumerate(stored)]
 
     # ------------------------------------------------------------ commands
 
-    async def execute(self, table_id: str, command_id: str, make_command, *, actor: str,
-                      expected_version: int | None = None, table: Table | None = None) -> tuple[Outcome, Table]:
+    async def execute(self, table_id: str, command_id: str, make_command, *, actor: str, role: str,
+                      digest: str, seat: int | None = None, expected_version: int | None = None,
+                      table: Table | None = None) -> tuple[Outcome, Table]:
         """Decide and append ``make_command(table)`` at the version read, retrying on conflicts.
 
-        ``table``: the table as the caller just loaded it (saves a read on the first attempt).
+        The caller has already checked that ``actor`` may send this command. ``role`` says who acts
+        (player, bot, clock, referee, system), ``digest`` what the command says (``command_digest``), and
+        ``table`` is the table as the caller just loaded it (saves a read on the first attempt).
         """
         for attempt in range(MAX_ATTEMPTS):
             if attempt or table is None:
                 table = await self.load(table_id)
-            done = table.commands.get(command_id)
+            done = table.commands.get((actor, command_id))
             if done is not None:
-                return Outcome(done, replayed=True), table
+                if done[1] != digest:
+                    raise Problem(409, "command_id_reused", f"command id {command_id!r} was already used for "
+                                                            "another command: send a new id for a new command")
+                return Outcome(done[0], replayed=True), table
             if expected_version is not None and expected_version != table.version:
                 raise Problem(409, "stale_version", f"the table is at version {table.version}, not "
                                                     f"{expected_version}: reload and decide again",
@@ -185,9 +326,7 @@ class TableService:
             except DomainError as err:
                 raise Problem(409, err.rule, err.message, title="the rules refuse this action") from None
             events = self._with_progress(table_id, table.game, events)
-            new = [CODEC.encode(e, event_id=event_id(table_id, command_id, k),
-                                metadata={"command_id": command_id, "actor": actor})
-                   for k, e in enumerate(events)]
+            new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
                 version, stored = await append_reporting(self.pool, stream_of(table_id), table.version, new)
             except ConcurrencyError:
@@ -197,11 +336,11 @@ class TableService:
                 continue
             if not stored:                  # the same command, delivered twice at once, stored by the other
                 return Outcome(version, replayed=True), await self.load(table_id)
-            table = fold_appended(table, events, command_id, version)
+            table = fold_appended(table, events, (actor, command_id), (version, digest), role, seat)
             self._remember(table_id, table)
             for hook in self.after_append_hooks:
                 await hook(self, table)
-            if any(isinstance(e, GameEnded) for e in events):
+            if any(isinstance(e, GameEnded) for e in events) and table.opened is not None:
                 await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1",
                                         table_id)
                 for hook in self.game_end_hooks:
@@ -215,7 +354,7 @@ class TableService:
             game = game_mod.evolve(game, e)
         out = list(events)
         deal = game.deal
-        if deal.phase in ("scored", "void", "annulled") and deal.commitment and deal.seed is None:
+        if deal.phase in ENDED and deal.commitment and deal.seed is None:
             reveal = RevealSeed(self.deal_seed(table_id, game.deal_no))
             for e in game_mod.decide(game, reveal):
                 game = game_mod.evolve(game, e)
@@ -226,54 +365,66 @@ class TableService:
         return out
 
 
-def fold_appended(table: Table, events: list, command_id: str, version: int) -> Table:
-    """The table after ``events``, just appended by this process at ``version`` (no read back needed).
+def _timeouts(table: Table, role: str, seat: int | None) -> tuple[int, ...]:
+    """The seats timed out since a player last acted: a player's action ends the run, a clock's adds to it."""
+    if role == "player":
+        return ()
+    if role == "clock" and seat is not None:
+        return table.timeouts + (seat,)
+    return table.timeouts
+
+
+def _fold_event(table: Table, e, seed_of) -> Table:
+    """One event into the table (the game, its seats and invitations), private cards re-derived."""
+    match e:
+        case TableOpened():
+            return msgspec.structs.replace(table, opened=e, bots=e.bots, waiting=())
+        case SeatHandedToBot():
+            return msgspec.structs.replace(table, bots=table.bots[:e.seat] + (e.level,) + table.bots[e.seat + 1:])
+        case TableProposed():
+            return msgspec.structs.replace(table, proposed=e.table, waiting=e.waiting)
+        case InvitationAccepted():
+            return msgspec.structs.replace(table, waiting=tuple(u for u in table.waiting if u != e.user))
+        case InvitationDeclined():
+            return msgspec.structs.replace(table, cancelled=True)
+    game = game_mod.evolve(table.game, e)
+    if type(e) is DealStarted and e.deck is None and seed_of is not None and table.opened is not None:
+        game = game_mod.evolve(game, dealt_from_seed(seed_of(table.opened.table_id, game.deal_no)))
+    return msgspec.structs.replace(table, game=game)
+
+
+def fold_appended(table: Table, events: list, key: tuple[str, str], done: tuple[int, str], role: str,
+                  seat: int | None) -> Table:
+    """The table after ``events``, just appended by this process (no read back needed; the private cards
+    are among ``events``).
 
     The events' stored time is the database's; until the next read the clock uses this process's now.
     """
-    game = table.game
-    bots = table.bots
     for e in events:
-        if isinstance(e, SeatHandedToBot):
-            bots = bots[:e.seat] + (e.level,) + bots[e.seat + 1:]
-        else:
-            game = game_mod.evolve(game, e)
-    return Table(table.opened, game, version, {**table.commands, command_id: version}, bots,
-                 datetime.datetime.now(datetime.timezone.utc))
+        table = _fold_event(table, e, None)
+    return msgspec.structs.replace(table, version=done[0], commands={**table.commands, key: done},
+                                   last_at=datetime.datetime.now(datetime.timezone.utc),
+                                   timeouts=_timeouts(table, role, seat))
 
 
-def fold_rows(table: Table, rows) -> Table:
-    """Fold stored rows into ``table``."""
-    game = table.game
-    opened = table.opened
-    commands = table.commands
-    bots = table.bots
-    added = {}
+def fold_rows(table: Table, rows, seed_of=None) -> Table:
+    """Fold stored rows into ``table``; ``seed_of(table_id, deal_no)`` re-derives each seeded deal's cards
+    (without it, the hands of deals in progress stay unknown)."""
     decode = CODEC.decode
-    evolve = game_mod.evolve
+    added = {}
+    previous = None
     for r in rows:
-        e = decode(r)
-        if isinstance(e, TableOpened):
-            opened = e
-            bots = e.bots
-        elif isinstance(e, SeatHandedToBot):
-            bots = bots[:e.seat] + (e.level,) + bots[e.seat + 1:]
-        else:
-            game = evolve(game, e)
+        table = _fold_event(table, decode(r), seed_of)
         meta = r.metadata
-        cid = meta.get("command_id")
-        if cid:
-            added[cid] = r.version
-    if added:
-        commands = {**commands, **added}
-    return Table(opened, game, rows[-1].version, commands, bots, rows[-1].recorded_at)
-
-
-async def server_secret(pool: asyncpg.Pool) -> bytes:
-    """The secret deal seeds derive from: created once, kept in the database."""
-    await pool.execute("INSERT INTO server_secret (secret) VALUES ($1) ON CONFLICT DO NOTHING",
-                       secrets.token_bytes(32))
-    return await pool.fetchval("SELECT secret FROM server_secret")
+        key = (meta.get("actor", ""), meta.get("command_id"))
+        if key[1]:
+            added[key] = (r.version, meta.get("digest", ""))
+        if key != previous:             # a command's first event (an append is never read in part)
+            table = msgspec.structs.replace(table, timeouts=_timeouts(table, meta.get("role", ""), meta.get("seat")))
+        previous = key
+    commands = {**table.commands, **added} if added else table.commands
+    return msgspec.structs.replace(table, version=rows[-1].version, commands=commands,
+                                   last_at=rows[-1].recorded_at)
 
 
 def deal_spans(events) -> list[tuple[int, int, list]]:
@@ -288,6 +439,7 @@ def deal_spans(events) -> list[tuple[int, int, list]]:
 
 
 def deal_finished(deal_events) -> bool:
-    return any(isinstance(e, (DealScored, DealVoided, DealAnnulled)) for e in deal_events)
+    """Whether a deal is over: played out, void, annulled, or stopped by the game's end (its seed revealed)."""
+    return any(isinstance(e, (DealScored, DealVoided, DealAnnulled, SeedRevealed)) for e in deal_events)
 
 

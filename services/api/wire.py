@@ -56,20 +56,20 @@ def to_wire(command) -> dict:
 
 
 def table_view(table: Table, seat: int | None) -> dict:
-    """The game as ``seat`` sees it (None: a spectator, shown hands only if the table's policy says so)."""
+    """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says)."""
     opened = table.opened
-    show = seat is None and opened is not None and opened.hands_policy == "always"
-    view = msgspec.to_builtins(game_view(table.game, seat, show_hands=show))
+    policy = opened.hands_policy if opened is not None else "never"
+    view = msgspec.to_builtins(game_view(table.game, seat, hands=policy))
     deal = view.get("deal")
     if deal is not None:
-        if seat is None and opened is not None and opened.hands_policy == "never":
-            deal["hands"] = None          # not even the cards left when a deal ends
-        actions = game_view_actions(table, seat)
-        deal["legal_actions"] = actions
+        deal["legal_actions"] = game_view_actions(table, seat)
     view["version"] = table.version
-    view["table_id"] = opened.table_id if opened else None
-    view["seats"] = list(opened.seats) if opened else []
+    view["table_id"] = table.table_id
+    view["seats"] = list(table.seats)
     view["seat"] = seat
+    view["status"] = ("cancelled" if table.cancelled else "invited" if opened is None
+                      else "finished" if table.game.phase == "ended" else "live")
+    view["waiting"] = list(table.waiting)
     return view
 
 

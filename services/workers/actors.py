@@ -16,11 +16,12 @@ import asyncpg
 import dramatiq
 
 from domain.bots import bot
-from domain.events import ForfeitGame, RecordResult
+from domain.events import RecordResult
 from domain.views import view
 from services.api.problems import Problem
-from services.api.tables import SeatHandedToBot, TableService, server_secret
-from services.workers.pending import Work, pending_work, timeout_action
+from services.api.tables import TableService, command_digest
+from services.secret import server_secret
+from services.workers.pending import Work, pending_work, timeout_command
 
 log = logging.getLogger("baloot.workers")
 
@@ -103,7 +104,8 @@ class Workers:
             return "stale"
         level = table.bots[work.seat]
         action = bot(level).choose(view(table.game.deal, work.seat))
-        return await self._execute(svc, table_id, f"bot:{version}", action, version, f"bot:{level}", table)
+        return await self._execute(svc, table_id, f"bot:{version}", action, version, f"bot:{level}", "bot",
+                                   table, work.seat)
 
     async def run_turn_clock(self, table_id: str, version: int) -> str:
         """A clock ran out: apply the table's consequence, unless the seat acted meanwhile."""
@@ -117,20 +119,17 @@ class Workers:
             await self.enqueue(work)          # delivered early (retry or clock skew): wait again
             return "early"
         if work.kind == "review":
-            return await self._execute(svc, table_id, f"review:{version}", RecordResult(), version, "clock")
-        seat = work.seat
-        consequence = table.opened.on_timeout
-        if consequence == "bot":
-            command = [SeatHandedToBot(seat=seat, level=TIMEOUT_BOT_LEVEL, reason="the turn clock ran out")]
-        elif consequence == "forfeit":
-            command = ForfeitGame(team=seat & 1, reason=f"seat {seat}'s turn clock ran out")
-        else:
-            command = timeout_action(table, seat)
-        return await self._execute(svc, table_id, f"clock:{version}", command, version, "clock")
+            return await self._execute(svc, table_id, f"review:{version}", RecordResult(), version, "clock",
+                                       "system")
+        command = timeout_command(table, work.seat, TIMEOUT_BOT_LEVEL)
+        return await self._execute(svc, table_id, f"clock:{version}", command, version, "clock", "clock",
+                                   seat=work.seat)
 
-    async def _execute(self, svc, table_id, command_id, command, version, actor, table=None) -> str:
+    async def _execute(self, svc, table_id, command_id, command, version, actor, role, table=None,
+                       seat=None) -> str:
         try:
-            outcome, _ = await svc.execute(table_id, command_id, lambda t: command, actor=actor,
+            outcome, _ = await svc.execute(table_id, command_id, lambda t: command, actor=actor, role=role,
+                                           digest=command_digest(command), seat=seat,
                                            expected_version=version, table=table)
         except Problem as exc:
             if exc.rule == "stale_version":

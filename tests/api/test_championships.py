@@ -27,9 +27,15 @@ async def teams_of(api, n: int) -> list[list[tuple[str, dict]]]:
 
 
 async def register(api, cid: str, team, team_id: str, headers=None, **extra):
-    return await api.post(f"/championships/{cid}/teams", headers=headers or team[0][1],
-                          json={"command_id": f"register-{team_id}", "team_id": team_id,
-                                "players": [uid for uid, _ in team], **extra})
+    """A team registered by its first player (and accepted by its second), or by ``headers`` (the organiser)."""
+    r = await api.post(f"/championships/{cid}/teams", headers=headers or team[0][1],
+                       json={"command_id": f"register-{team_id}", "team_id": team_id,
+                             "players": [uid for uid, _ in team], **extra})
+    if r.status_code == 201 and r.json()["status"] == "invited":
+        r = await api.post(f"/championships/{cid}/teams/{team_id}/accept", headers=team[1][1])
+        assert r.status_code == 200, r.text
+        r.status_code = 201
+    return r
 
 
 async def command(api, cid: str, path: str, headers, command_id: str, expect: int = 200, **body) -> dict:

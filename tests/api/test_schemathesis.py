@@ -59,7 +59,7 @@ def _choose(actions: list[dict], rng: random.Random) -> dict:
     return rng.choice(actions)
 
 
-def _play(client: httpx.Client, tid: str, tokens: list[dict], *, until_deal: int | None) -> None:
+def _play(client: httpx.Client, tid: str, tokens: list[dict], referee: dict, *, until_deal: int | None) -> None:
     """Play with each seat's own token until deal ``until_deal`` starts (None: to the end of the game)."""
     rng = random.Random(1)
     for n in range(5000):
@@ -68,7 +68,7 @@ def _play(client: httpx.Client, tid: str, tokens: list[dict], *, until_deal: int
             return
         turn = v["deal"]["turn"]
         if v["deal"]["phase"] == "review":      # a recorded table: the referee (its creator) records the result
-            r = client.post(f"/tables/{tid}/rulings", headers=tokens[0],
+            r = client.post(f"/tables/{tid}/rulings", headers=referee,
                             json={"command_id": f"setup-{n}", "ruling": {"type": "record_result"}})
             assert r.status_code == 200, r.text
             continue
@@ -83,13 +83,17 @@ def _play(client: httpx.Client, tid: str, tokens: list[dict], *, until_deal: int
 def world(server):
     """A token and real ids: a table in its second deal (one finished deal) and a finished game."""
     with httpx.Client(base_url=server, timeout=30) as client:
-        users = [client.post("/users", json={"name": f"seat {i}"}).json() for i in range(4)]
+        users = [client.post("/users", json={"name": f"seat {i}"}).json() for i in range(5)]
         tokens = [{"Authorization": f"Bearer {u['token']}"} for u in users]
-        seats = [u["user_id"] for u in users]
-        live = client.post("/tables", json={"seats": seats, "mode": "recorded"}, headers=tokens[0]).json()["table_id"]
-        done = client.post("/tables", json={"seats": seats}, headers=tokens[0]).json()["table_id"]
-        _play(client, live, tokens, until_deal=2)
-        _play(client, done, tokens, until_deal=None)
+        seats = [u["user_id"] for u in users[:4]]
+        referee = tokens.pop()          # the tables' creator, not seated: their referee
+        live = client.post("/tables", json={"seats": seats, "mode": "recorded"}, headers=referee).json()["table_id"]
+        done = client.post("/tables", json={"seats": seats}, headers=referee).json()["table_id"]
+        for tid in (live, done):
+            for t in tokens:
+                assert client.post(f"/tables/{tid}/accept", headers=t).status_code == 200
+        _play(client, live, tokens, referee, until_deal=2)
+        _play(client, done, tokens, referee, until_deal=None)
     return {"token": tokens[0], "live": live, "done": done, "seats": seats}
 
 

@@ -328,11 +328,15 @@ async def test_four_clients_play_a_game_to_152_while_spectators_follow_live(data
             else:
                 assert checked > 100
 
-            # Replays of the same game: the state after event N is the live message N.
+            # Replays of the same game: the state after event N is the live message N (for a spectator);
+            # a player replays from his own seat and sees no other hand.
             for n in (opened_at, opened_at + 1, stored // 2, stored):
-                r = await clients[1].get(f"/tables/{tid}/state", params={"at": n})
+                r = await clients[1].get(f"/tables/{tid}/state", params={"at": n}, headers=spectator)
                 assert r.status_code == 200, r.text
                 assert r.json() == watched[n - 1][2]
+                mine = (await clients[1].get(f"/tables/{tid}/state", params={"at": n})).json()
+                assert mine["seat"] == 1 and (mine["deal"] is None or mine["deal"]["hands"] is None
+                                              or mine["deal"]["phase"] not in LIVE)
         finally:
             for c in clients:
                 await c.aclose()
@@ -465,15 +469,17 @@ async def test_a_retried_command_id_returns_the_original_outcome_and_stores_noth
     assert again.json()["replayed"] is True and again.json()["version"] == first.json()["version"]
     assert await stream_version(pool, tid) == stored
 
-    # After others have acted, the same id still names the first outcome, even with another body.
+    # After others have acted, the same id still names the first outcome; with another body it is refused.
     rng, ids = random.Random(3), Ids()
     for _ in range(3):
         await step(api, tid, players, rng, ids)
     moved = await stream_version(pool, tid)
     assert moved > stored
-    late = await act(api, tid, players[turn][1], {"type": "bid", "bid": "pass"}, "once")
+    late = await act(api, tid, players[turn][1], action, "once")
     assert late.status_code == 200, late.text
     assert late.json()["replayed"] is True and late.json()["version"] == first.json()["version"]
+    other = {"type": "bid", "bid": "pass"} if action != {"type": "bid", "bid": "pass"} else {"type": "bid", "bid": "sun"}
+    assert_problem(await act(api, tid, players[turn][1], other, "once"), 409, "command_id_reused")
     assert await stream_version(pool, tid) == moved
     count = await pool.fetchval("SELECT count(*) FROM events WHERE stream_id = $1 AND metadata->>'command_id' = 'once'",
                                 f"table-{tid}")
@@ -605,9 +611,8 @@ async def test_the_rate_limit_is_per_token_and_answers_429(database_url, db_sche
 # ---------------------------------------------------------------- recorded tables, Qayd, rulings
 
 
-async def test_a_referee_rules_qayd_on_a_stored_revoke_at_a_recorded_table(api, players, pool):
-    tid = await open_table(api, players, mode="recorded")
-    referee = players[0][1]                                  # the creator is the table's referee
+async def test_a_referee_rules_qayd_on_a_stored_revoke_at_a_recorded_table(api, players, referee, pool):
+    tid = await open_table(api, players, referee, mode="recorded")    # its creator, not seated: its referee
     mine, _, other_card = await to_revoke_chance(api, tid, players, random.Random(9), Ids())
     seat, d = mine["seat"], mine["deal"]
     index = action_count(d)
@@ -639,23 +644,23 @@ async def test_a_referee_rules_qayd_on_a_stored_revoke_at_a_recorded_table(api, 
     assert audit["report"]["qayd"][0]["proven"] is True and audit["report"]["qayd"][0]["index"] == index
 
 
-async def test_an_unfounded_qayd_loses_the_deal_for_the_accusing_team(api, players):
-    tid = await open_table(api, players, mode="recorded")
+async def test_an_unfounded_qayd_loses_the_deal_for_the_accusing_team(api, players, referee):
+    tid = await open_table(api, players, referee, mode="recorded")
     rng, ids = random.Random(21), Ids()
     v = await play_until(api, tid, players, rng, ids,
                          lambda v: v["deal"]["phase"] == "playing" and len(v["deal"]["trick"]) == 1)
     leader = v["deal"]["trick"][0]["seat"]
     index = action_count(v["deal"]) - 1
     ruling = {"command_id": "q", "ruling": {"type": "qayd", "seat": (leader + 1) & 3, "index": index}}
-    r = await api.post(f"/tables/{tid}/rulings", json=ruling, headers=players[0][1])
+    r = await api.post(f"/tables/{tid}/rulings", json=ruling, headers=referee)
     assert r.status_code == 200, r.text
-    first = (await api.get(f"/tables/{tid}/deals", headers=players[0][1])).json()[0]
+    first = (await api.get(f"/tables/{tid}/deals", headers=referee)).json()[0]
     accusers = (leader + 1) & 1
     assert first["game_points"][accusers] == 0 and first["game_points"][1 - accusers] > 0
 
 
-async def test_a_recorded_deal_waits_in_review_until_the_referee_records_the_result(api, players, pool):
-    tid = await open_table(api, players, mode="recorded")
+async def test_a_recorded_deal_waits_in_review_until_the_referee_records_the_result(api, players, referee, pool):
+    tid = await open_table(api, players, referee, mode="recorded")
     rng, ids = random.Random(4), Ids()
 
     # The scripted players pick from the legal actions only, so the deal reaches review with no offence.
@@ -666,22 +671,22 @@ async def test_a_recorded_deal_waits_in_review_until_the_referee_records_the_res
         assert_problem(await act(api, tid, players[seat][1], {"type": "play", "card": "7S"}, f"r{seat}"), 409)
     assert await stream_version(pool, tid) == before
     r = await api.post(f"/tables/{tid}/rulings", json={"command_id": "rec", "ruling": {"type": "record_result"}},
-                       headers=players[0][1])
+                       headers=referee)
     assert r.status_code == 200, r.text
     assert r.json()["events"][0] == "deal_scored" and "deal_started" in r.json()["events"]
-    deals = (await api.get(f"/tables/{tid}/deals", headers=players[0][1])).json()
+    deals = (await api.get(f"/tables/{tid}/deals", headers=referee)).json()
     assert deals[0]["finished"] and sum(deals[0]["game_points"]) > 0
     again = await api.post(f"/tables/{tid}/rulings",
-                           json={"command_id": "rec2", "ruling": {"type": "record_result"}}, headers=players[0][1])
+                           json={"command_id": "rec2", "ruling": {"type": "record_result"}}, headers=referee)
     assert_problem(again, 409, "not_in_review")
 
 
-async def test_qayd_is_refused_at_a_strict_table(api, players):
-    tid = await open_table(api, players)
+async def test_qayd_is_refused_at_a_strict_table(api, players, referee):
+    tid = await open_table(api, players, referee)
     await play_until(api, tid, players, random.Random(2), Ids(), lambda v: v["deal"]["phase"] == "playing")
     r = await api.post(f"/tables/{tid}/rulings", json={"command_id": "q", "ruling": {"type": "qayd", "seat": 0,
                                                                                     "index": 0}},
-                       headers=players[0][1])
+                       headers=referee)
     assert_problem(r, 409, "qayd_strict_table")
 
 
@@ -716,7 +721,8 @@ async def test_replay_endpoints_list_deals_give_records_of_finished_ones_and_sta
     assert r.status_code == 200
     state = r.json()
     assert state["version"] == deals[1]["first_version"] and state["deal_no"] == 2
-    assert state["deal"]["phase"] == "bidding" and state["deal"]["hands"] is None and state["seat"] is None
+    # A player replays from his own seat: his cards, never the others'.
+    assert state["deal"]["phase"] == "bidding" and state["deal"]["hands"] is None and state["seat"] == 2
     last = (await api.get(f"/tables/{tid}/state", params={"at": now["version"]}, headers=h)).json()
     assert last["version"] == now["version"] and last["deal"]["bids"] == now["deal"]["bids"]
     zero = (await api.get(f"/tables/{tid}/state", params={"at": 0}, headers=h)).json()

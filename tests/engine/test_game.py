@@ -7,6 +7,7 @@ import pytest
 from domain import game as game_mod
 from domain.events import AnnulDeal, ForfeitGame
 from domain.events import (
+    AbandonGame, EndGame,
     DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartGame,
 )
 from domain.events import Contract, DealResult, SeedRevealed
@@ -53,7 +54,10 @@ def test_a_deal_publishes_the_commitment_and_not_the_seed():
     started_event = events[0]
     assert started_event.commitment == hashlib.sha256(b"baloot-seed/1:secret-7").hexdigest()
     assert "secret-7" not in repr(started_event)
-    assert started_event.deck == deck_from_seed("secret-7")
+    # The stored event holds no card; the cards follow in the private cards_dealt, derived from the seed.
+    assert started_event.deck is None
+    assert type(events[1]).private and events[1].deck == deck_from_seed("secret-7")
+    assert all(not type(e).private for e in events[:1])
 
 
 def test_the_next_deal_waits_for_the_seed_to_be_revealed():
@@ -162,4 +166,25 @@ def test_annulling_needs_a_reason():
 
 def test_a_forfeited_game_is_won_by_the_other_team_at_the_scores_reached():
     g = with_scores(next_deal(started(), "a"), 40, 90)
-    assert game_mod.decide(g, ForfeitGame(team=1, reason="time")) == [GameEnded(0, (40, 90), "forfeit")]
+    assert game_mod.decide(g, ForfeitGame(team=1, reason="time")) == [GameEnded(0, (40, 90), "forfeit", note="time")]
+
+
+def test_a_referee_ends_a_game_for_a_reason_with_or_without_a_winner():
+    g = with_scores(next_deal(started(), "a"), 40, 90)
+    assert game_mod.decide(g, EndGame(reason="fire alarm", winner=1)) == [
+        GameEnded(1, (40, 90), "referee", note="fire alarm")]
+    ended = game_mod.evolve(g, GameEnded(None, (40, 90), "referee", note="fire alarm"))
+    assert ended.phase == "ended" and ended.winner is None and ended.end_reason == "referee"
+    with pytest.raises(DomainError) as info:
+        game_mod.decide(g, EndGame(reason="  "))
+    assert info.value.rule == "end_reason"
+    with pytest.raises(DomainError) as info:
+        game_mod.decide(ended, EndGame(reason="again"))
+    assert info.value.rule == "game_not_playing"
+
+
+def test_a_game_abandoned_by_one_team_is_won_by_the_other_and_by_both_by_nobody():
+    g = with_scores(next_deal(started(), "a"), 10, 20)
+    assert game_mod.decide(g, AbandonGame(teams=(0,), reason="8 turns timed out")) == [
+        GameEnded(1, (10, 20), "abandoned", note="8 turns timed out")]
+    assert game_mod.decide(g, AbandonGame(teams=(0, 1), reason="nobody plays"))[0].winner is None

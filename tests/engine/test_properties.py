@@ -136,7 +136,7 @@ def test_a_spectator_sees_no_hand_unless_the_table_shows_them():
     _, _, deals = play_checked_game(5, "saudi", "strict")
     state = deal_mod.replay(deals[0][1][:15])
     assert view(state, None).hands is None and view(state, None).hand is None
-    shown = view(state, None, show_hands=True).hands
+    shown = view(state, None, hands="always").hands
     assert [set(h) for h in shown] == [{card_name(c) for c in cards_of(m)} for m in state.hands]
 
 

@@ -50,4 +50,13 @@ def test_a_declaration_shows_its_kind_at_once_and_its_cards_after_trick_one():
 def test_a_spectator_sees_no_hands_by_default():
     v = view(bought(), None)
     assert v.hand is None and v.hands is None and v.legal_actions == []
-    assert sorted(view(bought(), None, show_hands=True).hands[3]) == sorted(HANDS[3].split())
+    assert sorted(view(bought(), None, hands="always").hands[3]) == sorted(HANDS[3].split())
+
+
+def test_the_hands_policy_decides_what_a_spectator_sees_of_an_ended_deal():
+    ended = msgspec.structs.replace(bought(), phase="scored")
+    assert view(ended, None, hands="never").hands is None
+    assert view(ended, None, hands="after_deal").hands is not None
+    assert view(ended, None, hands="always").hands is not None
+    assert view(bought(), None, hands="after_deal").hands is None       # not before the deal ends
+    assert view(ended, 1, hands="never").hands is not None              # the players saw the cards laid open

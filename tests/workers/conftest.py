@@ -21,7 +21,8 @@ from services.api.championships import (
     RunSettings,
     championship_id_for,
 )
-from services.api.tables import TableService, server_secret
+from services.api.tables import TableService
+from services.secret import server_secret
 from services.eventstore import Checkpoint
 from services.workers import schedules
 from services.workers.actors import Runtime, Workers

@@ -13,10 +13,10 @@ import time
 import pytest
 
 from domain import game as game_mod
-from domain.events import BidMade, CardPlayed, DoubleCalled, GameEnded
+from domain.events import BidMade, CardPlayed, DoubleCalled, GameEnded, SeedRevealed
 from domain.views import view
 from services.api.problems import Problem
-from services.api.tables import CODEC, SeatHandedToBot, Table, fold_rows
+from services.api.tables import CODEC, SeatHandedToBot, Table, command_digest, fold_rows
 from services.workers.pending import pending_work, timeout_action
 from tests.workers.helpers import (
     HUMAN, InProcess, add_users, all_bots, assert_chain_holds, assert_exactly_once, commands_of, ended,
@@ -57,8 +57,8 @@ async def wait_until_due(svc, table: Table) -> None:
         await asyncio.sleep((work.due - now).total_seconds())
 
 
-def table_before(rows, version: int) -> Table:
-    return fold_rows(Table(), rows[:version])
+def table_before(svc, rows, version: int) -> Table:
+    return fold_rows(Table(), rows[:version], svc.deal_seed)
 
 
 # ------------------------------------------------------------------ delivered twice
@@ -151,7 +151,8 @@ async def test_clock_firing_after_the_player_acted_does_nothing(rig):
     table = await play_bots_until_clock(rig, "t1")
     v = table.version
     choice = view(table.game.deal, 0).legal_actions[0]
-    await svc.execute("t1", "human-1", lambda t: choice, actor=HUMAN, expected_version=v)
+    await svc.execute("t1", "human-1", lambda t: choice, actor=HUMAN, role="player", digest=command_digest(choice),
+                      seat=0, expected_version=v)
     await wait_until_due(svc, table)   # the clock of version v is due now, and the seat has acted
 
     assert await rig.workers.run_turn_clock("t1", v) == "stale"
@@ -173,7 +174,8 @@ async def test_player_acting_after_the_clock_fired_is_refused(rig):
     assert await rig.workers.run_turn_clock("t1", v) == "done"
 
     with pytest.raises(Problem) as refused:
-        await svc.execute("t1", "human-late", lambda t: choice, actor=HUMAN, expected_version=v)
+        await svc.execute("t1", "human-late", lambda t: choice, actor=HUMAN, role="player",
+                          digest=command_digest(choice), seat=0, expected_version=v)
 
     assert refused.value.rule == "stale_version"
     assert "human-late" not in commands_of(await stream_rows(svc.pool, "t1"))
@@ -205,7 +207,7 @@ async def test_timeout_auto_plays_a_pass_or_the_lowest_legal_card(rig):
     clocked = {cid: vs for cid, vs in commands_of(rows).items() if cid.startswith("clock:")}
     kinds = set()
     for cid, vs in clocked.items():
-        before = table_before(rows, vs[0] - 1)
+        before = table_before(svc, rows, vs[0] - 1)
         expected = game_mod.decide(before.game, timeout_action(before, 0))
         stored = CODEC.decode(rows[vs[0] - 1])
         assert stored == expected[0], f"{cid}: stored {stored}, expected {expected[0]}"
@@ -261,10 +263,13 @@ async def test_timeout_forfeits_the_game(rig):
 
     rows = await stream_rows(svc.pool, "t1")
     assert_exactly_once(rows)
-    last = CODEC.decode(rows[-1])
-    assert isinstance(last, GameEnded)
+    decoded = [CODEC.decode(r) for r in rows]
+    end = next(i for i, e in enumerate(decoded) if isinstance(e, GameEnded))
+    last = decoded[end]
     assert (last.reason, last.winner) == ("forfeit", 1)      # seat 0's team (0) lost
-    assert rows[-1].metadata["command_id"].startswith("clock:")
+    assert rows[end].metadata["command_id"].startswith("clock:")
+    # The deal cut short reveals its seed with the game's end, so the log can be audited.
+    assert [type(e) for e in decoded[end + 1:]] == [SeedRevealed]
     assert pending_work(table) is None
     status = await svc.pool.fetchval("SELECT status FROM tables_index WHERE table_id = 't1'")
     assert status == "finished"

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from services.api.tables import TableService, server_secret
+from services.api.tables import TableService
+from services.secret import server_secret
 from services.workers.broker import rabbitmq_reachable
 from tests.workers.helpers import (
     InProcess, add_users, all_bots, assert_chain_holds, assert_exactly_once, ended, schema_url, stream_rows,
