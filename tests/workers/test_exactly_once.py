@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+import msgspec
 import pytest
 
 from domain import game as game_mod
@@ -308,3 +309,24 @@ async def test_reconciler_recovers_a_lost_message_mid_game(rig):
 
     await rig.drain_until(svc, "t1", ended)
     assert_exactly_once(await stream_rows(svc.pool, "t1"))
+
+
+async def test_a_table_nobody_plays_ends_after_its_limit_of_timeouts(rig):
+    """Four empty seats on auto-play used to pass void deal after void deal for ever."""
+    svc = await rig.tables()
+    opened = msgspec.structs.replace(human_at_seat_0("t1", "auto_play"), seats=(HUMAN,) * 4, bots=(None,) * 4,
+                                     max_timeouts=6)
+    await svc.open_table(opened)
+    await rig.workers.reconcile()
+    rig.start()
+
+    table = await rig.drain_until(svc, "t1", ended)
+
+    rows = await stream_rows(svc.pool, "t1")
+    assert_exactly_once(rows)
+    clock_commands = {r.metadata["command_id"] for r in rows if r.metadata.get("role") == "clock"}
+    assert len(clock_commands) == 6                          # the limit, not one more
+    end = next(CODEC.decode(r) for r in rows if r.event_type == "game_ended")
+    assert (end.reason, end.winner) == ("abandoned", None)  # both teams' seats timed out: nobody wins
+    assert table.game.phase == "ended" and pending_work(table) is None
+    await assert_chain_holds(svc.pool, "t1")
