@@ -123,6 +123,9 @@ async def play_one(client, seats, stats: Stats, stop: float, rng: random.Random,
         r = await client.post("/tables", json={"seats": [u for u, _ in seats]}, headers=seats[0][1])
         assert r.status_code == 201, r.text
         tid = r.json()["table_id"]
+        for uid, headers in seats:                     # the invited players take their seats
+            if uid in r.json()["waiting"]:
+                assert (await client.post(f"/tables/{tid}/accept", headers=headers)).status_code == 200
         v = (await client.get(f"/tables/{tid}/view", headers=seats[0][1])).json()
         n = 0
         while v["phase"] != "ended" and time.perf_counter() < stop:
