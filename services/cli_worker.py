@@ -54,6 +54,7 @@ def run_status(args) -> int:
 
 async def _status():
     from services.api.tables import TableService
+    from services.secret import server_secret
     from services.db import connect, database_server
     from services.workers.pending import pending_work
 
@@ -81,7 +82,7 @@ async def _status():
             " WHERE (e.tx_id, e.position) > (p.tx_id, p.position)) AS behind FROM projections p ORDER BY name")
         out.append(("projections", ("name", "checkpoint", "status", "events behind"),
                     [(r["name"], r["position"], r["status"], r["behind"]) for r in lag]))
-        svc = TableService(pool, b"")
+        svc = TableService(pool, await server_secret(pool))
         now = await pool.fetchval("SELECT now()")
         overdue = []
         for r in await pool.fetch("SELECT table_id FROM tables_index WHERE status = 'live'"):

@@ -38,6 +38,7 @@ from domain.events import (
 )
 from domain.game import GameState
 from domain.profiles import RuleProfile
+from domain.shuffle import seed_commitment
 from services.api.problems import Problem
 from services.eventstore import Codec, ConcurrencyError, append, append_reporting, read_stream
 
@@ -222,7 +223,7 @@ class TableService:
             elif isinstance(e, DealStarted):
                 deals += 1
                 if e.deck is None and opened is not None:
-                    out.append((r.version, r.recorded_at, dealt_from_seed(self.deal_seed(opened.table_id, deals))))
+                    out.append((r.version, r.recorded_at, private_cards(opened.table_id, deals, e, self.deal_seed)))
         return out
 
     # ------------------------------------------------------------ opening
@@ -365,6 +366,10 @@ class TableService:
         return out
 
 
+class SecretMismatch(RuntimeError):
+    """The configured server secret is not the one a stored deal was dealt with."""
+
+
 def _timeouts(table: Table, role: str, seat: int | None) -> tuple[int, ...]:
     """The seats timed out since a player last acted: a player's action ends the run, a clock's adds to it."""
     if role == "player":
@@ -389,8 +394,18 @@ def _fold_event(table: Table, e, seed_of) -> Table:
             return msgspec.structs.replace(table, cancelled=True)
     game = game_mod.evolve(table.game, e)
     if type(e) is DealStarted and e.deck is None and seed_of is not None and table.opened is not None:
-        game = game_mod.evolve(game, dealt_from_seed(seed_of(table.opened.table_id, game.deal_no)))
+        game = game_mod.evolve(game, private_cards(table.opened.table_id, game.deal_no, e, seed_of))
     return msgspec.structs.replace(table, game=game)
+
+
+def private_cards(table_id: str, deal_no: int, started: DealStarted, seed_of):
+    """The private ``cards_dealt`` of a seeded deal, re-derived from its seed (checked against the commitment)."""
+    seed = seed_of(table_id, deal_no)
+    if seed_commitment(seed) != started.commitment:
+        # Another secret than the one that dealt: wrong cards would be worse than none.
+        raise SecretMismatch(f"table {table_id}, deal {deal_no}: the server secret does not give the seed "
+                             "committed to; is BALOOT_SECRET the one this table was dealt with?")
+    return dealt_from_seed(seed)
 
 
 def fold_appended(table: Table, events: list, key: tuple[str, str], done: tuple[int, str], role: str,
