@@ -227,3 +227,15 @@ def test_the_key_file_is_private_and_reused(tmp_path):
     assert Signer.of(load_or_create_key(path)).public_key_hex == first.public_key_hex
     assert len(first.key_id) == 16 and len(first.public_key_hex) == 64
     assert "PRIVATE" not in repr(first)
+
+
+async def test_the_periodic_publisher_keeps_its_interval(pool, signer):
+    from services.anchor import CheckpointPublisher
+
+    publisher = CheckpointPublisher(every=3600, signer=signer)
+    await append_reporting(pool, "table-a", 0, [NewEvent(event_type="x", data={})])
+    assert (await publisher.tick(pool)).size == 1
+    await append_reporting(pool, "table-a", 1, [NewEvent(event_type="x", data={})])
+    assert await publisher.tick(pool) is None  # within the hour: the workers' next rounds wait
+    publisher.every, publisher._next = 0, 0.0
+    assert (await publisher.tick(pool)).size == 2
