@@ -10,7 +10,8 @@ package signs, with an Ed25519 key kept outside the database (`keys`), what the 
       receipt = sign_receipt(signer, stream, result.version, result.head_hash, "deal", deal_number)
       await store_receipt(pool, receipt)          # idempotent on (stream, version, kind)
 
-  and the same with kind "game" (ref: the table id) when the game ends.
+  and the same with kind "game" (ref: the table id) when the game ends.  Sign only when
+  `result.stored`: an exact retry stores nothing and reports the stream's current head, not this append's.
 * at a fixed interval, a `SignedCheckpoint`: the RFC 9162 Merkle root over the first N events in read
   order (`publish_checkpoint(pool, signer)`; the workers do it every $BALOOT_CHECKPOINT_SECONDS).
 

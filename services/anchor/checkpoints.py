@@ -132,9 +132,7 @@ async def publish_checkpoint(db: Db, signer: Signer) -> SignedCheckpoint | None:
             for r in rows:
                 frontier.append(leaf_hash(leaf_data(r[0], r[1], r[2])))
             after = (rows[-1][3], rows[-1][4])
-        if last is not None and frontier.size == last[1]:
-            return None
-        if frontier.size == 0:
+        if frontier.size == (last[1] if last is not None else 0):
             return None
         root_hex = frontier.root().hex()
         now = dt.datetime.now(dt.timezone.utc)

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import asyncpg
 import msgspec
 
-from services.anchor.checkpoints import SignedCheckpoint, checkpoints as stored_checkpoints, leaf_data, log_entries
-from services.anchor.checkpoints import verify_checkpoint
+from services.anchor.checkpoints import SignedCheckpoint, leaf_data, log_entries, log_leaves, verify_checkpoint
+from services.anchor.checkpoints import checkpoints as stored_checkpoints
 from services.anchor.keys import key_id_of
 from services.anchor.merkle import Frontier, consistency_proof, leaf_hash, verify_consistency
 from services.anchor.receipts import Receipt, receipts_of, verify_receipt
@@ -213,23 +213,16 @@ async def _check_checkpoints(db: Db, cps: list[SignedCheckpoint], receipt_findin
             findings.append(Finding(kind=INCONSISTENT, events=(1, a.size),
                                     message=f"checkpoints #{a.seq} and #{b.seq} both sign {a.size} events "
                                             "with different roots: two versions of the log were signed"))
-    largest = cps[-1].size if cps else 0
-    # One pass over the log: the frontier gives the root at every checkpoint's size on the way, and the
-    # leaves are kept for consistency proofs and for naming the streams of a changed range.
-    leaves: list[bytes] = []
-    where: list[tuple[str, int]] = []
+    # One pass over the log, keeping nothing but the frontier: it gives the root at every checkpoint's
+    # size on the way.  Only a failure reads the log again (streams of a range, a consistency proof).
     roots: dict[int, bytes] = {}
     wanted = {c.size for c in cps}
     frontier = Frontier()
     async for rows in log_entries(db):
         for r in rows:
-            leaf = leaf_hash(leaf_data(r[0], r[1], r[2]))
-            frontier.append(leaf)
-            if frontier.size <= largest:
-                leaves.append(leaf)
-                where.append((r[0], r[1]))
-                if frontier.size in wanted:
-                    roots[frontier.size] = frontier.root()
+            frontier.append(leaf_hash(leaf_data(r[0], r[1], r[2])))
+            if frontier.size in wanted:
+                roots[frontier.size] = frontier.root()
     total = frontier.size
 
     matched: dict[int, bool] = {}
@@ -253,7 +246,7 @@ async def _check_checkpoints(db: Db, cps: list[SignedCheckpoint], receipt_findin
         else:
             what = (f"the first {c.size} events now hash to {_short(root_now.hex())} but checkpoint #{c.seq} "
                     f"signed {_short(c.root)}")
-        streams = sorted({s for s, _v in where[start - 1:c.size]})
+        streams = await _streams_between(db, start, c.size)
         place = f"; the change lies among events {start}..{c.size} in read order ({after})"
         if streams:
             place += f", now in stream{'s' if len(streams) > 1 else ''} {', '.join(streams[:5])}" + (
@@ -274,7 +267,7 @@ async def _check_checkpoints(db: Db, cps: list[SignedCheckpoint], receipt_findin
     # but the newer does: then the newer was signed over a log already changed (a forked history).
     for a, b in zip(cps, cps[1:]):
         if a.size < b.size and matched[b.seq] and not matched[a.seq]:
-            proof = consistency_proof(a.size, leaves[:b.size])
+            proof = consistency_proof(a.size, await log_leaves(db, b.size))
             if not verify_consistency(a.size, b.size, bytes.fromhex(a.root), bytes.fromhex(b.root), proof):
                 findings.append(Finding(
                     kind=INCONSISTENT, events=(1, a.size),
@@ -282,3 +275,13 @@ async def _check_checkpoints(db: Db, cps: list[SignedCheckpoint], receipt_findin
                             f"(size {a.size}): the first {a.size} events were changed before #{b.seq} "
                             "was signed"))
     return findings, total
+
+
+async def _streams_between(db: Db, first: int, last: int) -> list[str]:
+    """The streams of the log's events `first`..`last` (1-based, read order) as they are now."""
+    rows = await db.fetch(
+        """SELECT DISTINCT stream_id FROM (
+               SELECT stream_id FROM events WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY tx_id, position OFFSET $1 LIMIT $2) AS changed ORDER BY 1""",
+        first - 1, last - first + 1)
+    return [r[0] for r in rows]

@@ -239,3 +239,20 @@ async def test_the_periodic_publisher_keeps_its_interval(pool, signer):
     assert await publisher.tick(pool) is None  # within the hour: the workers' next rounds wait
     publisher.every, publisher._next = 0, 0.0
     assert (await publisher.tick(pool)).size == 2
+
+
+async def test_a_log_re_signed_after_a_rewrite_is_named_inconsistent(pool, connect, signer):
+    receipts = await build_log(pool, signer)
+    kept = await checkpoints(pool)
+    conn = await superuser(connect)
+    await conn.execute("UPDATE events SET data = '{}' WHERE stream_id = 'table-a' AND version = 2")
+    await rehash(conn, "table-a", 2)
+    await conn.execute("DELETE FROM checkpoints")
+    await conn.execute("DELETE FROM receipts")
+    resigned = await publish_checkpoint(pool, signer)  # the key's holder signs the rewritten log afresh
+    report = await verify_log(pool, signer.public_key_hex, checkpoints=kept[:2], receipts=receipts[:1])
+    assert resigned.size == 36
+    messages = [f.message for f in report.findings if f.kind == "inconsistent_checkpoints"]
+    assert messages == ["checkpoint #1 (size 36) does not extend checkpoint #2 (size 24): the first 24 events "
+                        "were changed before #1 was signed"]
+    assert {"rewritten", "checkpoint_mismatch", "missing_receipt", "missing_checkpoint"} <= kinds(report)
