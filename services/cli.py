@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "services.cli_tournament",  # tournament simulate
     "services.cli_serve",       # serve (the HTTP API)
     "services.cli_worker",      # worker, status
+    "services.cli_anchor",      # verify, checkpoint, checkpoints, key (the anchored log)
 )
 
 

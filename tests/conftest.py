@@ -40,6 +40,19 @@ def _docker_reachable() -> bool:
         return False
 
 
+@pytest.fixture(scope="session", autouse=True)
+def signing_key_file(tmp_path_factory) -> Path:
+    """A signing key of the tests' own: the app creates one on start, never in the user's data directory."""
+    path = tmp_path_factory.mktemp("anchor") / "signing-key.pem"
+    previous = os.environ.get("BALOOT_SIGNING_KEY_FILE")
+    os.environ["BALOOT_SIGNING_KEY_FILE"] = str(path)
+    yield path
+    if previous is None:
+        os.environ.pop("BALOOT_SIGNING_KEY_FILE", None)
+    else:
+        os.environ["BALOOT_SIGNING_KEY_FILE"] = previous
+
+
 @pytest.fixture(scope="session")
 def database_url() -> str:
     """The URL of the PostgreSQL server the tests use (see the module docstring)."""

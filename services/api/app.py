@@ -18,6 +18,7 @@ from services.api.auth import Authenticator, rate_limit_identity
 from services.api.championships import install as install_championships
 from services.api.problems import EXCEPTION_HANDLERS, document_problems
 from services.api.routes_championships import championship_router
+from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
 from services.api.tables import TableService
 from services.secret import server_secret
@@ -70,6 +71,7 @@ async def health() -> dict:
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
                pool_size: int = 10, extra_routers: tuple = ()) -> Litestar:
     """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py)."""
+    from services.anchor.keys import default_signer
     from services.db import connect, database_server
 
     @contextlib.asynccontextmanager
@@ -78,6 +80,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         pool = await connect(server_url, min_size=1, max_size=pool_size)
         app.state.pool = pool
         app.state.auth = Authenticator(pool)
+        app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
         app.state.tables = TableService(pool, await server_secret(pool))
         install_championships(app)
         app.state.notifier = Notifier()
@@ -95,7 +98,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
     throttle = RateLimitConfig(rate_limit=limit, identifier_for_request=rate_limit_identity,
                                exclude=["/schema", "/health"])
     config = AppConfig(
-        route_handlers=[health, table_router, championship_router, *extra_routers],
+        route_handlers=[health, table_router, championship_router, log_router, *extra_routers],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[throttle.middleware],

@@ -22,6 +22,7 @@ from services.eventstore.store import (
     append,
     append_reporting,
     has_pending,
+    head_hash,
     read_all,
     read_stream,
     stream_version,
@@ -42,7 +43,7 @@ from services.eventstore.subscriptions import (
 __all__ = [
     "CHANNEL", "START", "Checkpoint", "Codec", "CodecError", "ConcurrencyError", "DuplicateEventError",
     "MIGRATIONS_DIR", "MigrationError", "NewEvent", "Projection", "ProjectionFailed", "ProjectionRunner",
-    "AppendResult", "RecordedEvent", "Upcasters", "append", "append_reporting", "applied_migrations", "event_type", "has_pending", "migrate",
+    "AppendResult", "RecordedEvent", "Upcasters", "append", "append_reporting", "applied_migrations", "event_type", "has_pending", "head_hash", "migrate",
     "new_event", "projection", "projection_state", "read_all", "read_stream", "rebuild_projection",
     "run_projection", "schema_version", "stream_version", "subscribe", "verify_stream",
 ]

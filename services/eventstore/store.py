@@ -103,7 +103,7 @@ class RecordedEvent(asyncpg.Record):
 
 
 _APPEND = "SELECT append_events($1, $2, $3, $4, $5, $6, $7, $8)"
-_APPEND_REPORTING = "SELECT version, stored FROM append_events_reporting($1, $2, $3, $4, $5, $6, $7, $8)"
+_APPEND_REPORTING = "SELECT version, stored, hash FROM append_events_head($1, $2, $3, $4, $5, $6, $7, $8)"
 
 _READ_STREAM = f"""
 SELECT {_COLUMNS} FROM events
@@ -126,9 +126,28 @@ def _json(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
-class AppendResult(NamedTuple):
+class _VersionStored(NamedTuple):
     version: int          # the stream's version after the append
     stored: bool          # False: an exact retry of events already stored (or an empty append)
+
+
+class AppendResult(_VersionStored):
+    """What an append did, and `head_hash`: the chain hash of the stream's head (what a receipt signs).
+
+    Still a pair, so that `version, stored = await append_reporting(...)` and comparisons with
+    `(version, stored)` keep working; the hash rides along as an attribute (None for an empty stream).
+    """
+
+    head_hash: bytes | None
+
+    def __new__(cls, version: int, stored: bool, head_hash: bytes | None = None) -> AppendResult:
+        result = super().__new__(cls, version, stored)
+        result.head_hash = head_hash
+        return result
+
+    def __repr__(self) -> str:
+        hash_hex = self.head_hash.hex()[:16] if self.head_hash else None
+        return f"AppendResult(version={self.version}, stored={self.stored}, head_hash={hash_hex})"
 
 
 async def append(db: Db, stream: str, expected_version: int | None, events: Sequence[NewEvent]) -> int:
@@ -142,14 +161,15 @@ async def append(db: Db, stream: str, expected_version: int | None, events: Sequ
 
 async def append_reporting(db: Db, stream: str, expected_version: int | None,
                            events: Sequence[NewEvent]) -> AppendResult:
-    """As `append`, also saying whether anything was stored: an exact retry stores nothing."""
+    """As `append`, also saying whether anything was stored (an exact retry stores nothing) and the head hash."""
     return await _append(db, stream, expected_version, events, _APPEND_REPORTING)
 
 
 async def _append(db: Db, stream: str, expected_version: int | None, events: Sequence[NewEvent],
                   sql: str) -> AppendResult:
     if not events:
-        return AppendResult(await stream_version(db, stream), False)
+        version = await stream_version(db, stream)
+        return AppendResult(version, False, await head_hash(db, stream, version))
     ids, types, versions, data, metadata = [], [], [], [], []
     for event in events:
         ids.append(event.event_id)
@@ -173,17 +193,18 @@ async def _append(db: Db, stream: str, expected_version: int | None, events: Seq
             # Another writer inserted the same version or ids first; it had not committed when we checked.
             # It may have been this very append, retried concurrently: then all is well.
             if not _in_transaction(db) and await _stored_as_exact_retry(db, stream, expected_version, ids):
-                return AppendResult(await stream_version(db, stream), False)
+                version = await stream_version(db, stream)
+                return AppendResult(version, False, await head_hash(db, stream, version))
             if exc.constraint_name == "events_event_id_key":
                 raise DuplicateEventError(f"an event id of this append to {stream!r} is already stored "
                                           f"elsewhere: {exc.detail}") from None
             actual = None if _in_transaction(db) else await stream_version(db, stream)
             raise ConcurrencyError(stream, expected_version, actual) from None
         raise
-    version, stored = row[0], (row[1] if len(row) > 1 else True)
+    version, stored, hash_ = row[0], (row[1] if len(row) > 1 else True), (row[2] if len(row) > 2 else None)
     if not notify_in_db:
         _notifier(db).poke()
-    return AppendResult(version, stored)
+    return AppendResult(version, stored, hash_)
 
 
 # A notification needs no durability: an asynchronous commit keeps the notify lock for microseconds.
@@ -262,6 +283,14 @@ async def stream_version(db: Db, stream: str) -> int:
     """The version of the stream's last event (0 when it has none)."""
     return await db.fetchval(
         "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1", stream)
+
+
+async def head_hash(db: Db, stream: str, version: int | None = None) -> bytes | None:
+    """The chain hash of `stream` at `version` (default: its last event), or None when there is no such event."""
+    if version is None:
+        return await db.fetchval(
+            "SELECT hash FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1", stream)
+    return await db.fetchval("SELECT hash FROM events WHERE stream_id = $1 AND version = $2", stream, version)
 
 
 async def read_stream(db: Db, stream: str, from_version: int = 1, limit: int | None = None) -> list[RecordedEvent]:

@@ -1,7 +1,8 @@
 """The worker process: ``dramatiq services.workers.entry`` (what ``baloot worker`` runs).
 
 Sets up the broker from BROKER_URL, declares the actors, and after boot keeps a reconciler running that
-re-derives pending work from the log every ``BALOOT_RECONCILE_SECONDS`` (default 5).
+re-derives pending work from the log every ``BALOOT_RECONCILE_SECONDS`` (default 5) and publishes a
+signed checkpoint of the log every ``BALOOT_CHECKPOINT_SECONDS`` (default 60; services/anchor).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import threading
 import dramatiq
 from dramatiq.asyncio import get_event_loop_thread
 
+from services.anchor.checkpoints import CheckpointPublisher
 from services.workers.actors import Runtime, Workers
 from services.workers.broker import make_broker
 
@@ -45,6 +47,7 @@ class Reconciler(dramatiq.Middleware):
     def __init__(self, workers: Workers, every: float):
         self.workers = workers
         self.every = every
+        self.checkpoints = CheckpointPublisher()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -67,7 +70,15 @@ class Reconciler(dramatiq.Middleware):
                     log.info("reconciler: enqueued %d pending table(s)", n)
             except Exception:
                 log.exception("reconciler failed; trying again later")
+            try:
+                if get_event_loop_thread().run_coroutine(self._publish_checkpoint()):
+                    log.info("reconciler: published a checkpoint of the log")
+            except Exception:
+                log.exception("checkpoint not published; trying again later")
             self._stop.wait(self.every)
+
+    async def _publish_checkpoint(self):
+        return await self.checkpoints.tick((await self.workers.runtime.tables()).pool)
 
 
 def build(database_url: str | None = None, broker_url: str | None = None, reconcile_every: float | None = None):

@@ -9,6 +9,7 @@ import pytest
 
 from services.eventstore import (
     append_reporting,
+    head_hash,
     ConcurrencyError,
     DuplicateEventError,
     NewEvent,
@@ -201,3 +202,14 @@ async def test_concurrent_exact_retries_report_one_store(pool):
     results = await asyncio.gather(*(append_reporting(pool, "c", 0, batch) for _ in range(4)))
     assert sorted(r.stored for r in results) == [False, False, False, True]
     assert {r.version for r in results} == {3}
+
+
+async def test_append_reporting_gives_the_head_hash_a_receipt_signs(pool):
+    result = await append_reporting(pool, "h", 0, [NewEvent(event_type="a", data={"n": 1}),
+                                                   NewEvent(event_type="b", data={"n": 2})])
+    version, stored = result  # still a pair for existing callers
+    assert (version, stored) == (2, True)
+    assert result.head_hash == await head_hash(pool, "h") == await head_hash(pool, "h", 2)
+    assert result.head_hash == await pool.fetchval("SELECT hash FROM events WHERE stream_id = 'h' AND version = 2")
+    assert (await append_reporting(pool, "h", 2, [])).head_hash == result.head_hash
+    assert await head_hash(pool, "h", 3) is None and await head_hash(pool, "nothing") is None
