@@ -41,6 +41,19 @@ class RecordAction(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tru
     qayd: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
+class HandReceipt(msgspec.Struct, forbid_unknown_fields=True):
+    """The server's signed receipt of the table's stream head when the deal ended (``baloot verify`` checks
+    it against the log; the audit does not need it)."""
+
+    stream: str
+    version: int
+    hash: str
+    kind: Literal["deal", "game"]
+    ref: str
+    key_id: str
+    signature: str
+
+
 class HandRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     format: Literal["baloot-hand/1"]
     profile: str
@@ -52,6 +65,7 @@ class HandRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     actions: list[RecordAction]
     commitment: str | None = None     # sha256 commitment published when the deal started (shuffle.py)
     seed: str | None = None           # the seed revealed when it ended
+    receipt: HandReceipt | None = None  # the signed stream head at the deal's end, for a stored deal
 
 
 class MalformedRecord(ValueError):

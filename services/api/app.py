@@ -81,7 +81,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         app.state.pool = pool
         app.state.auth = Authenticator(pool)
         app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
-        app.state.tables = TableService(pool, await server_secret(pool))
+        app.state.tables = TableService(pool, await server_secret(pool), signer=app.state.signer)
         install_championships(app)
         app.state.notifier = Notifier()
         await app.state.notifier.start(server_url)

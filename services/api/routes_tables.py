@@ -16,10 +16,11 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from domain import game as game_mod
 from domain.audit import audit_record
 from domain.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
-from domain.handrecord import MalformedRecord, export_record, parse_record
+from domain.handrecord import HandReceipt, MalformedRecord, export_record, parse_record
 from domain.profiles import profile_named
 from domain.shuffle import deck_from_seed, seed_commitment
 from domain.views import contract_view
+from services.anchor import Receipt, receipts_of
 from services.api import schemas
 from services.api.auth import User, grant, has_role
 from services.api.problems import Problem, field_in
@@ -198,7 +199,7 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
                                        role="player", digest=command_digest(command), seat=my_seat,
                                        expected_version=data.expected_version, table=table)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
-                                   table_view(table, my_seat))
+                                   table_view(table, my_seat), outcome.receipts)
 
 
 @post("/tables/{table_id:str}/rulings", operation_id="ruleAtTable", status_code=200,
@@ -231,7 +232,7 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
                                        role="referee", digest=command_digest(command),
                                        expected_version=data.expected_version, table=table)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
-                                   table_view(table, None))
+                                   table_view(table, None), outcome.receipts)
 
 
 @get("/tables/{table_id:str}/live", operation_id="followTable",
@@ -314,10 +315,26 @@ def _finished_deal(events, deal_no: int) -> list:
 
 
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord",
-     summary="A finished deal as a baloot-hand/1 hand record")
+     summary="A finished deal as a baloot-hand/1 hand record, with the server's signed receipt of its end")
 async def hand_record(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> dict:
     events = await _visible_events(request, table_id, await _user(request), hands=True)
-    return msgspec.to_builtins(export_record(_finished_deal(events, deal_no)))
+    record = export_record(_finished_deal(events, deal_no))
+    receipt = next((r for r in await receipts_of(request.app.state.pool, stream_of(table_id))
+                    if r.kind == "deal" and r.ref == str(deal_no)), None)
+    if receipt is not None:
+        record = msgspec.structs.replace(record, receipt=msgspec.convert(msgspec.to_builtins(receipt), HandReceipt))
+    return msgspec.to_builtins(record)
+
+
+@get("/tables/{table_id:str}/receipts", operation_id="tableReceipts",
+     summary="The server's signed receipts of the table's stream head at the end of each deal and of the game "
+             "(keep them: `baloot verify --receipts` checks the log against them)")
+async def table_receipts(request: Request, table_id: FromPath[str]) -> list[Receipt]:
+    user = await _user(request)
+    svc = _svc(request)
+    table = await svc.load(table_id)
+    visible = await svc.visible_version(table, (await _audience(request, table, user)).live)
+    return [r for r in await receipts_of(svc.pool, stream_of(table_id)) if r.version <= visible]
 
 
 @get("/tables/{table_id:str}/state", operation_id="tableStateAt",
@@ -372,6 +389,6 @@ async def audit_upload(request: Request) -> dict:
 
 
 table_router = Router(path="/", route_handlers=[
-    create_user, who_am_i, create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals, hand_record,
+    create_user, who_am_i, create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals, hand_record, table_receipts,
     state_at, audit_stored, audit_upload,
 ])

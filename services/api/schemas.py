@@ -6,6 +6,8 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
+from services.anchor import Receipt
+
 T = TypeVar("T")
 
 
@@ -150,6 +152,7 @@ class CommandAccepted(msgspec.Struct):
     replayed: bool
     events: list[str]
     view: dict
+    receipts: list[Receipt] = []      # the server's signed stream head, when this command ended a deal or the game
 
 
 class TableSummary(msgspec.Struct):

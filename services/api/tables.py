@@ -39,6 +39,7 @@ from domain.events import (
 from domain.game import GameState
 from domain.profiles import RuleProfile
 from domain.shuffle import seed_commitment
+from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.api.problems import Problem
 from services.eventstore import Codec, ConcurrencyError, append, append_reporting, read_stream
 
@@ -147,14 +148,16 @@ class Outcome(msgspec.Struct):
     version: int
     replayed: bool = False
     events: list[str] = []
+    receipts: list[Receipt] = []      # signed stream heads, when this command ended a deal or the game
 
 
 class TableService:
     """Tables for the API and the workers. ``secret`` is the server secret (``services.secret``)."""
 
-    def __init__(self, pool: asyncpg.Pool, secret: bytes, cache_size: int = 4096):
+    def __init__(self, pool: asyncpg.Pool, secret: bytes, cache_size: int = 4096, signer: Signer | None = None):
         self.pool = pool
         self.secret = secret
+        self.signer = signer              # signs the stream head when a deal or the game ends
         self._cache: OrderedDict[str, Table] = OrderedDict()
         self._cache_size = cache_size
         self.game_end_hooks: list = []                   # async fn(service, table) after a game ends
@@ -329,7 +332,8 @@ class TableService:
             events = self._with_progress(table_id, table.game, events)
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
-                version, stored = await append_reporting(self.pool, stream_of(table_id), table.version, new)
+                appended = await append_reporting(self.pool, stream_of(table_id), table.version, new)
+                version, stored = appended
             except ConcurrencyError:
                 if expected_version is not None:
                     raise Problem(409, "stale_version", "another action was stored first: reload and decide "
@@ -337,6 +341,7 @@ class TableService:
                 continue
             if not stored:                  # the same command, delivered twice at once, stored by the other
                 return Outcome(version, replayed=True), await self.load(table_id)
+            receipts = await self._sign(table_id, table.game.deal_no, events, appended)
             table = fold_appended(table, events, (actor, command_id), (version, digest), role, seat)
             self._remember(table_id, table)
             for hook in self.after_append_hooks:
@@ -346,8 +351,26 @@ class TableService:
                                         table_id)
                 for hook in self.game_end_hooks:
                     await hook(self, table)
-            return Outcome(version, events=[type(e).__struct_config__.tag for e in events]), table
+            return Outcome(version, events=[type(e).__struct_config__.tag for e in events
+                                            if not getattr(e, "private", False)],
+                           receipts=receipts), table
         raise Problem(409, "table_busy", f"table {table_id} kept changing; try again")
+
+    async def _sign(self, table_id: str, deal_no: int, events: list, appended) -> list[Receipt]:
+        """Sign the stream head when this append ended a deal (its seed is revealed) or the game, and keep
+        the receipts (given to the players, and put in the deal's hand record)."""
+        if self.signer is None:
+            return []
+        out = []
+        if any(isinstance(e, SeedRevealed) for e in events):
+            out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "deal",
+                                    deal_no))
+        if any(isinstance(e, GameEnded) for e in events):
+            out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "game",
+                                    table_id))
+        for receipt in out:
+            await store_receipt(self.pool, receipt)
+        return out
 
     def _with_progress(self, table_id: str, game: GameState, events: list) -> list:
         """Append what follows by itself: a finished deal reveals its seed, then the next deal is dealt."""

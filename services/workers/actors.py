@@ -18,6 +18,7 @@ import dramatiq
 from domain.bots import bot
 from domain.events import RecordResult
 from domain.views import view
+from services.anchor import default_signer
 from services.api.problems import Problem
 from services.api.tables import TableService, command_digest
 from services.secret import server_secret
@@ -42,7 +43,7 @@ class Runtime:
         svc = self._services.get(id(loop))
         if svc is None:
             pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
-            svc = TableService(pool, await server_secret(pool))
+            svc = TableService(pool, await server_secret(pool), signer=default_signer())
             for hook in self.setup_hooks:
                 hook(svc)
             self._services[id(loop)] = svc

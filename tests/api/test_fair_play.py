@@ -11,6 +11,8 @@ import asyncio
 import json
 import random
 
+import msgspec
+
 from domain.cards import card_name
 from domain.shuffle import deck_from_seed, seed_commitment
 from tests.api.conftest import new_user, open_table
@@ -201,3 +203,19 @@ async def test_concurrent_check_ins_store_one_and_say_so(api):
                  headers=player[1]) for i in range(20)])
     assert [r.status_code for r in answers] == [200] * 20
     assert sum(not r.json()["replayed"] for r in answers) == 1
+
+
+async def test_each_finished_deal_comes_with_a_signed_receipt_of_the_log(api, players, pool):
+    from services.anchor import Receipt, verify_log, verify_receipt
+
+    tid = await open_table(api, players)
+    await play_until(api, tid, players, random.Random(4), Ids(), lambda v: v["deal_no"] > 1)
+    key = (await api.get("/log/key")).json()["public_key"]
+    record = (await api.get(f"/tables/{tid}/deals/1/record", headers=players[0][1])).json()
+    receipt = msgspec.convert(record["receipt"], Receipt)
+    assert receipt.kind == "deal" and receipt.ref == "1" and verify_receipt(key, receipt)
+    assert receipt.hash == (await pool.fetchval("SELECT encode(hash, 'hex') FROM events WHERE stream_id = $1 "
+                                                "AND version = $2", f"table-{tid}", receipt.version))
+    listed = (await api.get(f"/tables/{tid}/receipts", headers=players[2][1])).json()
+    assert [r["ref"] for r in listed] == ["1"]
+    assert (await verify_log(pool, key)).findings == []
