@@ -109,6 +109,9 @@ def score_deal(profile: RuleProfile, contract: Contract, card_points: tuple[int,
             failed = raw[buyer_team] <= raw[other]
             notes.append(f"equal GP in Hokum, raw totals {raw[0]}/{raw[1]}: "
                          + ("the buyer is not strictly higher and fails" if failed else "the buyer is higher"))
+        elif raw[buyer_team] == raw[other] and profile.sun_equal_raw == "buyer_fails":
+            failed = True
+            notes.append(f"equal GP and raw totals {raw[0]}/{raw[1]} in Sun: the buyer fails (sun_equal_raw)")
         elif raw[buyer_team] == raw[other]:
             split = True
             notes.append(f"equal GP and raw totals {raw[0]}/{raw[1]} in Sun: the deal is split")
