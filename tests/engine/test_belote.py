@@ -139,6 +139,24 @@ def test_four_nines_are_not_offered_without_declarations():
     assert not any(isinstance(a, Declare) for a in legal_actions(state, 0))
 
 
+def belote(seat, names):
+    return evaluate(seat, tuple(cards(names)), "belote", False)
+
+
+def test_declarations_of_equal_value_compare_by_top_card_not_length():
+    # Two hundreds (§6.2 as in the rules file): six cards to the Q lose to five cards to the K.
+    assert compare([belote(0, "7S 8S 9S TS JS QS"), belote(1, "9H TH JH QH KH")], (0, 1, 2, 3)) == 1
+
+
+def test_a_sequence_hundred_beats_four_aces():
+    assert compare([belote(0, "AS AH AD AC"), belote(1, "7D 8D 9D TD JD")], (0, 1, 2, 3)) == 1
+
+
+def test_equal_declarations_go_to_the_earlier_speaker():
+    assert compare([belote(1, "7H 8H 9H"), belote(2, "7D 8D 9D")], (1, 2, 3, 0)) == 1
+    assert compare([belote(1, "7H 8H 9H"), belote(2, "7D 8D 9D")], (2, 3, 0, 1)) == 0
+
+
 def test_four_jacks_beat_four_nines():
     fours = [evaluate(0, tuple(cards("9S 9H 9D 9C")), "belote", False),
              evaluate(1, tuple(cards("JS JH JD JC")), "belote", False)]
