@@ -229,7 +229,7 @@ def legal_actions(s: DealState, seat: int, *, sawa: bool = False) -> list:
             out.append(plays[c][0])
             if _baloot_allowed(s, seat, c):
                 out.append(plays[c][1])
-        if _may_declare(s, seat) and _has_project(s.hands[seat]):
+        if _may_declare(s, seat) and _has_project(s.hands[seat], s.profile.projects):
             best = best_declaration(seat, s.hands[seat], s.profile.projects, s.contract.kind == "sun")
             if best:
                 out.append(Declare(seat, best))
@@ -245,13 +245,18 @@ def legal_actions(s: DealState, seat: int, *, sawa: bool = False) -> list:
     return []
 
 
-def _has_project(hand: int) -> bool:
+def _has_project(hand: int, scheme: str) -> bool:
+    """A cheap test that ``hand`` holds some project under ``scheme``, before the exact best-set search."""
     for s in range(4):
         m = hand >> (8 * s) & 0xFF
         if m & m >> 1 & m >> 2:
             return True
     m = hand & hand >> 8 & hand >> 16 & hand >> 24 & 0xFF
-    return bool(m & 0b11111000)  # four T, J, Q, K or A (four 9s count only in Belote)
+    return bool(m & _FOUR_OF_A_KIND_RANKS[scheme])
+
+
+# Ranks (bit 0 = 7 ... bit 7 = A) whose four of a kind is a project: T to A in Saudi, 9 to A in Belote.
+_FOUR_OF_A_KIND_RANKS = {"saudi": 0b11111000, "belote": 0b11111100, "none": 0}
 
 
 def _sawa_valid(s: DealState, seat: int) -> bool:

@@ -26,12 +26,17 @@ class RuleProfile(msgspec.Struct, frozen=True, kw_only=True):
     doubling: bool = True
     sun_double_threshold: Points | None = 100  # None: a Sun may always be doubled
     # Play (§5).
-    partner_winning_exemption: Literal["always", "fourth_seat_or_ace"] = "always"
+    # Who is freed from beating (trump led) or trumping (void) when the partner wins the trick: everyone,
+    # only the last seat (or the third after the partner's Ace), or only a player void in the led suit.
+    partner_winning_exemption: Literal["always", "fourth_seat_or_ace", "void_only"] = "always"
     undertrump_required: bool = True
     # Projects (§6.1) and scoring (§6.3).
     projects: Literal["saudi", "none", "belote"] = "saudi"
     baloot_absorbed_by_hundred: bool = False
     hokum_rounding: Literal["kammelna", "no_abnat"] = "kammelna"
+    # Sun, equal GP and equal raw totals (§6.3 step 5): the deal is split (Kammelna), or the buyer fails
+    # (seed 000: «فالفريق المشتري قد سقط»).
+    sun_equal_raw: Literal["split", "buyer_fails"] = "split"
     kaboot_multiplied: bool = False
     project_multiplier_cap: Annotated[int, msgspec.Meta(ge=1, le=4)] | None = None
     baloot_on_failure: Literal["winner", "holder"] = "winner"
@@ -53,6 +58,7 @@ BELOTE_CLASSIC = RuleProfile(
     kawesh=False,
     doubling=False,
     sun_double_threshold=None,
+    partner_winning_exemption="void_only",
     projects="none",
     baloot_on_failure="holder",
     scoring="card_points",

@@ -109,6 +109,9 @@ def score_deal(profile: RuleProfile, contract: Contract, card_points: tuple[int,
             failed = raw[buyer_team] <= raw[other]
             notes.append(f"equal GP in Hokum, raw totals {raw[0]}/{raw[1]}: "
                          + ("the buyer is not strictly higher and fails" if failed else "the buyer is higher"))
+        elif raw[buyer_team] == raw[other] and profile.sun_equal_raw == "buyer_fails":
+            failed = True
+            notes.append(f"equal GP and raw totals {raw[0]}/{raw[1]} in Sun: the buyer fails (sun_equal_raw)")
         elif raw[buyer_team] == raw[other]:
             split = True
             notes.append(f"equal GP and raw totals {raw[0]}/{raw[1]} in Sun: the deal is split")
@@ -152,8 +155,13 @@ def _score_card_points(profile, contract, card_points, tricks, proj, baloot, com
     capot_team = 0 if tricks[1] == 0 else 1 if tricks[0] == 0 else None
     notes = [f"totals with declarations and Belote {total[0]}/{total[1]}"]
     if capot_team is not None:
-        notes.append(f"capot: team {'AB'[capot_team]} took all 8 tricks")
-        gp = _add(_pair(capot_team, profile.capot_points + proj[capot_team]), bel)
+        # The capot replaces only the 162: declarations go where they would without it (§9), so a made
+        # contract leaves the defenders their best declaration and a failed one gives them every one.
+        notes.append(f"capot: team {'AB'[capot_team]} took all 8 tricks: {profile.capot_points}")
+        if capot_team == takers:
+            gp = _add(_pair(takers, profile.capot_points), proj, bel)
+        else:
+            gp = _add(_pair(other, profile.capot_points + proj[0] + proj[1]), bel)
         return DealResult(game_points=gp, baloot=bel, kaboot=True, failed=capot_team != takers,
                           winner=capot_team, notes=tuple(notes), **common)
     if total[takers] > total[other]:

@@ -59,7 +59,7 @@ def _partner_exempt(trick: tuple[int, ...], win: int, exemption: str) -> bool:
     pos = len(trick)
     if win != pos - 2:  # the partner of position p is position p - 2 in the trick
         return False
-    if exemption == "always":
+    if exemption in ("always", "void_only"):
         return True
     return pos == 3 or (pos == 2 and win == 0 and trick[0] & 7 == ACE)
 
@@ -81,7 +81,8 @@ def legal_plays(hand: int, trick: tuple[int, ...], trump: int, closed: bool = Fa
     if led == trump:
         if not follow:
             return hand
-        if _partner_exempt(trick, win, exemption):
+        # void_only (Belote, seeds 001/003): with trump led, the partner's winning trump must be beaten too.
+        if exemption != "void_only" and _partner_exempt(trick, win, exemption):
             return follow
         return _higher_trumps(follow, trick[win]) or follow
     if follow:

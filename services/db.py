@@ -3,13 +3,28 @@
 The embedded server (the `pgserver` package: PostgreSQL binaries in a wheel) keeps its data under the
 user's data directory, so `baloot` works on a fresh machine with no setup.  It stops when the last
 process using it exits.
+
+pgserver stops the server from an `atexit` hook, once the exiting process is the last one listed in
+`pgdata/.handle_pids.json`.  Two things kept that hook from ever stopping it:
+
+* A process ended by SIGTERM or SIGHUP runs no `atexit` hook.  uvicorn catches SIGTERM for a graceful
+  shutdown, then restores the previous handler (the default one) and raises the signal again, so
+  `baloot serve` stopped with `kill` died by the signal and left postgres running.  We turn those
+  signals into `SystemExit` in the main thread, so the process exits the normal way.
+* A process that died without its hook (SIGKILL, a crash, or the case above) stays in the pid list for
+  good, and no later process is ever the last one.  We drop dead pids from the list when a process joins
+  and again when it leaves, before pgserver's own hook looks at it.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import re
+import signal
+import sys
+import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,9 +65,47 @@ def embedded_server(data_dir: Path | None = None, *, cleanup_mode: str | None = 
     pgdata = (data_dir or DATA_DIR / "pgdata").expanduser().resolve()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     if pgdata not in _servers:
-        _servers[pgdata] = pgserver.get_server(pgdata, cleanup_mode=cleanup_mode)
+        _exit_normally_on_signals()
+        handle = pgserver.get_server(pgdata, cleanup_mode=cleanup_mode)
+        _forget_dead_users(handle)
+        # atexit runs hooks last-in first-out: this one runs before the hook pgserver registered above.
+        atexit.register(_forget_dead_users, handle)
+        _servers[pgdata] = handle
     server = _servers[pgdata]
     return Server(server.get_uri(), f"embedded PostgreSQL (pgserver) with data in {pgdata}", True)
+
+
+def _exit_normally_on_signals() -> None:
+    """Make SIGTERM and SIGHUP raise SystemExit (status 128 + signal), so that atexit hooks run."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, _raise_system_exit)
+
+
+def _raise_system_exit(signum, frame) -> None:
+    sys.exit(128 + signum)
+
+
+def _forget_dead_users(handle) -> None:
+    """Drop the pids of processes that have died from the server's list of users (see the module doc)."""
+    import psutil  # a dependency of pgserver
+
+    def alive(pid: int) -> bool:
+        if pid == os.getpid():
+            return True
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    with handle._lock:
+        pids = handle.global_process_id_list.get()
+        users = [pid for pid in pids if alive(pid)]
+        if users != pids:
+            log.info("embedded PostgreSQL: dropping dead users %s", sorted(set(pids) - set(users)))
+            handle.global_process_id_list.put(users)
 
 
 def database_server() -> Server:

@@ -3,12 +3,13 @@
 import pytest
 
 from domain.cards import cards_of
-from domain.deal import play_mask
+from domain.deal import legal_actions, play_mask
 from domain.events import Bid, Contract, Declare, DomainError, PlayCard
 from domain.profiles import profile_named
 from domain.projects import compare, evaluate
 from domain.scoring import score_deal
-from tests.engine.given import cards, given_deal, then_refused, when
+from domain.tricks import legal_plays
+from tests.engine.given import card, cards, given_deal, legal_cards, mask, then_refused, when
 
 CLASSIC = profile_named("belote_classic")
 DECLARATIONS = profile_named("belote_declarations")
@@ -117,6 +118,45 @@ def test_four_low_cards_are_no_declaration(rank):
     assert info.value.rule == "bad_project"
 
 
+# Seat 0's only declaration is four 9s (no three in sequence in any suit); it takes ♠ on the face-up 7♠.
+FOUR_NINES = [
+    "9S 9H 9D 9C 7S JD AC KH",
+    "8S TS JS QS KS AS 7H 8H",
+    "TH JH QH AH 7D 8D TD QD",
+    "KD AD 7C 8C TC JC QC KC",
+]
+
+
+def test_four_nines_alone_are_offered_as_a_declaration():
+    state = given_deal(dealer=3, hands=FOUR_NINES, faceup="7S", receiver=0, profile=DECLARATIONS)
+    state = when(state, Bid(0, "hokum"))
+    assert Declare(0, (tuple(cards("9S 9H 9D 9C")),)) in legal_actions(state, 0)
+
+
+def test_four_nines_are_not_offered_without_declarations():
+    state = given_deal(dealer=3, hands=FOUR_NINES, faceup="7S", receiver=0, profile=CLASSIC)
+    state = when(state, Bid(0, "hokum"))
+    assert not any(isinstance(a, Declare) for a in legal_actions(state, 0))
+
+
+def belote(seat, names):
+    return evaluate(seat, tuple(cards(names)), "belote", False)
+
+
+def test_declarations_of_equal_value_compare_by_top_card_not_length():
+    # Two hundreds (§6.2 as in the rules file): six cards to the Q lose to five cards to the K.
+    assert compare([belote(0, "7S 8S 9S TS JS QS"), belote(1, "9H TH JH QH KH")], (0, 1, 2, 3)) == 1
+
+
+def test_a_sequence_hundred_beats_four_aces():
+    assert compare([belote(0, "AS AH AD AC"), belote(1, "7D 8D 9D TD JD")], (0, 1, 2, 3)) == 1
+
+
+def test_equal_declarations_go_to_the_earlier_speaker():
+    assert compare([belote(1, "7H 8H 9H"), belote(2, "7D 8D 9D")], (1, 2, 3, 0)) == 1
+    assert compare([belote(1, "7H 8H 9H"), belote(2, "7D 8D 9D")], (2, 3, 0, 1)) == 0
+
+
 def test_four_jacks_beat_four_nines():
     fours = [evaluate(0, tuple(cards("9S 9H 9D 9C")), "belote", False),
              evaluate(1, tuple(cards("JS JH JD JC")), "belote", False)]
@@ -163,6 +203,34 @@ def test_capot_is_252():
     assert result.game_points == (252, 0)
 
 
+def test_takers_capot_leaves_the_defenders_their_best_declaration():
+    # §9: declarations are scored as without the capot. B's tierce is the only one: A 252, B 20.
+    projects = [evaluate(1, tuple(cards("7H 8H 9H")), "belote", False)]
+    result = score_deal(DECLARATIONS, TAKERS_A, (162, 0), (8, 0), projects, 1, (0, 0))
+    assert result.kaboot and not result.failed
+    assert result.game_points == (252, 20)
+
+
+def test_takers_capot_adds_their_own_best_declaration():
+    projects = [evaluate(0, tuple(cards("7C 8C 9C")), "belote", False)]
+    result = score_deal(DECLARATIONS, TAKERS_A, (162, 0), (8, 0), projects, 0, (0, 0))
+    assert result.game_points == (272, 0)
+
+
+def test_defenders_capot_takes_the_takers_best_declaration_too():
+    # A failed contract gives the defenders every declaration: 252 + A's hundred 100 = 352, more than the
+    # same failure without a capot (162 + 100 = 262).
+    projects = [evaluate(0, tuple(cards("7D 8D 9D TD JD")), "belote", False)]
+    result = score_deal(DECLARATIONS, TAKERS_A, (0, 162), (0, 8), projects, 0, (0, 0))
+    assert result.kaboot and result.failed
+    assert result.game_points == (0, 352)
+
+
+def test_capot_belote_stays_with_its_holder():
+    result = score_deal(CLASSIC, TAKERS_A, (0, 162), (0, 8), [], None, (1, 0))
+    assert result.game_points == (20, 252)
+
+
 def test_dispute_at_81_holds_the_takers_points():
     result = score_deal(CLASSIC, TAKERS_A, (81, 81), (4, 4), [], None, (0, 0))
     assert result.held == 81
@@ -172,3 +240,45 @@ def test_dispute_at_81_holds_the_takers_points():
 def test_a_played_belote_deal_holds_162_card_points():
     state = play_out(classic_taken())
     assert sum(state.result.card_points) == 162
+
+
+# ---------------------------------------------------------------- play: trump led (seeds 001, 003)
+
+# Belote ♠ taken by seat 0 on the face-up 8♠; dealer 3, so seat 0 leads. Trump order J 9 A T K Q 8 7.
+TRUMP_LEAD = [
+    "TS AS 8S AH KH QH AD KD",      # seat 0
+    "7S KS JH TH 9H JD TD 9D",      # seat 1: K and 7 of trump, both below the 10
+    "9S QS 8H 7H QD 8D 7D AC",      # seat 2: 9 (beats T and A) and Q of trump
+    "JS KC QC JC TC 9C 8C 7C",      # seat 3: one trump, void in hearts and diamonds
+]
+
+
+def trump_lead(profile):
+    state = given_deal(dealer=3, hands=TRUMP_LEAD, faceup="8S", receiver=0, profile=profile)
+    return when(state, Bid(0, "hokum"))
+
+
+@pytest.mark.parametrize("profile", [CLASSIC, DECLARATIONS])
+def test_belote_profiles_exempt_only_a_player_void_in_the_led_suit(profile):
+    assert profile.partner_winning_exemption == "void_only"
+
+
+@pytest.mark.parametrize("profile", [CLASSIC, DECLARATIONS])
+def test_trump_led_must_beat_the_highest_trump_even_over_the_partner(profile):
+    # «عندما يُبدأ بالحكم، يجب أن تعلو على أعلى حكم إن استطعت»: partner's 10 wins, seat 2 must play the 9.
+    state = when(trump_lead(profile), PlayCard(0, card("TS")), PlayCard(1, card("7S")))
+    assert legal_cards(state, 2) == {"9S"}
+    then_refused(state, PlayCard(2, card("QS")), "must_overtrump")
+
+
+def test_trump_led_fourth_seat_must_beat_the_partner_too():
+    # Trick 8♠, K♠ (winning, the fourth seat's partner), 7♠: the fourth seat holds 9♠ and Q♠.
+    trick = (card("8S"), card("KS"), card("7S"))
+    legal = legal_plays(mask("9S QS 7H"), trick, SPADES, False, "void_only", True)
+    assert legal == mask("9S")
+
+
+def test_void_with_the_partner_winning_may_still_play_anything():
+    # Non-trump led, seat 3 void in diamonds and partner (seat 1) winning with the 10♦: no trump needed.
+    state = when(trump_lead(CLASSIC), PlayCard(0, card("KD")), PlayCard(1, card("TD")), PlayCard(2, card("7D")))
+    assert legal_cards(state, 3) == set(TRUMP_LEAD[3].split())

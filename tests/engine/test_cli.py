@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT.parent / "shared" / "rules" / "examples"
+EXAMPLES = ROOT / "tests" / "data" / "examples"
 
 
 def baloot(*args, stdin: bytes | None = None):

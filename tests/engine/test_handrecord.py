@@ -14,8 +14,12 @@ from domain.handrecord import MalformedRecord, encode_record, export_record, han
 from domain.simulate import deal_events_of_game, play_game_events
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((ROOT.parent / "shared" / "rules" / "examples").glob("*.json"))
+EXAMPLES_DIR = ROOT / "tests" / "data" / "examples"
+EXAMPLES = sorted(EXAMPLES_DIR.glob("*.json"))
 SCHEMA_FILE = ROOT / "schemas" / "baloot-hand-1.schema.json"
+# Where the examples come from: the rules contract's folder, beside the checkout on the maintainers'
+# machines only. A clone on its own has just the copy in tests/data.
+SHARED_EXAMPLES_DIR = ROOT.parent / "shared" / "rules" / "examples"
 
 
 def load(path):
@@ -25,6 +29,15 @@ def load(path):
 
 def test_the_examples_are_there():
     assert len(EXAMPLES) >= 20
+
+
+@pytest.mark.skipif(not SHARED_EXAMPLES_DIR.is_dir(), reason="no ../shared/rules/examples beside the checkout")
+def test_the_examples_are_still_the_shared_ones():
+    shared = sorted(p.name for p in SHARED_EXAMPLES_DIR.glob("*.json"))
+    assert [p.name for p in EXAMPLES] == shared, "copy ../shared/rules/examples/*.json to tests/data/examples"
+    changed = [name for name in shared
+               if (EXAMPLES_DIR / name).read_bytes() != (SHARED_EXAMPLES_DIR / name).read_bytes()]
+    assert not changed, f"tests/data/examples differs from ../shared/rules/examples in {changed}"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

@@ -9,13 +9,14 @@ from domain import deal as deal_mod
 from domain import game as game_mod
 from domain.cards import FULL_DECK, card_name, cards_of
 from domain.events import (
-    CallQayd, CardPlayed, DealNext, DealScored, PlayCard, RevealSeed, StartGame,
+    Bid, CallQayd, CardPlayed, DealNext, DealScored, Double, PlayCard, RevealSeed, StartGame,
 )
 from domain.audit import audit_record
 from domain.handrecord import encode_record, export_record, parse_record
 from domain.profiles import PROFILES
 from domain.simulate import next_action, random_policy
 from domain.views import view
+from tests.engine.given import given_deal, when
 
 PROFILE_NAMES = sorted(PROFILES)
 
@@ -141,5 +142,11 @@ def test_a_spectator_sees_no_hand_unless_the_table_shows_them():
 
 
 def test_played_events_are_shared_constants_for_plain_plays():
-    # The engine reuses immutable event objects for plain plays; equality must still hold by value.
-    assert CardPlayed(1, 5) == CardPlayed(1, 5, False, None)
+    # decide() reuses one frozen event per (seat, card) for plain plays (no Baloot, no offence): the same
+    # object comes back for the same play, and it equals the event built by value.
+    state = when(given_deal(dealer=3, deck=tuple(range(32))), Bid(0, "hokum"), Bid(1, "pass"), Bid(2, "pass"),
+                 Bid(3, "pass"), Bid(0, "confirm"), Double(1, "pass"), Double(3, "pass"))
+    play = next(a for a in deal_mod.legal_actions(state, 0) if isinstance(a, PlayCard))
+    first, again = deal_mod.decide(state, play), deal_mod.decide(state, PlayCard(0, play.card))
+    assert first == [CardPlayed(0, play.card)]
+    assert first[0] is again[0]

@@ -71,6 +71,23 @@ def test_sun_tie_with_equal_raw_splits_the_deal():
     assert r.split and not r.failed and r.game_points == (13, 13)
 
 
+def test_sun_equal_raw_buyer_fails_switch():
+    # seed 000: «إذا كان مع الفريقين النصف بالضبط فالفريق المشتري قد سقط»: 13/13, raw 65/65, the buyer fails.
+    profile = profile_named("saudi", {"sun_equal_raw": "buyer_fails"})
+    r = score(SUN, (65, 65), profile=profile)
+    assert r.failed and not r.split and r.game_points == (0, 26)
+
+
+def test_sun_equal_raw_buyer_fails_switch_leaves_unequal_raw_alone():
+    profile = profile_named("saudi", {"sun_equal_raw": "buyer_fails"})
+    r = score(SUN, (65, 65), baloot=(1, 0), profile=profile)   # raw 85 vs 65: the buyer holds
+    assert not r.failed and r.game_points == (13 + 2, 13)
+
+
+def test_sun_equal_raw_splits_by_default():
+    assert SAUDI.sun_equal_raw == "split"
+
+
 def test_sun_equal_gp_is_decided_by_raw_totals():
     # 70/60 → 14/12; a Sun sira (4 GP, raw 20) for team B makes 14/16: a plain loss, not a tie. An equal
     # GP with unequal raw totals: 60/70 → 12/14, sira for A → 16/14 ... so build the tie from 65/65
