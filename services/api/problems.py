@@ -61,7 +61,8 @@ _DESCRIPTIONS = {
     409: "the rules refuse the action (rule named), a stale version, a busy table",
     413: "the request body is too large",
     422: "an unknown user or team in the request",
-    429: "too many requests for this token",
+    429: "too many requests for this user (or, for sign-ups and bad tokens, this address); too many live "
+         "streams",
 }
 PROBLEM_RESPONSES = {
     status: ResponseSpec(data_container=ProblemDocument, media_type=MEDIA_TYPE, description=text,
@@ -78,7 +79,8 @@ def document_problems(app) -> None:
 
 
 def _on_problem(request: Request, exc: Problem) -> Response:
-    return problem_response(exc.status, exc.rule, exc.title, exc.detail, request.url.path, **exc.extra)
+    return problem_response(exc.status, exc.rule, exc.title, exc.detail, request.url.path,
+                            headers=getattr(exc, "headers", None), **exc.extra)
 
 
 def field_in(message: str) -> str | None:

@@ -46,18 +46,6 @@ async def _is_referee(request: Request, table: Table, user: User) -> bool:
         request.app.state.pool, user.user_id, "organiser", ("championship", o.championship_id))
 
 
-@post("/users", operation_id="createUser", summary="Create a user and its bearer token", status_code=201)
-async def create_user(request: Request, data: JSONBody[schemas.NewUser]) -> schemas.UserCreated:
-    from services.api.auth import create_user as make
-    user, token = await make(request.app.state.pool, data.name, data.kind)
-    return schemas.UserCreated(user.user_id, user.name, user.kind, token)
-
-
-@get("/me", operation_id="whoAmI", summary="The user behind the token")
-async def who_am_i(request: Request) -> User:
-    return await _user(request)
-
-
 @post("/tables", operation_id="createTable", summary="Open a table (one game) with four seated users",
       status_code=201)
 async def create_table(request: Request, data: JSONBody[schemas.NewTable]) -> schemas.TableCreated:
@@ -330,6 +318,6 @@ async def audit_upload(request: Request) -> dict:
 
 
 table_router = Router(path="/", route_handlers=[
-    create_user, who_am_i, create_table, list_tables, view_table, act, rule, follow, list_deals, hand_record,
+    create_table, list_tables, view_table, act, rule, follow, list_deals, hand_record,
     state_at, audit_stored, audit_upload,
 ])
