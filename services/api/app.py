@@ -14,11 +14,13 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
 from services.api.championships import install as install_championships
+from services.api.guards import GuardedRequest, RejectNul
 from services.api.limits import Limits, Throttle
 from services.api.problems import EXCEPTION_HANDLERS, document_problems
 from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
 from services.api.routes_tables import table_router
+from services.api.streams import StreamSlots
 from services.api.tables import TableService, server_secret
 from services.eventstore import CHANNEL
 
@@ -68,10 +70,10 @@ async def health() -> dict:
 
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
                signup_limit: tuple[str, int] | None = None, auth_fail_limit: tuple[str, int] | None = None,
-               pool_size: int = 10, extra_routers: tuple = ()) -> Litestar:
+               max_streams_per_user: int | None = None, pool_size: int = 10, extra_routers: tuple = ()) -> Litestar:
     """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py).
 
-    Limits left None come from the environment (``Limits.configure``); a caller passing only
+    Limits left None come from the environment (``Limits.configure``, ``StreamSlots``); a caller passing only
     ``rate_limit`` gets it for sign-ups and failed authentication too.
     """
     from services.db import connect, database_server
@@ -98,7 +100,8 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         route_handlers=[health, auth_router, table_router, championship_router, *extra_routers],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[Throttle],
+        middleware=[RejectNul, Throttle],
+        request_class=GuardedRequest,
         request_max_body_size=MAX_BODY,
         openapi_config=OpenAPIConfig(title="baloot-arena", version="0.1.0", path="/schema",
                                      render_plugins=[JsonRenderPlugin()],
@@ -107,5 +110,6 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
     )
     app = Litestar.from_config(config)
     app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit)
+    app.state.streams = StreamSlots(max_streams_per_user)
     document_problems(app)
     return app

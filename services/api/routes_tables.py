@@ -188,10 +188,12 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
                                   description="`view` events (the spectator view as JSON), then `end`")})
 async def follow(request: Request, table_id: FromPath[str],
-                 after: int = Parameter(default=0, ge=0, description="start after this version")) -> ServerSentEvent:
-    await _user(request)
+                 after: int = Parameter(default=0, ge=0, le=schemas.MAX_VERSION, description="start after this version")
+                 ) -> ServerSentEvent:
+    user = await _user(request)
     svc = _svc(request)
     table = await svc.load(table_id)
+    slot = request.app.state.streams.take(user.user_id)       # 429 too_many_streams before any data
     delay = table.opened.delay_seconds
     notifier = request.app.state.notifier
     stream = stream_of(table_id)
@@ -218,7 +220,7 @@ async def follow(request: Request, table_id: FromPath[str],
                 return
             await notifier.wait(waiter, timeout=5.0)
 
-    return ServerSentEvent(messages())
+    return ServerSentEvent(slot.hold(messages()))
 
 
 @get("/tables/{table_id:str}/deals", operation_id="listDeals", summary="The deals of a table, for replays")
