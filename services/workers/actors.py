@@ -20,6 +20,7 @@ from domain.events import ForfeitGame, RecordResult
 from domain.views import view
 from services.api.problems import Problem
 from services.api.tables import SeatHandedToBot, TableService, server_secret
+from services.eventstore.migrations import migrate
 from services.workers.pending import Work, pending_work, timeout_action
 
 log = logging.getLogger("baloot.workers")
@@ -40,7 +41,10 @@ class Runtime:
         loop = asyncio.get_running_loop()
         svc = self._services.get(id(loop))
         if svc is None:
+            # Migrate first (idempotent, serialised by an advisory lock): on a fresh database the workers
+            # may start before `baloot serve` has created the tables they read.
             pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
+            await migrate(pool)
             svc = TableService(pool, await server_secret(pool))
             for hook in self.setup_hooks:
                 hook(svc)
