@@ -30,7 +30,11 @@ MAX_BODY = 64 * 1024
 
 
 class Notifier:
-    """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback)."""
+    """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback).
+
+    Bounded: each notification empties ``_events``, so it holds at most one entry per table followed since
+    the last append anywhere (and /live refuses unknown tables and caps streams per user).
+    """
 
     def __init__(self) -> None:
         self._events: dict[str, asyncio.Event] = {}
