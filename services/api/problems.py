@@ -54,11 +54,12 @@ class ProblemDocument(msgspec.Struct):
 
 
 _DESCRIPTIONS = {
-    400: "malformed JSON, an invalid field (named in `field`), or a malformed hand record",
-    401: "missing, malformed or unknown bearer token",
+    400: "malformed or too deeply nested JSON, an invalid field (named in `field`), a NUL character, or a "
+         "malformed hand record",
+    401: "missing, malformed, unknown, expired or revoked bearer token",
     403: "not your seat, not seated, not the organiser or referee",
     404: "unknown table, deal, championship or path",
-    409: "the rules refuse the action (rule named), a stale version, a busy table",
+    409: "the rules refuse the action (rule named), a stale version, a busy table, too many tokens",
     413: "the request body is too large",
     422: "an unknown user or team in the request",
     429: "too many requests for this user (or, for sign-ups and bad tokens, this address); too many live "

@@ -10,6 +10,9 @@ from litestar.params import JSONBody
 
 from services.api import schemas
 from services.api.auth import User, register
+from services.api.problems import Problem
+
+MAX_LIVE_TOKENS = 50          # per user: a bound on what one account can make the server store
 
 
 class CreatedUser(msgspec.Struct):
@@ -46,6 +49,12 @@ async def who_am_i(request: Request) -> User:
 async def create_token(request: Request) -> TokenIssued:
     auth = request.app.state.auth
     session = await auth.session(request.scope)
+    live = await request.app.state.pool.fetchval(
+        "SELECT count(*) FROM tokens WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()",
+        session.user.user_id)
+    if live >= MAX_LIVE_TOKENS:
+        raise Problem(409, "too_many_tokens", f"you hold {live} valid tokens, the most one user may; revoke some "
+                                              "(DELETE /tokens/current, POST /tokens/revoke-all) first")
     token, expires_at = await auth.issue(session.user.user_id)
     return TokenIssued(session.user.user_id, token, expires_at)
 

@@ -275,3 +275,16 @@ def test_the_rate_limit_buckets_are_bounded():
     now[0] += 61
     limiter.hit("one more")
     assert len(limiter._windows) == 1           # windows that ended are dropped
+
+
+async def test_a_user_holds_a_bounded_number_of_valid_tokens(api, pool):
+    from services.api.routes_auth import MAX_LIVE_TOKENS
+    uid, h = await new_user(api, "hoarder")
+    for _ in range(MAX_LIVE_TOKENS - 1):
+        r = await api.post("/tokens", headers=h)
+        assert r.status_code == 201
+    assert_problem(await api.post("/tokens", headers=h), 409, "too_many_tokens")
+    assert await pool.fetchval("SELECT count(*) FROM tokens WHERE user_id = $1", uid) == MAX_LIVE_TOKENS
+    assert (await api.delete("/tokens/current", headers=h)).status_code == 204      # one revoked: room for one
+    last = {"Authorization": f"Bearer {r.json()['token']}"}
+    assert (await api.post("/tokens", headers=last)).status_code == 201
