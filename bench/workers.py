@@ -142,8 +142,7 @@ class Scratch:
 
 async def add_bots(pool, n: int) -> list[str]:
     ids = [f"bot{i:04d}" for i in range(n)]
-    await pool.executemany("INSERT INTO users (user_id, name, kind, token_hash) "
-                           "VALUES ($1, $1, 'bot', sha256(convert_to($1, 'UTF8'))) ON CONFLICT DO NOTHING",
+    await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $1, 'bot') ON CONFLICT DO NOTHING",
                            [(i,) for i in ids])
     return ids
 

@@ -5,21 +5,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 
 import asyncpg
 from litestar import Litestar, get
 from litestar.config.app import AppConfig
-from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
-from services.api.auth import Authenticator, rate_limit_identity
+from services.api.auth import Authenticator
 from services.api.championships import install as install_championships
+from services.api.guards import GuardedRequest, RejectNul
+from services.api.limits import Limits, Throttle
 from services.api.problems import EXCEPTION_HANDLERS, document_problems
+from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
+from services.api.streams import StreamSlots
 from services.api.tables import TableService
 from services.secret import server_secret
 from services.eventstore import CHANNEL
@@ -30,7 +32,11 @@ MAX_BODY = 64 * 1024
 
 
 class Notifier:
-    """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback)."""
+    """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback).
+
+    Bounded: each notification empties ``_events``, so it holds at most one entry per table followed since
+    the last append anywhere (and /live refuses unknown tables and caps streams per user).
+    """
 
     def __init__(self) -> None:
         self._events: dict[str, asyncio.Event] = {}
@@ -69,8 +75,13 @@ async def health() -> dict:
 
 
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
-               pool_size: int = 10, extra_routers: tuple = ()) -> Litestar:
-    """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py)."""
+               signup_limit: tuple[str, int] | None = None, auth_fail_limit: tuple[str, int] | None = None,
+               max_streams_per_user: int | None = None, pool_size: int = 10, extra_routers: tuple = ()) -> Litestar:
+    """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py).
+
+    Limits left None come from the environment (``Limits.configure``, ``StreamSlots``); a caller passing only
+    ``rate_limit`` gets it for sign-ups and failed authentication too.
+    """
     from services.anchor.keys import default_signer
     from services.db import connect, database_server
 
@@ -93,15 +104,12 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
             await app.state.notifier.stop()
             await pool.close()
 
-    limit = rate_limit or (os.environ.get("BALOOT_RATE_UNIT", "second"),
-                           int(os.environ.get("BALOOT_RATE_LIMIT", "100")))
-    throttle = RateLimitConfig(rate_limit=limit, identifier_for_request=rate_limit_identity,
-                               exclude=["/schema", "/health"])
     config = AppConfig(
-        route_handlers=[health, table_router, championship_router, log_router, *extra_routers],
+        route_handlers=[health, auth_router, table_router, championship_router, log_router, *extra_routers],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[throttle.middleware],
+        middleware=[RejectNul, Throttle],
+        request_class=GuardedRequest,
         request_max_body_size=MAX_BODY,
         openapi_config=OpenAPIConfig(title="baloot-arena", version="0.1.0", path="/schema",
                                      render_plugins=[JsonRenderPlugin()],
@@ -109,5 +117,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )
     app = Litestar.from_config(config)
+    app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit)
+    app.state.streams = StreamSlots(max_streams_per_user)
     document_problems(app)
     return app

@@ -1,21 +1,32 @@
 """Identity and access: bearer tokens per user, roles granted on championships and tables.
 
-A token is 32 random bytes (url-safe base64); only its SHA-256 is stored. Roles: the organiser of a
-championship (its creator), referees (granted by the organiser, or on a single table), players (bound to a
-seat by the table's ``table_opened`` event), spectators (any user).
+A token is 32 random bytes (url-safe base64); only its SHA-256 is stored, in ``tokens`` with an expiry
+(``BALOOT_TOKEN_DAYS``, default 30) and a revocation time. A user may hold several tokens. Roles: the
+organiser of a championship (its creator), referees (granted by the organiser, or on a single table),
+players (bound to a seat by the table's ``table_opened`` event), spectators (any user).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
+import os
 import secrets
+import time
 import uuid
+from collections import OrderedDict
+from collections.abc import Callable, MutableMapping
+from typing import Any
 
 import asyncpg
 import msgspec
 from litestar import Request
+from litestar.datastructures import Headers
 
 from services.api.problems import Problem
+
+DEFAULT_TOKEN_DAYS = 30.0
+SCOPE_KEY = "baloot.session"      # where a request's resolved session (or its refusal) is kept
 
 
 class User(msgspec.Struct, frozen=True):
@@ -24,40 +35,133 @@ class User(msgspec.Struct, frozen=True):
     kind: str = "human"
 
 
+class Session(msgspec.Struct, frozen=True):
+    """A user as a request authenticated it: which token, good until when."""
+
+    user: User
+    token_hash: bytes
+    expires_at: dt.datetime
+
+
 def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-async def create_user(pool: asyncpg.Pool, name: str, kind: str = "human") -> tuple[User, str]:
-    """A new user and its bearer token (shown once)."""
+def token_days() -> float:
+    """How long a new token is good for: ``BALOOT_TOKEN_DAYS`` (default 30)."""
+    return float(os.environ.get("BALOOT_TOKEN_DAYS", DEFAULT_TOKEN_DAYS))
+
+
+async def issue_token(db, user_id: str, days: float | None = None) -> tuple[str, dt.datetime]:
+    """A new bearer token for ``user_id`` (shown once) and when it expires."""
     token = secrets.token_urlsafe(32)
+    expires_at = await db.fetchval(
+        "INSERT INTO tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) "
+        "RETURNING expires_at", token_hash(token), user_id, (days if days is not None else token_days()) * 86400.0)
+    return token, expires_at
+
+
+async def register(pool: asyncpg.Pool, name: str, kind: str = "human",
+                   days: float | None = None) -> tuple[User, str, dt.datetime]:
+    """A new user with its first token: (user, token, expires_at)."""
     user = User(uuid.uuid4().hex, name, kind)
-    await pool.execute("INSERT INTO users (user_id, name, kind, token_hash) VALUES ($1, $2, $3, $4)",
-                       user.user_id, name, kind, token_hash(token))
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, $3)", user.user_id, name, kind)
+        token, expires_at = await issue_token(conn, user.user_id, days)
+    return user, token, expires_at
+
+
+async def create_user(pool: asyncpg.Pool, name: str, kind: str = "human") -> tuple[User, str]:
+    """A new user and its bearer token (shown once); for code that makes users (bots, tests)."""
+    user, token, _ = await register(pool, name, kind)
     return user, token
 
 
-class Authenticator:
-    """Resolves ``Authorization: Bearer <token>``; users never change, so found ones are cached."""
+def _bad_token(detail: str) -> Problem:
+    return Problem(401, "bad_token", detail, "missing, malformed, unknown, expired or revoked token")
 
-    def __init__(self, pool: asyncpg.Pool):
+
+class Authenticator:
+    """Resolves ``Authorization: Bearer <token>`` to a :class:`Session`, once per request.
+
+    Found tokens are kept in an LRU of ``cache_size`` entries, each trusted for ``recheck_seconds``
+    (default 30) before the database is asked again. So a revoked token stops working at once in the
+    process that revoked it (its entries are dropped), and within ``recheck_seconds`` in every other
+    process; an expired token stops at its expiry everywhere (checked against the cached expiry).
+    The session (or the refusal) is stored on the request's ASGI scope, so the rate limiter and the
+    handler share one resolution.
+    """
+
+    def __init__(self, pool: asyncpg.Pool, *, cache_size: int = 10_000, recheck_seconds: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic):
         self.pool = pool
-        self._cache: dict[bytes, User] = {}
+        self.cache_size = cache_size
+        self.recheck_seconds = recheck_seconds
+        self.clock = clock
+        self._cache: OrderedDict[bytes, tuple[Session, float]] = OrderedDict()   # digest -> (session, checked at)
 
     async def user(self, request: Request) -> User:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise Problem(401, "bad_token", "send Authorization: Bearer <token> (POST /users gives one)",
-                          "missing or malformed token")
-        digest = token_hash(token.strip())
-        user = self._cache.get(digest)
-        if user is None:
-            row = await self.pool.fetchrow("SELECT user_id, name, kind FROM users WHERE token_hash = $1", digest)
-            if row is None:
-                raise Problem(401, "bad_token", "this token belongs to no user", "unknown token")
-            user = self._cache[digest] = User(row["user_id"], row["name"], row["kind"])
-        return user
+        return (await self.session(request.scope)).user
+
+    async def session(self, scope: MutableMapping[str, Any]) -> Session:
+        """The request's session, resolved on first use and kept on its scope; a refusal is kept too."""
+        found = scope.get(SCOPE_KEY)
+        if found is None:
+            try:
+                found = await self.resolve(Headers.from_scope(scope).get("authorization", ""))
+            except Problem as refusal:
+                found = refusal
+            scope[SCOPE_KEY] = found
+        if isinstance(found, Problem):
+            raise found
+        return found
+
+    async def resolve(self, header: str) -> Session:
+        scheme, _, token = header.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise _bad_token("send Authorization: Bearer <token> (POST /users gives one)")
+        digest = token_hash(token)
+        cached = self._cache.get(digest)
+        if cached is not None:
+            session, checked_at = cached
+            if dt.datetime.now(dt.timezone.utc) >= session.expires_at:
+                self._cache.pop(digest, None)
+                raise _bad_token("token expired")
+            if self.clock() - checked_at < self.recheck_seconds:
+                self._cache.move_to_end(digest)
+                return session
+        row = await self.pool.fetchrow(
+            "SELECT u.user_id, u.name, u.kind, t.expires_at, t.revoked_at IS NOT NULL AS revoked, "
+            "t.expires_at <= now() AS expired FROM tokens t JOIN users u USING (user_id) WHERE t.token_hash = $1",
+            digest)
+        if row is None or row["revoked"] or row["expired"]:
+            self._cache.pop(digest, None)
+            raise _bad_token("this token belongs to no user" if row is None
+                             else "token revoked" if row["revoked"] else "token expired")
+        session = Session(User(row["user_id"], row["name"], row["kind"]), digest, row["expires_at"])
+        self._cache[digest] = (session, self.clock())
+        self._cache.move_to_end(digest)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return session
+
+    async def issue(self, user_id: str) -> tuple[str, dt.datetime]:
+        return await issue_token(self.pool, user_id)
+
+    async def revoke(self, session: Session) -> None:
+        """Revoke one token, at once in this process."""
+        self._cache.pop(session.token_hash, None)
+        await self.pool.execute("UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
+                                session.token_hash)
+
+    async def revoke_all(self, user_id: str) -> int:
+        """Revoke every token of ``user_id``, at once in this process; returns how many were still good."""
+        for digest in [d for d, (s, _) in self._cache.items() if s.user.user_id == user_id]:
+            del self._cache[digest]
+        status = await self.pool.execute("UPDATE tokens SET revoked_at = now() WHERE user_id = $1 "
+                                         "AND revoked_at IS NULL AND expires_at > now()", user_id)
+        return int(status.split()[-1])
 
 
 async def grant(db, scope: str, scope_id: str, user_id: str, role: str) -> None:
@@ -75,12 +179,3 @@ async def has_role(db, user_id: str, role: str, *scopes: tuple[str, str | None])
         if found:
             return True
     return False
-
-
-def rate_limit_identity(request: Request) -> str:
-    """Rate limits apply per token (hashed); requests without one share their client address's bucket."""
-    header = request.headers.get("authorization", "")
-    if header:
-        return "t:" + hashlib.sha256(header.encode()).hexdigest()[:32]
-    client = request.client
-    return "a:" + (client.host if client else "unknown")

@@ -54,14 +54,16 @@ class ProblemDocument(msgspec.Struct):
 
 
 _DESCRIPTIONS = {
-    400: "malformed JSON, an invalid field (named in `field`), or a malformed hand record",
-    401: "missing, malformed or unknown bearer token",
+    400: "malformed or too deeply nested JSON, an invalid field (named in `field`), a NUL character, or a "
+         "malformed hand record",
+    401: "missing, malformed, unknown, expired or revoked bearer token",
     403: "not your seat, not seated, not the organiser or referee",
     404: "unknown table, deal, championship or path",
-    409: "the rules refuse the action (rule named), a stale version, a busy table",
+    409: "the rules refuse the action (rule named), a stale version, a busy table, too many tokens",
     413: "the request body is too large",
     422: "an unknown user or team in the request",
-    429: "too many requests for this token",
+    429: "too many requests for this user (or, for sign-ups and bad tokens, this address); too many live "
+         "streams",
 }
 PROBLEM_RESPONSES = {
     status: ResponseSpec(data_container=ProblemDocument, media_type=MEDIA_TYPE, description=text,
@@ -78,7 +80,8 @@ def document_problems(app) -> None:
 
 
 def _on_problem(request: Request, exc: Problem) -> Response:
-    return problem_response(exc.status, exc.rule, exc.title, exc.detail, request.url.path, **exc.extra)
+    return problem_response(exc.status, exc.rule, exc.title, exc.detail, request.url.path,
+                            headers=getattr(exc, "headers", None), **exc.extra)
 
 
 def field_in(message: str) -> str | None:

@@ -38,11 +38,11 @@ from services.api.championships import (
     encode_switches,
 )
 from services.api.problems import Problem
-from services.api.schemas import CommandId, Name, TurnSeconds, strict_body
+from services.api.schemas import NUL_FREE, CommandId, Name, TurnSeconds, strict_body
 from services.api.tables import command_digest
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
-Reason = Annotated[str, msgspec.Meta(max_length=500)]
+Reason = Annotated[str, msgspec.Meta(max_length=500, pattern=NUL_FREE)]
 Format = Literal["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin"]
 
 

@@ -53,18 +53,6 @@ async def _is_referee(request: Request, table: Table, user: User) -> bool:
         request.app.state.pool, user.user_id, "organiser", ("championship", o.championship_id))
 
 
-@post("/users", operation_id="createUser", summary="Create a user and its bearer token", status_code=201)
-async def create_user(request: Request, data: JSONBody[schemas.NewUser]) -> schemas.UserCreated:
-    from services.api.auth import create_user as make
-    user, token = await make(request.app.state.pool, data.name, data.kind)
-    return schemas.UserCreated(user.user_id, user.name, user.kind, token)
-
-
-@get("/me", operation_id="whoAmI", summary="The user behind the token")
-async def who_am_i(request: Request) -> User:
-    return await _user(request)
-
-
 @post("/tables", operation_id="createTable", status_code=201,
       summary="Propose a table (one game): the seated users are invited, and the game starts once each has "
               "accepted (bot users and the caller accept by themselves)")
@@ -241,12 +229,13 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
                                   description="`view` events (the view as JSON), then `end`")})
 async def follow(request: Request, table_id: FromPath[str],
-                 after: int = Parameter(default=0, ge=0, le=2**31 - 1,
-                                        description="start after this version")) -> ServerSentEvent:
+                 after: int = Parameter(default=0, ge=0, le=schemas.MAX_VERSION, description="start after this version")
+                 ) -> ServerSentEvent:
     user = await _user(request)
     svc = _svc(request)
     table = await svc.load(table_id)
     audience = await _audience(request, table, user)
+    slot = request.app.state.streams.take(user.user_id)       # 429 too_many_streams before any data
     delay = 0.0 if audience.live or table.opened is None else table.opened.delay_seconds
     notifier = request.app.state.notifier
     stream = stream_of(table_id)
@@ -273,7 +262,7 @@ async def follow(request: Request, table_id: FromPath[str],
                 return
             await notifier.wait(waiter, timeout=5.0)
 
-    return ServerSentEvent(messages())
+    return ServerSentEvent(slot.hold(messages()))
 
 
 async def _visible_events(request: Request, table_id: str, user: User, *, hands: bool = False):
@@ -389,6 +378,7 @@ async def audit_upload(request: Request) -> dict:
 
 
 table_router = Router(path="/", route_handlers=[
-    create_user, who_am_i, create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals, hand_record, table_receipts,
+    create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals,
+    hand_record, table_receipts,
     state_at, audit_stored, audit_upload,
 ])

@@ -23,7 +23,10 @@ async def strict_body(request, body_type: type[T]) -> T:
     except msgspec.DecodeError as exc:
         raise Problem(400, "malformed_body", str(exc), title="the request is malformed") from None
 
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+MAX_VERSION = 2**31 - 1          # stream versions are int4 in the events table
+NUL_FREE = r"^[^\x00]*$"        # PostgreSQL text cannot hold U+0000 (bodies are also checked: guards.py)
+Text = Annotated[str, msgspec.Meta(pattern=NUL_FREE)]             # free text a client sends
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80, pattern=NUL_FREE)]
 CardText = Annotated[str, msgspec.Meta(pattern="^[789TJQKA][SHDC]$")]
 SuitText = Annotated[str, msgspec.Meta(pattern="^[SHDC]$")]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern="^[A-Za-z0-9._:-]+$")]

@@ -21,6 +21,7 @@ from domain.views import view
 from services.anchor import default_signer
 from services.api.problems import Problem
 from services.api.tables import TableService, command_digest
+from services.eventstore.migrations import migrate
 from services.secret import server_secret
 from services.workers.pending import Work, pending_work, timeout_command
 
@@ -42,7 +43,10 @@ class Runtime:
         loop = asyncio.get_running_loop()
         svc = self._services.get(id(loop))
         if svc is None:
+            # Migrate first (idempotent, serialised by an advisory lock): on a fresh database the workers
+            # may start before `baloot serve` has created the tables they read.
             pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
+            await migrate(pool)
             svc = TableService(pool, await server_secret(pool), signer=default_signer())
             for hook in self.setup_hooks:
                 hook(svc)

@@ -26,6 +26,7 @@ from domain.tournament.persistent import PMap, PVec
 from domain.tournament.tiebreaks import TeamRecord
 from projections import standings as standings_projection
 from services.api.championships import CODEC
+from services.eventstore.migrations import migrate
 from services.eventstore import (
     Checkpoint,
     ProjectionFailed,
@@ -127,6 +128,7 @@ class ProjectionWorker(dramatiq.Middleware):
                 self.runner = ProjectionRunner(pool, standings_read_model(), poll_interval=self.poll_interval)
                 self._ready.set()
                 try:
+                    await migrate(pool)      # a fresh database: the runner's tables may not exist yet
                     await self.runner.run()
                 except ProjectionFailed as exc:
                     self.last_failure, self._failed = str(exc), self.runner

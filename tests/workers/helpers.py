@@ -29,8 +29,8 @@ HUMAN = "human-user"
 async def add_users(pool: asyncpg.Pool) -> None:
     """The users the tables seat: one bot account (all bot seats) and one human."""
     await pool.execute(
-        "INSERT INTO users (user_id, name, kind, token_hash) VALUES ($1, 'bot', 'bot', 'x'), "
-        "($2, 'human', 'human', 'y') ON CONFLICT DO NOTHING", BOT, HUMAN)
+        "INSERT INTO users (user_id, name, kind) VALUES ($1, 'bot', 'bot'), "
+        "($2, 'human', 'human') ON CONFLICT DO NOTHING", BOT, HUMAN)
 
 
 def all_bots(table_id: str, level: str = "normal", profile=SAUDI) -> TableOpened:

@@ -1,0 +1,77 @@
+"""Users and their bearer tokens: sign up, who am I, a new token, revoke this one, revoke them all."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import msgspec
+from litestar import Request, Router, delete, get, post
+from litestar.params import JSONBody
+
+from services.api import schemas
+from services.api.auth import User, register
+from services.api.problems import Problem
+
+MAX_LIVE_TOKENS = 50          # per user: a bound on what one account can make the server store
+
+
+class CreatedUser(msgspec.Struct):
+    user_id: str
+    name: str
+    kind: str
+    token: str                     # shown once; only its SHA-256 is stored
+    expires_at: dt.datetime
+
+
+class TokenIssued(msgspec.Struct):
+    user_id: str
+    token: str
+    expires_at: dt.datetime
+
+
+class TokensRevoked(msgspec.Struct):
+    revoked: int                   # the caller's tokens that were still good
+
+
+@post("/users", operation_id="createUser", summary="Create a user and its first bearer token", status_code=201)
+async def create_user(request: Request, data: JSONBody[schemas.NewUser]) -> CreatedUser:
+    user, token, expires_at = await register(request.app.state.pool, data.name, data.kind)
+    return CreatedUser(user.user_id, user.name, user.kind, token, expires_at)
+
+
+@get("/me", operation_id="whoAmI", summary="The user behind the token")
+async def who_am_i(request: Request) -> User:
+    return await request.app.state.auth.user(request)
+
+
+@post("/tokens", operation_id="createToken", status_code=201,
+      summary="A new bearer token for the caller (e.g. another device, or before this one expires)")
+async def create_token(request: Request) -> TokenIssued:
+    auth = request.app.state.auth
+    session = await auth.session(request.scope)
+    live = await request.app.state.pool.fetchval(
+        "SELECT count(*) FROM tokens WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()",
+        session.user.user_id)
+    if live >= MAX_LIVE_TOKENS:
+        raise Problem(409, "too_many_tokens", f"you hold {live} valid tokens, the most one user may; revoke some "
+                                              "(DELETE /tokens/current, POST /tokens/revoke-all) first")
+    token, expires_at = await auth.issue(session.user.user_id)
+    return TokenIssued(session.user.user_id, token, expires_at)
+
+
+@delete("/tokens/current", operation_id="revokeToken", status_code=204,
+        summary="Revoke the token this request is made with")
+async def revoke_current(request: Request) -> None:
+    auth = request.app.state.auth
+    await auth.revoke(await auth.session(request.scope))
+
+
+@post("/tokens/revoke-all", operation_id="revokeAllTokens", status_code=200,
+      summary="Revoke every token of the caller (this one included)")
+async def revoke_all(request: Request) -> TokensRevoked:
+    auth = request.app.state.auth
+    session = await auth.session(request.scope)
+    return TokensRevoked(await auth.revoke_all(session.user.user_id))
+
+
+auth_router = Router(path="/", route_handlers=[create_user, who_am_i, create_token, revoke_current, revoke_all])
