@@ -220,7 +220,7 @@ async def follow(request: Request, table_id: FromPath[str],
                 return
             await notifier.wait(waiter, timeout=5.0)
 
-    return ServerSentEvent(slot.hold(messages()))
+    return ServerSentEvent(slot.hold(messages()), background=slot.when_sent())
 
 
 @get("/tables/{table_id:str}/deals", operation_id="listDeals", summary="The deals of a table, for replays")
