@@ -262,7 +262,7 @@ async def follow(request: Request, table_id: FromPath[str],
                 return
             await notifier.wait(waiter, timeout=5.0)
 
-    return ServerSentEvent(slot.hold(messages()))
+    return ServerSentEvent(slot.hold(messages()), background=slot.when_sent())
 
 
 async def _visible_events(request: Request, table_id: str, user: User, *, hands: bool = False):

@@ -2,8 +2,9 @@
 
 Every stream wakes on each append and renders a view, so one client holding thousands slowed every
 command. A stream takes a slot before its first byte (the next one is refused with 429
-``too_many_streams``) and gives it back when it ends, when the client disconnects (the stream is cancelled),
-or, if it never started, when its generator is collected.
+``too_many_streams``) and gives it back once: when the response is over (Litestar runs the response's
+background task after the body, also when the client disconnected), when the stream ends or fails, or, if
+the response never ran, when its generator is collected.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import asyncio
 import os
 import weakref
 from collections.abc import AsyncIterator
+
+from litestar.background_tasks import BackgroundTask
 
 from services.api.limits import RateLimited
 
@@ -23,13 +26,15 @@ class StreamSlots:
         self.per_user = per_user if per_user is not None else int(
             os.environ.get("BALOOT_MAX_STREAMS_PER_USER", DEFAULT_MAX_STREAMS))
         self._open: dict[str, int] = {}          # user id -> streams open; a user at 0 has no entry
-        self._changed = asyncio.Condition()
+        self._waiters: set[asyncio.Event] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def open(self, user_id: str) -> int:
         return self._open.get(user_id, 0)
 
     def take(self, user_id: str) -> Slot:
         """A slot for one stream of ``user_id``, or a 429 problem when all are in use."""
+        self._loop = asyncio.get_running_loop()
         n = self._open.get(user_id, 0)
         if n >= self.per_user:
             raise RateLimited("too_many_streams", f"you already follow {n} live streams, the most one user may "
@@ -38,24 +43,34 @@ class StreamSlots:
         return Slot(self, user_id)
 
     def _give_back(self, user_id: str) -> None:
+        loop = self._loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is not None and running is not loop and loop.is_running():
+            loop.call_soon_threadsafe(self._give_back_here, user_id)   # collected in another thread
+        else:
+            self._give_back_here(user_id)
+
+    def _give_back_here(self, user_id: str) -> None:
         n = self._open.get(user_id, 0) - 1
         if n > 0:
             self._open[user_id] = n
         else:
             self._open.pop(user_id, None)
-        try:
-            asyncio.get_running_loop().create_task(self._notify())
-        except RuntimeError:             # collected outside the loop (at shutdown): nobody waits
-            pass
-
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+        for waiter in self._waiters:
+            waiter.set()
 
     async def wait_until(self, user_id: str, at_most: int) -> None:
         """Until ``user_id`` holds at most ``at_most`` streams (for tests and shutdown)."""
-        async with self._changed:
-            await self._changed.wait_for(lambda: self.open(user_id) <= at_most)
+        while self.open(user_id) > at_most:
+            changed = asyncio.Event()
+            self._waiters.add(changed)
+            try:
+                await changed.wait()
+            finally:
+                self._waiters.discard(changed)
 
 
 class Slot:
@@ -67,6 +82,13 @@ class Slot:
         if self._held:
             self._held = False
             self._slots._give_back(self._user_id)
+
+    async def _release(self) -> None:
+        self.release()
+
+    def when_sent(self) -> BackgroundTask:
+        """The response's background task: gives the slot back when the response is over."""
+        return BackgroundTask(self._release)
 
     def hold(self, messages: AsyncIterator) -> AsyncIterator:
         """``messages``, with this slot given back when they end, fail or are abandoned."""

@@ -6,6 +6,7 @@ reasons and path segments, and ``/live?after=2^63``.
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -71,8 +72,7 @@ async def test_deep_json_inside_a_string_is_only_text(api):
     ("/championships/{championship}/finish", {"command_id": "end", "reason": NUL}),
 ])
 async def test_nul_in_any_string_is_a_400(api, pool, world, path, body, no_errors_logged):
-    text = (__import__("json").dumps(body).replace('"{seats}"', __import__("json").dumps(world["seats"]))
-            .replace("{seat0}", world["seats"][0]))
+    text = json.dumps(body).replace('"{seats}"', json.dumps(world["seats"])).replace("{seat0}", world["seats"][0])
     before = await stored(pool)
     r = await api.post(path.format(**world), content=text.encode(),
                        headers={**world["headers"], "content-type": "application/json"})
