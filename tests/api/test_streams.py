@@ -62,7 +62,7 @@ async def test_a_stream_that_ends_gives_its_slot_back(database_url, db_schema):
             assert (await client.get(f"/tables/{tid}/live", headers=spectator)).status_code == 429
             # The game ends (a forfeit, through the service's command path): the stream says `end` and stops.
             await app.state.tables.execute(tid, "forfeit", lambda t: ForfeitGame(team=0, reason="walked away"),
-                                           actor="test")
+                                           actor="test", role="system", digest="forfeit")
             lines = [line async for line in r.aiter_lines()]
             assert "event: end" in lines
         await asyncio.wait_for(app.state.streams.wait_until(spectator_id, 0), timeout=10)
