@@ -26,21 +26,9 @@ class SigningKey(msgspec.Struct):
     key_id: str          # first 16 hex digits of sha256(public key)
 
 
-class Checkpoint(msgspec.Struct):
-    """A signed checkpoint: the Merkle root over the first `size` events of the log in read order."""
-
-    seq: int
-    size: int
-    root: str
-    created_at: dt.datetime
-    key_id: str
-    signature: str
-    frontier: list[str]
-
-
 class Checkpoints(msgspec.Struct):
     key_id: str
-    checkpoints: list[Checkpoint]
+    checkpoints: list[SignedCheckpoint]    # `last_*`: the last event each one covers, in read order
 
 
 class ConsistencyProof(msgspec.Struct):
@@ -49,11 +37,6 @@ class ConsistencyProof(msgspec.Struct):
     from_size: int
     to_size: int
     proof: list[str]
-
-
-def _public(c: SignedCheckpoint) -> Checkpoint:
-    return Checkpoint(seq=c.seq, size=c.size, root=c.root, created_at=c.created_at, key_id=c.key_id,
-                      signature=c.signature, frontier=c.frontier)
 
 
 @get("/key", operation_id="logKey", summary="The public key that signs receipts and checkpoints",
@@ -67,7 +50,7 @@ async def log_key(request: Request) -> SigningKey:
      exclude_from_auth=True)
 async def log_checkpoints(request: Request) -> Checkpoints:
     found = await checkpoints(request.app.state.pool)
-    return Checkpoints(key_id=request.app.state.signer.key_id, checkpoints=[_public(c) for c in found])
+    return Checkpoints(key_id=request.app.state.signer.key_id, checkpoints=found)
 
 
 @get("/checkpoints/consistency", operation_id="logConsistency",

@@ -17,17 +17,23 @@ from tests.api.conftest import new_user, open_table
 from tests.api.test_tables import PROBLEM, served
 
 
+@contextlib.asynccontextmanager
+async def live_table(database_url: str, db_schema: str, cap: int):
+    """A served app whose users hold ``cap`` streams each, a live table, and a spectator (id, headers)."""
+    from services.db import schema_url
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000), max_streams_per_user=cap)
+    async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        players = [await new_user(client, f"p{i}") for i in range(4)]
+        spectator = await new_user(client, "spectator")
+        yield app, client, players, spectator, await open_table(client, players)
+
+
 async def open_stream(stack: contextlib.AsyncExitStack, client: httpx.AsyncClient, tid: str, headers: dict):
     return await stack.enter_async_context(client.stream("GET", f"/tables/{tid}/live", headers=headers))
 
 
 async def test_the_stream_after_the_cap_is_refused_until_one_is_closed(database_url, db_schema):
-    from services.db import schema_url
-    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000), max_streams_per_user=3)
-    async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
-        players = [await new_user(client, f"p{i}") for i in range(4)]
-        spectator_id, spectator = await new_user(client, "spectator")
-        tid = await open_table(client, players)
+    async with live_table(database_url, db_schema, 3) as (app, client, players, (spectator_id, spectator), tid):
         slots = app.state.streams
         async with contextlib.AsyncExitStack() as first, contextlib.AsyncExitStack() as rest:
             r = await open_stream(first, client, tid, spectator)
@@ -51,12 +57,7 @@ async def test_the_stream_after_the_cap_is_refused_until_one_is_closed(database_
 
 
 async def test_a_stream_that_ends_gives_its_slot_back(database_url, db_schema):
-    from services.db import schema_url
-    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000), max_streams_per_user=1)
-    async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
-        players = [await new_user(client, f"p{i}") for i in range(4)]
-        spectator_id, spectator = await new_user(client, "spectator")
-        tid = await open_table(client, players)
+    async with live_table(database_url, db_schema, 1) as (app, client, _, (spectator_id, spectator), tid):
         async with client.stream("GET", f"/tables/{tid}/live", headers=spectator) as r:
             assert r.status_code == 200
             assert (await client.get(f"/tables/{tid}/live", headers=spectator)).status_code == 429
