@@ -41,7 +41,7 @@ from domain.profiles import RuleProfile
 from domain.shuffle import seed_commitment
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.api.problems import Problem
-from services.eventstore import Codec, ConcurrencyError, append, append_reporting, read_stream
+from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
 
 MAX_ATTEMPTS = 5
 MIN_TURN_SECONDS = 5.0        # a turn clock shorter than this is no clock a person can play against
@@ -102,7 +102,17 @@ class SeatHandedToBot(msgspec.Struct, frozen=True, tag="seat_handed_to_bot", kw_
 
 
 TABLE_EVENTS = (TableOpened, SeatHandedToBot, TableProposed, InvitationAccepted, InvitationDeclined)
-CODEC = Codec(tuple(EVENT_TYPES) + TABLE_EVENTS)
+UPCASTERS = Upcasters()
+
+
+@UPCASTERS.register("deal_started", 1)
+def _deck_stays(data: dict) -> dict:
+    """``deal_started`` v1 always stored the deck; v2 stores it only for explicit decks. A v1 event keeps
+    its deck (those deals were dealt before the cards left the log)."""
+    return data
+
+
+CODEC = Codec(tuple(EVENT_TYPES) + TABLE_EVENTS, UPCASTERS)
 
 
 class Table(msgspec.Struct, frozen=True):

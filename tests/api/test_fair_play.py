@@ -219,3 +219,29 @@ async def test_each_finished_deal_comes_with_a_signed_receipt_of_the_log(api, pl
     listed = (await api.get(f"/tables/{tid}/receipts", headers=players[2][1])).json()
     assert [r["ref"] for r in listed] == ["1"]
     assert (await verify_log(pool, key)).findings == []
+
+
+async def test_a_table_stored_before_the_cards_left_the_log_still_plays(api, players, pool):
+    """Streams written by the previous version: ``deal_started`` v1 carried the deck; such tables load and play."""
+    tid = await open_table(api, players)
+    stream = f"table-{tid}"
+    row = await pool.fetchrow("SELECT version, data FROM events WHERE stream_id = $1 AND event_type = 'deal_started'",
+                              stream)
+    hands = [(await view(api, tid, h))["deal"]["hand"] for _, h in players]
+    # Rewrite the stored event as the old version wrote it (deck included, schema version 1), behind the
+    # triggers; a fresh process (a new app) then reads it through the upcaster.
+    from services.api.tables import CODEC
+    app = api.app
+    deck = app.state.tables._cache[tid].game.deal.deck
+    data = {**json.loads(row["data"]), "deck": list(deck)}
+    async with pool.acquire() as conn:
+        await conn.execute("SET session_replication_role = replica")
+        await conn.execute("UPDATE events SET data = $1::jsonb, schema_version = 1 WHERE stream_id = $2 AND version = $3",
+                           json.dumps(data), stream, row["version"])
+        await conn.execute("SET session_replication_role = DEFAULT")
+    stored = await pool.fetchrow("SELECT * FROM events WHERE stream_id = $1 AND version = $2", stream, row["version"])
+    assert stored["schema_version"] == 1
+    app.state.tables._cache.clear()
+    assert [(await view(api, tid, h))["deal"]["hand"] for _, h in players] == hands
+    await play_until(api, tid, players, random.Random(6), Ids(), lambda v: v["deal_no"] > 1)
+    assert CODEC.classes["deal_started"].schema_version == 2
