@@ -14,9 +14,9 @@ from litestar.params import FromPath, JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from domain import game as game_mod
-from domain.audit import audit_record
+from domain.audit import AuditReport, audit_record
 from domain.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
-from domain.handrecord import HandReceipt, MalformedRecord, export_record, parse_record
+from domain.handrecord import HandReceipt, HandRecord, MalformedRecord, export_record, parse_record
 from domain.profiles import profile_named
 from domain.shuffle import deck_from_seed, seed_commitment
 from domain.views import contract_view
@@ -148,7 +148,7 @@ async def _visible(request: Request, table_id: str, table: Table, audience: Audi
 @get("/tables/{table_id:str}/view", operation_id="viewTable",
      summary="The table as the caller sees it: a seated player's own seat, else the spectator view")
 async def view_table(request: Request, table_id: FromPath[str],
-                     seat: int | None = Parameter(default=None, ge=0, le=3)) -> dict:
+                     seat: int | None = Parameter(default=None, ge=0, le=3)) -> schemas.TableView:
     user = await _user(request)
     table = await _svc(request).load(table_id)
     audience = await _audience(request, table, user, seat)
@@ -283,10 +283,7 @@ async def list_deals(request: Request, table_id: FromPath[str]) -> list[schemas.
     out = []
     for n, first, evs in deal_spans(events):
         state = game_mod.deal_mod.replay(evs)
-        contract = None
-        if state.contract is not None:
-            contract = msgspec.to_builtins(contract_view(state.contract))
-        out.append(schemas.DealSummary(n, first, evs[0].dealer, deal_finished(evs), contract,
+        out.append(schemas.DealSummary(n, first, evs[0].dealer, deal_finished(evs), contract_view(state.contract),
                                        tuple(state.result.game_points) if state.result else None))
     return out
 
@@ -305,14 +302,14 @@ def _finished_deal(events, deal_no: int) -> list:
 
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord",
      summary="A finished deal as a baloot-hand/1 hand record, with the server's signed receipt of its end")
-async def hand_record(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> dict:
+async def hand_record(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> HandRecord:
     events = await _visible_events(request, table_id, await _user(request), hands=True)
     record = export_record(_finished_deal(events, deal_no))
     receipt = next((r for r in await receipts_of(request.app.state.pool, stream_of(table_id))
                     if r.kind == "deal" and r.ref == str(deal_no)), None)
     if receipt is not None:
         record = msgspec.structs.replace(record, receipt=msgspec.convert(msgspec.to_builtins(receipt), HandReceipt))
-    return msgspec.to_builtins(record)
+    return record
 
 
 @get("/tables/{table_id:str}/receipts", operation_id="tableReceipts",
@@ -329,7 +326,8 @@ async def table_receipts(request: Request, table_id: FromPath[str]) -> list[Rece
 @get("/tables/{table_id:str}/state", operation_id="tableStateAt",
      summary="The caller's view after event number `at` (step-by-step replay; spectators behind the table's "
              "delay)")
-async def state_at(request: Request, table_id: FromPath[str], at: int = Parameter(ge=0, le=2**31 - 1)) -> dict:
+async def state_at(request: Request, table_id: FromPath[str], at: int = Parameter(ge=0, le=2**31 - 1)
+                   ) -> schemas.TableView:
     user = await _user(request)
     svc = _svc(request)
     table = await svc.load(table_id)
@@ -362,19 +360,19 @@ async def audit_stored(request: Request, table_id: FromPath[str], deal_no: FromP
     else:
         seed_check = "seed matches the commitment and the dealt hands"
     report = audit_record(export_record(evs))
-    return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, msgspec.to_builtins(report))
+    return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, report)
 
 
 @post("/audit", operation_id="auditHandRecord", status_code=200,
       summary="Audit an uploaded hand record (baloot-hand/1), as `baloot audit --json` does")
-async def audit_upload(request: Request) -> dict:
+async def audit_upload(request: Request) -> AuditReport:
     await _user(request)
     body = await request.body()
     try:
         record = parse_record(body)
     except MalformedRecord as exc:
         raise Problem(400, "malformed_record", str(exc), field=field_in(str(exc))) from None
-    return msgspec.to_builtins(audit_record(record))
+    return audit_record(record)
 
 
 table_router = Router(path="/", route_handlers=[

@@ -6,6 +6,8 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
+from domain.audit import AuditReport
+from domain.views import ContractView, DealView
 from services.anchor import Receipt
 
 T = TypeVar("T")
@@ -50,31 +52,31 @@ class UserCreated(msgspec.Struct):
 
 # ---- actions a player sends (the seat comes from the token) ----
 
-class PlayAction(msgspec.Struct, tag="play", forbid_unknown_fields=True):
+class PlayAction(msgspec.Struct, tag="play", forbid_unknown_fields=True, omit_defaults=True):
     card: CardText
     baloot: bool = False
 
 
-class BidAction(msgspec.Struct, tag="bid", forbid_unknown_fields=True):
+class BidAction(msgspec.Struct, tag="bid", forbid_unknown_fields=True, omit_defaults=True):
     bid: Literal["pass", "hokum", "sun", "ashkal", "wala", "before_you", "confirm", "kawesh"]
     suit: SuitText | None = None
 
 
-class DoubleAction(msgspec.Struct, tag="double", forbid_unknown_fields=True):
+class DoubleAction(msgspec.Struct, tag="double", forbid_unknown_fields=True, omit_defaults=True):
     call: Literal["double", "three", "four", "gahwa", "pass"]
     closed: bool | None = None
 
 
-class DeclareAction(msgspec.Struct, tag="declare", forbid_unknown_fields=True):
+class DeclareAction(msgspec.Struct, tag="declare", forbid_unknown_fields=True, omit_defaults=True):
     projects: Annotated[list[Annotated[list[CardText], msgspec.Meta(min_length=3, max_length=8)]],
                         msgspec.Meta(min_length=1, max_length=3)]
 
 
-class SawaAction(msgspec.Struct, tag="sawa", forbid_unknown_fields=True):
+class SawaAction(msgspec.Struct, tag="sawa", forbid_unknown_fields=True, omit_defaults=True):
     pass
 
 
-class QaydAction(msgspec.Struct, tag="qayd", forbid_unknown_fields=True):
+class QaydAction(msgspec.Struct, tag="qayd", forbid_unknown_fields=True, omit_defaults=True):
     index: Annotated[int, msgspec.Meta(ge=0, le=1000)]
 
 
@@ -149,12 +151,38 @@ class InvitationAnswered(msgspec.Struct):
     waiting: list[str]
 
 
+class DealOnWire(DealView, kw_only=True):
+    """A deal as the API shows it: the legal actions in the form a client sends them back."""
+
+    legal_actions: list[PlayerAction]
+
+
+class TableView(msgspec.Struct, kw_only=True):
+    """A table as one caller sees it (``seat``: his own seat; None: the spectator view)."""
+
+    table_id: str | None
+    status: Literal["invited", "live", "finished", "cancelled"]
+    seats: list[str]
+    waiting: list[str]                       # invited users who have not accepted yet
+    seat: int | None
+    version: int
+    phase: str
+    profile: str
+    table: str
+    target: int
+    scores: tuple[int, int]
+    deal_no: int
+    winner: int | None
+    end_reason: str | None
+    deal: DealOnWire | None
+
+
 class CommandAccepted(msgspec.Struct):
     table_id: str
     version: int
     replayed: bool
     events: list[str]
-    view: dict
+    view: TableView
     receipts: list[Receipt] = []      # the server's signed stream head, when this command ended a deal or the game
 
 
@@ -173,7 +201,7 @@ class DealSummary(msgspec.Struct):
     first_version: int
     dealer: int
     finished: bool
-    contract: dict | None
+    contract: ContractView | None
     game_points: tuple[int, int] | None
 
 
@@ -183,4 +211,4 @@ class StoredAudit(msgspec.Struct):
     chain_intact: bool
     first_broken_version: int | None
     seed_check: str
-    report: dict
+    report: AuditReport

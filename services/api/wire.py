@@ -6,6 +6,7 @@ import msgspec
 
 from domain.cards import card_name, parse_card, parse_suit, suit_name
 from domain.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
+from domain.deal import legal_actions
 from domain.views import game_view
 from services.api import schemas
 from services.api.tables import Table
@@ -28,53 +29,34 @@ def to_command(action, seat: int):
     raise TypeError(f"not a player action: {action!r}")
 
 
-def to_wire(command) -> dict:
+def to_wire(command) -> schemas.PlayerAction:
     """A legal action as a client sends it back (``{"type": "play", "card": "TS"}``)."""
     match command:
         case PlayCard():
-            out = {"type": "play", "card": card_name(command.card)}
-            if command.baloot:
-                out["baloot"] = True
-            return out
+            return schemas.PlayAction(card_name(command.card), command.baloot)
         case Bid():
-            out = {"type": "bid", "bid": command.bid}
-            if command.bid == "hokum":
-                out["suit"] = suit_name(command.suit)
-            return out
+            return schemas.BidAction(command.bid, suit_name(command.suit) if command.bid == "hokum" else None)
         case Double():
-            out = {"type": "double", "call": command.call}
-            if command.closed is not None:
-                out["closed"] = command.closed
-            return out
+            return schemas.DoubleAction(command.call, command.closed)
         case Declare():
-            return {"type": "declare", "projects": [[card_name(c) for c in g] for g in command.projects]}
+            return schemas.DeclareAction([[card_name(c) for c in g] for g in command.projects])
         case ClaimSawa():
-            return {"type": "sawa"}
-        case RecordResult():
-            return {"type": "record_result"}
-    return msgspec.to_builtins(command)
+            return schemas.SawaAction()
+    raise TypeError(f"not a player action: {command!r}")
 
 
-def table_view(table: Table, seat: int | None) -> dict:
+def table_view(table: Table, seat: int | None) -> schemas.TableView:
     """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says)."""
     opened = table.opened
     policy = opened.hands_policy if opened is not None else "never"
-    view = msgspec.to_builtins(game_view(table.game, seat, hands=policy))
-    deal = view.get("deal")
-    if deal is not None:
-        deal["legal_actions"] = game_view_actions(table, seat)
-    view["version"] = table.version
-    view["table_id"] = table.table_id
-    view["seats"] = list(table.seats)
-    view["seat"] = seat
-    view["status"] = ("cancelled" if table.cancelled else "invited" if opened is None
-                      else "finished" if table.game.phase == "ended" else "live")
-    view["waiting"] = list(table.waiting)
-    return view
-
-
-def game_view_actions(table: Table, seat: int | None) -> list[dict]:
-    from domain.deal import legal_actions
-    if seat is None or table.game.phase != "playing":
-        return []
-    return [to_wire(c) for c in legal_actions(table.game.deal, seat) if not isinstance(c, RecordResult)]
+    game = game_view(table.game, seat, hands=policy)
+    deal = None
+    if game.deal is not None:
+        actions = [] if seat is None or table.game.phase != "playing" else [
+            to_wire(c) for c in legal_actions(table.game.deal, seat) if not isinstance(c, RecordResult)]
+        deal = schemas.DealOnWire(**{**msgspec.structs.asdict(game.deal), "legal_actions": actions})
+    status = ("cancelled" if table.cancelled else "invited" if opened is None
+              else "finished" if table.game.phase == "ended" else "live")
+    return schemas.TableView(table_id=table.table_id, status=status, seats=list(table.seats),
+                             waiting=list(table.waiting), seat=seat, version=table.version,
+                             **{**msgspec.structs.asdict(game), "deal": deal})
