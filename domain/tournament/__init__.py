@@ -12,7 +12,7 @@ from domain.tournament.commands import (
 )
 from domain.tournament.decider import decide, evolve, fold
 from domain.tournament.draw import commitment
-from domain.tournament.errors import TournamentRuleError
+from domain.tournament.errors import TOURNAMENT_RULES, TournamentRuleError
 from domain.tournament.events import (
     ChampionshipCreated, ChampionshipFinished, DrawCommitted, DrawMade, Match, MatchDoubleForfeited,
     MatchForfeited, MatchResultRecorded, PairingInputs, PlayerSubstituted, RankEntry, RegistrationClosed,
@@ -27,7 +27,7 @@ __all__ = [
     "MatchDoubleForfeited", "MatchForfeited", "MatchResult", "MatchResultRecorded", "Outcome",
     "PairingInputs", "PlayerSubstituted", "RankEntry", "RecordDoubleForfeit", "RecordForfeit",
     "RecordMatchResult", "RegisterTeam", "RegistrationClosed", "Round", "RoundPaired", "RoundSlot",
-    "Settings", "StartRound", "SubstitutePlayer", "Team", "TeamRegistered", "TeamWithdrawn", "Tournament",
-    "TournamentCommand", "TournamentEvent", "TournamentRuleError", "WithdrawTeam", "commitment", "decide",
-    "evolve", "fold", "game_result", "initial", "match_result",
+    "Settings", "StartRound", "SubstitutePlayer", "TOURNAMENT_RULES", "Team", "TeamRegistered", "TeamWithdrawn",
+    "Tournament", "TournamentCommand", "TournamentEvent", "TournamentRuleError", "WithdrawTeam", "commitment",
+    "decide", "evolve", "fold", "game_result", "initial", "match_result",
 ]

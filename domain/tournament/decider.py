@@ -28,22 +28,23 @@ __all__ = ["decide", "evolve", "fold", "initial"]
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-def _fail(rule: str):
-    raise TournamentRuleError(rule)
+def _fail(rule: str, message: str):
+    raise TournamentRuleError(rule, message)
 
 
 def _current_match(state: Tournament, match_id: str) -> tuple[Round, e.Match]:
     if state.status != "running":
-        _fail(f"no round is being played (the championship is {state.status})")
+        _fail("no_round", f"no round is being played (the championship is {state.status})")
     where = parse_match_id(match_id)
     current = state.rounds[-1]
     if where is None or where[0] != current.number or where[1] >= len(current.matches):
-        _fail(f"match {match_id} is not a match of round {current.number}, the round being played")
+        _fail("unknown_match",
+              f"match {match_id} is not a match of round {current.number}, the round being played")
     match = current.matches[where[1]]
     if match.note:
-        _fail(f"match {match_id} is a {match.note}: there is nothing to play")
+        _fail("nothing_to_play", f"match {match_id} is a {match.note}: there is nothing to play")
     if current.outcomes[match.index] is not None:
-        _fail(f"match {match_id} already has a result")
+        _fail("match_decided", f"match {match_id} already has a result")
     return current, match
 
 
@@ -52,20 +53,21 @@ def _check_result(state: Tournament, match_id: str, result: MatchResult) -> None
     needed = games_to_win(s.match_games)
     if max(result.team_a_games, result.team_b_games) != needed or min(
             result.team_a_games, result.team_b_games) >= needed:
-        _fail(f"match {match_id} is best of {s.match_games}: the winner needs exactly {needed} game wins")
+        _fail("match_length",
+              f"match {match_id} is best of {s.match_games}: the winner needs exactly {needed} game wins")
     winner_games = result.team_a_games if result.winner == "a" else result.team_b_games
     if winner_games != needed:
-        _fail(f"match {match_id}: the declared winner did not win {needed} games")
+        _fail("tournament_rule", f"match {match_id}: the declared winner did not win {needed} games")
     if len(result.final_scores) != result.team_a_games + result.team_b_games:
-        _fail(f"match {match_id}: one final score is needed per game played")
+        _fail("tournament_rule", f"match {match_id}: one final score is needed per game played")
     if result.game_ends and len(result.game_ends) != len(result.final_scores):
-        _fail(f"match {match_id}: say how each game ended, or none")
+        _fail("tournament_rule", f"match {match_id}: say how each game ended, or none")
     if s.table_mode == "strict":
         for n, (a, b) in enumerate(result.final_scores, 1):
             ended_by = result.game_ends[n - 1] if result.game_ends else "target"
             if ended_by == "target" and (max(a, b) < s.game_target or a == b):
-                _fail(f"match {match_id}, game {n}: a game ends when a team reaches {s.game_target}"
-                      f" and leads, not at {a}-{b}")
+                _fail("game_target", f"match {match_id}, game {n}: a game ends when a team reaches"
+                                     f" {s.game_target} and leads, not at {a}-{b}")
 
 
 def _forfeits_of_withdrawn(state: Tournament, matches: list[e.Match] | tuple[e.Match, ...]
@@ -87,19 +89,20 @@ def _forfeits_of_withdrawn(state: Tournament, matches: list[e.Match] | tuple[e.M
 def decide(state: Tournament, command: c.TournamentCommand) -> list:
     """The events a command causes, or a `TournamentRuleError` naming the rule it breaks."""
     if state.status == "new" and not isinstance(command, c.CreateChampionship):
-        _fail("no championship has been created yet")
+        _fail("tournament_rule", "no championship has been created yet")
     if state.status == "finished" and not isinstance(command, c.CreateChampionship):
-        _fail("the championship is finished")
+        _fail("championship_finished", "the championship is finished")
     match command:
         case c.CreateChampionship(tournament_id, settings):
             if state.status != "new":
-                _fail(f"championship {state.tournament_id} already exists")
+                _fail("championship_exists", f"championship {state.tournament_id} already exists")
             if settings.format not in e.FORMATS:
-                _fail(f"unknown format {settings.format!r}: one of {', '.join(e.FORMATS)}")
+                _fail("unknown_format", f"unknown format {settings.format!r}: one of {', '.join(e.FORMATS)}")
             if settings.match_games < 1 or settings.match_games % 2 == 0:
-                _fail(f"a match is best of an odd number of games, not {settings.match_games}")
+                _fail("match_length",
+                      f"a match is best of an odd number of games, not {settings.match_games}")
             if settings.game_target < 1:
-                _fail("the game target must be positive")
+                _fail("game_target", "the game target must be positive")
             if settings.format == "groups_knockout":
                 check_settings(settings)
             return [e.ChampionshipCreated(tournament_id, settings)]
@@ -107,21 +110,24 @@ def decide(state: Tournament, command: c.TournamentCommand) -> list:
         case c.RegisterTeam(team_id, players, substitutes):
             late = state.status in ("drawn", "running")
             if state.status != "registration" and settings_format(state) != "swiss":
-                _fail("registration is closed: late entries are accepted only in Swiss")
+                _fail("registration_closed",
+                      "registration is closed: late entries are accepted only in Swiss")
             if team_id in state.teams:
-                _fail(f"team {team_id} is already registered")
+                _fail("already_registered", f"team {team_id} is already registered")
             people = (*players, *substitutes)
             if len(set(people)) != len(people) or len(players) != 2:
-                _fail(f"team {team_id} needs two different players, and substitutes who are neither")
+                _fail("team_players",
+                      f"team {team_id} needs two different players, and substitutes who are neither")
             for player in people:
                 if player in state.players:
-                    _fail(f"player {player} is already registered with team {state.players[player]}")
+                    _fail("already_registered",
+                          f"player {player} is already registered with team {state.players[player]}")
             return [e.TeamRegistered(team_id, tuple(players), tuple(substitutes), late)]
 
         case c.WithdrawTeam(team_id, reason):
             team = _team(state, team_id)
             if team.withdrawn:
-                _fail(f"team {team_id} has already withdrawn")
+                _fail("team_withdrawn", f"team {team_id} has already withdrawn")
             out: list = [e.TeamWithdrawn(team_id, reason)]
             if state.status == "running":
                 current = state.rounds[-1]
@@ -133,52 +139,54 @@ def decide(state: Tournament, command: c.TournamentCommand) -> list:
 
         case c.CloseRegistration():
             if state.status != "registration":
-                _fail("registration is not open")
+                _fail("registration_not_open", "registration is not open")
             return [e.RegistrationClosed(state.active_count)]
 
         case c.CommitDraw(commitment):
             if state.status not in ("registration", "closed"):
-                _fail("the draw commitment must be published before the draw")
+                _fail("draw_commitment", "the draw commitment must be published before the draw")
             if state.settings.seeding != "draw":
-                _fail("this championship is seeded by rating: there is no random draw")
+                _fail("tournament_rule", "this championship is seeded by rating: there is no random draw")
             if state.commitment:
-                _fail("the draw commitment is already published")
+                _fail("draw_commitment", "the draw commitment is already published")
             if not _HEX64.fullmatch(commitment):
-                _fail("the commitment must be the sha256 hex digest of the seed")
+                _fail("draw_commitment", "the commitment must be the sha256 hex digest of the seed")
             return [e.DrawCommitted(commitment)]
 
         case c.MakeDraw(seed, ratings):
             if state.status != "closed":
-                _fail("the draw is made once, after registration closes")
+                _fail("draw_not_allowed", "the draw is made once, after registration closes")
             field = [t for t in state.team_order if not state.teams[t].withdrawn]
             if not field:
-                _fail("there are no teams to draw")
+                _fail("no_teams", "there are no teams to draw")
             s = state.settings
             rounds = planned_rounds(s.format, len(field), s.swiss_rounds)
             if s.seeding == "rating":
                 given = dict(ratings)
                 missing = next((t for t in field if t not in given), None)
                 if missing is not None:
-                    _fail(f"team {missing} has no rating: seeding by rating needs every team's")
+                    _fail("missing_rating",
+                          f"team {missing} has no rating: seeding by rating needs every team's")
                 used = tuple((t, float(given[t])) for t in field)
                 return [e.DrawMade("rating", "", tuple(rating_order(field, given)), used, rounds)]
             if not state.commitment:
-                _fail("the draw commitment must be published before the draw")
+                _fail("draw_commitment", "the draw commitment must be published before the draw")
             if seed_commitment(seed) != state.commitment:
-                _fail("the revealed seed does not match the published commitment")
+                _fail("seed_mismatch", "the revealed seed does not match the published commitment")
             return [e.DrawMade("seeded", seed, tuple(seeded_order(field, seed)), (), rounds)]
 
         case c.StartRound(number):
             if state.status not in ("drawn", "running"):
-                _fail("rounds start after the draw")
+                _fail("draw_first", "rounds start after the draw")
             expected = len(state.rounds) + 1
             if number != expected:
-                _fail(f"the next round is round {expected}, not {number}")
+                _fail("wrong_round", f"the next round is round {expected}, not {number}")
             if state.rounds and state.rounds[-1].undecided:
-                _fail(f"round {expected - 1} still has {state.rounds[-1].undecided} undecided matches")
+                _fail("round_undecided",
+                      f"round {expected - 1} still has {state.rounds[-1].undecided} undecided matches")
             pairing = next_round(state)
             if pairing is None:
-                _fail(f"the championship is decided: there is no round {number}")
+                _fail("championship_decided", f"the championship is decided: there is no round {number}")
             matches, inputs = pairing
             return [e.RoundPaired(number, tuple(matches), inputs), *_forfeits_of_withdrawn(state, matches)]
 
@@ -192,7 +200,7 @@ def decide(state: Tournament, command: c.TournamentCommand) -> list:
         case c.RecordForfeit(match_id, absent, reason):
             _, match = _current_match(state, match_id)
             if absent not in (match.team_a, match.team_b):
-                _fail(f"team {absent} does not play in match {match_id}")
+                _fail("not_in_match", f"team {absent} does not play in match {match_id}")
             present = match.team_b if absent == match.team_a else match.team_a
             return [e.MatchForfeited(match_id, present, absent, reason)]
 
@@ -203,24 +211,25 @@ def decide(state: Tournament, command: c.TournamentCommand) -> list:
         case c.SubstitutePlayer(team_id, player_out, player_in):
             team = _team(state, team_id)
             if team.withdrawn:
-                _fail(f"team {team_id} has withdrawn")
+                _fail("team_withdrawn", f"team {team_id} has withdrawn")
             if player_out not in team.players:
-                _fail(f"player {player_out} is not playing for team {team_id}")
+                _fail("not_in_team", f"player {player_out} is not playing for team {team_id}")
             if player_in not in team.substitutes:
-                _fail(f"player {player_in} is not a registered substitute of team {team_id}")
+                _fail("not_a_substitute",
+                      f"player {player_in} is not a registered substitute of team {team_id}")
             return [e.PlayerSubstituted(team_id, player_out, player_in, len(state.rounds) + 1)]
 
         case c.FinishChampionship():
             if state.status not in ("drawn", "running"):
-                _fail("a championship finishes after its draw")
+                _fail("draw_first", "a championship finishes after its draw")
             if state.rounds and state.rounds[-1].undecided:
-                _fail(f"round {len(state.rounds)} still has {state.rounds[-1].undecided} undecided"
-                      " matches")
+                _fail("round_undecided",
+                      f"round {len(state.rounds)} still has {state.rounds[-1].undecided} undecided matches")
             if next_round(state) is not None:
-                _fail(f"round {len(state.rounds) + 1} remains to be played")
+                _fail("rounds_remaining", f"round {len(state.rounds) + 1} remains to be played")
             champion, ranking = final_ranking(state)
             return [e.ChampionshipFinished(champion, ranking)]
-    _fail(f"unknown command {type(command).__name__}")
+    _fail("tournament_rule", f"unknown command {type(command).__name__}")
 
 
 def settings_format(state: Tournament) -> str:
@@ -230,7 +239,7 @@ def settings_format(state: Tournament) -> str:
 def _team(state: Tournament, team_id: str) -> Team:
     team = state.teams.get(team_id)
     if team is None:
-        _fail(f"team {team_id} is not registered")
+        _fail("unknown_team", f"team {team_id} is not registered")
     return team
 
 

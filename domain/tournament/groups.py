@@ -38,9 +38,9 @@ def group_stage(g: int) -> str:
 def check_settings(settings: Settings) -> None:
     q = settings.qualifiers_per_group
     if q < 1 or q & (q - 1):
-        raise TournamentRuleError(f"qualifiers per group must be a power of two, not {q}")
+        raise TournamentRuleError("groups_settings", f"qualifiers per group must be a power of two, not {q}")
     if settings.group_size < 2:
-        raise TournamentRuleError("a group needs room for at least two teams")
+        raise TournamentRuleError("groups_settings", "a group needs room for at least two teams")
 
 
 def _group_slots(state: Tournament) -> list[tuple[str | None, ...]]:

@@ -48,10 +48,12 @@ def match_result(games: list[GameResult] | tuple[GameResult, ...], match_games: 
     for number, game in enumerate(games, start=1):
         if max(wins.values()) >= needed:
             raise TournamentRuleError(
+                "match_length",
                 f"game {number} was played after the match was decided (best of {match_games})")
         wins[game.winner] += 1
     if max(wins.values()) < needed:
         raise TournamentRuleError(
+            "tournament_rule",
             f"the match is not decided: {wins['a']}-{wins['b']} in games, {needed} wins are needed")
     return MatchResult(
         team_a_games=wins["a"], team_b_games=wins["b"],
@@ -67,5 +69,6 @@ def game_result(scores: tuple[int, int], target: int = 152) -> GameResult:
     """A `GameResult` from final scores: the higher score wins (the engine breaks ties before this)."""
     a, b = scores
     if a == b:
-        raise TournamentRuleError(f"a game cannot end level at {a}-{b}: the engine decides the winner")
+        raise TournamentRuleError("tournament_rule",
+                                  f"a game cannot end level at {a}-{b}: the engine decides the winner")
     return GameResult(team_a_points=a, team_b_points=b, winner="a" if a > b else "b")

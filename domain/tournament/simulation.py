@@ -102,7 +102,7 @@ class Simulation:
         try:
             self.apply(c.StartRound(len(self.state.rounds) + 1))
         except TournamentRuleError as error:
-            if "there is no round" in str(error):
+            if error.rule == "championship_decided":
                 return False
             raise
         current = self.state.rounds[-1]

@@ -245,46 +245,9 @@ def table_profile(settings: Settings) -> RuleProfile:
 
 # ---- refusals ----
 
-_RULES = (   # words of a TournamentRuleError -> the stable rule id of its problem document
-    ("registration is closed", "registration_closed"),
-    ("registration is not open", "registration_not_open"),
-    ("is already registered", "already_registered"),
-    ("needs two different players", "team_players"),
-    ("is not registered", "unknown_team"),
-    ("withdrawn", "team_withdrawn"),
-    ("withdrew", "team_withdrawn"),
-    ("substitute", "not_a_substitute"),
-    ("is not playing for team", "not_in_team"),
-    ("does not match the published commitment", "seed_mismatch"),
-    ("commitment", "draw_commitment"),
-    ("has no rating", "missing_rating"),
-    ("the draw is made once", "draw_not_allowed"),
-    ("no teams to draw", "no_teams"),
-    ("rounds start after the draw", "draw_first"),
-    ("the next round is round", "wrong_round"),
-    ("undecided matches", "round_undecided"),
-    ("there is no round", "championship_decided"),
-    ("remains to be played", "rounds_remaining"),
-    ("already has a result", "match_decided"),
-    ("is not a match of round", "unknown_match"),
-    ("nothing to play", "nothing_to_play"),
-    ("does not play in match", "not_in_match"),
-    ("no round is being played", "no_round"),
-    ("best of", "match_length"),
-    ("game target", "game_target"),
-    ("a game ends when", "game_target"),
-    ("unknown format", "unknown_format"),
-    ("group", "groups_settings"),
-    ("already exists", "championship_exists"),
-    ("is finished", "championship_finished"),
-    ("finishes after its draw", "draw_first"),
-)
-
-
 def refusal(err: TournamentRuleError) -> Problem:
-    text = str(err)
-    rule = next((r for words, r in _RULES if words in text), "tournament_rule")
-    return Problem(409, rule, text, title="the championship rules refuse this")
+    """The problem document of a broken championship rule: the error's own stable id and words."""
+    return Problem(409, err.rule, err.message, title="the championship rules refuse this")
 
 
 # ---- the service ----

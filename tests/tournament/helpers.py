@@ -19,10 +19,11 @@ def when(state: Tournament, command) -> list:
     return decide(state, command)
 
 
-def then_error(state: Tournament, command, text: str) -> None:
+def then_error(state: Tournament, command, text: str, rule: str) -> None:
+    """The command is refused with exactly this text and this stable rule id."""
     with pytest.raises(TournamentRuleError) as error:
         decide(state, command)
-    assert str(error.value) == text
+    assert (str(error.value), error.value.rule) == (text, rule)
 
 
 def run(state: Tournament, *commands) -> Tournament:

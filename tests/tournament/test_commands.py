@@ -21,16 +21,17 @@ def test_create_championship():
 
 
 def test_a_championship_is_created_once():
-    then_error(created(), CreateChampionship("cup", Settings("x")), "championship cup already exists")
+    then_error(created(), CreateChampionship("cup", Settings("x")),
+               "championship cup already exists", "championship_exists")
 
 
 def test_match_length_is_odd():
     then_error(given(), CreateChampionship("cup", Settings("x", match_games=2)),
-               "a match is best of an odd number of games, not 2")
+               "a match is best of an odd number of games, not 2", "match_length")
 
 
 def test_commands_need_a_championship():
-    then_error(given(), CloseRegistration(), "no championship has been created yet")
+    then_error(given(), CloseRegistration(), "no championship has been created yet", "tournament_rule")
 
 
 def test_register_team():
@@ -40,18 +41,19 @@ def test_register_team():
 
 def test_team_ids_are_unique():
     state = given(ChampionshipCreated("cup", Settings("x")), TeamRegistered("T1", ("a", "b")))
-    then_error(state, RegisterTeam("T1", ("c", "d")), "team T1 is already registered")
+    then_error(state, RegisterTeam("T1", ("c", "d")), "team T1 is already registered", "already_registered")
 
 
 def test_a_player_plays_for_one_team():
     state = given(ChampionshipCreated("cup", Settings("x")), TeamRegistered("T1", ("a", "b")))
-    then_error(state, RegisterTeam("T2", ("b", "d")), "player b is already registered with team T1")
+    then_error(state, RegisterTeam("T2", ("b", "d")),
+               "player b is already registered with team T1", "already_registered")
 
 
 def test_no_entries_after_registration_closes_except_swiss():
     state = given(ChampionshipCreated("cup", Settings("x")), RegistrationClosed(0))
     then_error(state, RegisterTeam("T9", ("y", "z")),
-               "registration is closed: late entries are accepted only in Swiss")
+               "registration is closed: late entries are accepted only in Swiss", "registration_closed")
 
 
 def test_late_entry_in_swiss_joins_the_next_round():
@@ -71,13 +73,15 @@ def test_close_registration():
 def test_commitment_is_published_before_the_draw():
     state = given(ChampionshipCreated("cup", Settings("x")), TeamRegistered("T1", ("a", "b")),
                   RegistrationClosed(1))
-    then_error(state, MakeDraw(seed="s"), "the draw commitment must be published before the draw")
+    then_error(state, MakeDraw(seed="s"),
+               "the draw commitment must be published before the draw", "draw_commitment")
 
 
 def test_seed_must_match_the_commitment():
     state = given(ChampionshipCreated("cup", Settings("x")), TeamRegistered("T1", ("a", "b")),
                   DrawCommitted(commitment("right")), RegistrationClosed(1))
-    then_error(state, MakeDraw(seed="wrong"), "the revealed seed does not match the published commitment")
+    then_error(state, MakeDraw(seed="wrong"),
+               "the revealed seed does not match the published commitment", "seed_mismatch")
 
 
 def test_draw_reveals_the_seed_and_the_order():
@@ -99,17 +103,18 @@ def test_seeding_by_rating_needs_every_rating():
     state = given(ChampionshipCreated("cup", Settings("x", seeding="rating")),
                   TeamRegistered("T1", ("a", "b")), TeamRegistered("T2", ("c", "d")), RegistrationClosed(2))
     then_error(state, MakeDraw(ratings=(("T1", 20.0),)),
-               "team T2 has no rating: seeding by rating needs every team's")
+               "team T2 has no rating: seeding by rating needs every team's", "missing_rating")
     [event] = when(state, MakeDraw(ratings=(("T1", 20.0), ("T2", 30.0))))
     assert event == DrawMade("rating", "", ("T2", "T1"), (("T1", 20.0), ("T2", 30.0)), 0)
 
 
 def test_rounds_start_in_order():
-    then_error(drawn(4), StartRound(2), "the next round is round 1, not 2")
+    then_error(drawn(4), StartRound(2), "the next round is round 1, not 2", "wrong_round")
 
 
 def test_a_round_waits_for_the_previous_one():
-    then_error(run(drawn(4), StartRound(1)), StartRound(2), "round 1 still has 2 undecided matches")
+    then_error(run(drawn(4), StartRound(1)), StartRound(2),
+               "round 1 still has 2 undecided matches", "round_undecided")
 
 
 def test_start_round_records_the_pairing_with_its_inputs():
@@ -127,32 +132,33 @@ def test_record_match_result():
 
 def test_a_result_is_recorded_once():
     state = run(drawn(2), StartRound(1), RecordMatchResult("1-1", WIN_A))
-    then_error(state, RecordMatchResult("1-1", WIN_A), "match 1-1 already has a result")
+    then_error(state, RecordMatchResult("1-1", WIN_A), "match 1-1 already has a result", "match_decided")
 
 
 def test_results_only_for_the_round_being_played():
     then_error(run(drawn(4), StartRound(1)), RecordMatchResult("2-1", WIN_A),
-               "match 2-1 is not a match of round 1, the round being played")
+               "match 2-1 is not a match of round 1, the round being played", "unknown_match")
 
 
 def test_byes_have_nothing_to_play():
     state = run(drawn(3), StartRound(1))
     bye = next(m for m in state.rounds[0].matches if m.note == "bye")
     then_error(state, RecordMatchResult(bye.match_id, WIN_A),
-               f"match {bye.match_id} is a bye: there is nothing to play")
+               f"match {bye.match_id} is a bye: there is nothing to play", "nothing_to_play")
 
 
 def test_strict_tables_end_games_at_the_target():
     state = run(drawn(2), StartRound(1))
     short = match_result([GameResult(120, 80, "a")])
     then_error(state, RecordMatchResult("1-1", short),
-               "match 1-1, game 1: a game ends when a team reaches 152 and leads, not at 120-80")
+               "match 1-1, game 1: a game ends when a team reaches 152 and leads, not at 120-80",
+               "game_target")
 
 
 def test_best_of_three_needs_two_game_wins():
     state = run(drawn(2, match_games=3), StartRound(1))
     then_error(state, RecordMatchResult("1-1", WIN_A),
-               "match 1-1 is best of 3: the winner needs exactly 2 game wins")
+               "match 1-1 is best of 3: the winner needs exactly 2 game wins", "match_length")
 
 
 def test_forfeit():
@@ -162,7 +168,8 @@ def test_forfeit():
 
 
 def test_forfeit_names_a_team_of_the_match():
-    then_error(run(drawn(2), StartRound(1)), RecordForfeit("1-1", "T9"), "team T9 does not play in match 1-1")
+    then_error(run(drawn(2), StartRound(1)), RecordForfeit("1-1", "T9"),
+               "team T9 does not play in match 1-1", "not_in_match")
 
 
 def test_double_forfeit():
@@ -187,14 +194,16 @@ def test_withdrawn_team_forfeits_when_its_next_round_is_paired():
 
 def test_a_team_withdraws_once():
     state = run(drawn(2), WithdrawTeam("T1"))
-    then_error(state, WithdrawTeam("T1"), "team T1 has already withdrawn")
+    then_error(state, WithdrawTeam("T1"), "team T1 has already withdrawn", "team_withdrawn")
 
 
 def test_substitution_brings_in_a_registered_substitute():
     state = drawn(2)
     assert when(state, SubstitutePlayer("T1", "P1a", "P1s")) == [PlayerSubstituted("T1", "P1a", "P1s", 1)]
-    then_error(state, SubstitutePlayer("T1", "P1a", "X"), "player X is not a registered substitute of team T1")
-    then_error(state, SubstitutePlayer("T1", "P2a", "P1s"), "player P2a is not playing for team T1")
+    then_error(state, SubstitutePlayer("T1", "P1a", "X"),
+               "player X is not a registered substitute of team T1", "not_a_substitute")
+    then_error(state, SubstitutePlayer("T1", "P2a", "P1s"),
+               "player P2a is not playing for team T1", "not_in_team")
     assert run(state, SubstitutePlayer("T1", "P1a", "P1s")).teams["T1"].players == ("P1s", "P1b")
 
 
@@ -207,17 +216,18 @@ def test_finish_names_the_champion():
 
 def test_finish_waits_for_the_last_round():
     then_error(run(drawn(4), StartRound(1), RecordMatchResult("1-1", WIN_A), RecordMatchResult("1-2", WIN_A)),
-               FinishChampionship(), "round 2 remains to be played")
+               FinishChampionship(), "round 2 remains to be played", "rounds_remaining")
 
 
 def test_no_round_after_the_final():
     state = run(drawn(2), StartRound(1), RecordMatchResult("1-1", WIN_A))
-    then_error(state, StartRound(2), "the championship is decided: there is no round 2")
+    then_error(state, StartRound(2),
+               "the championship is decided: there is no round 2", "championship_decided")
 
 
 def test_a_finished_championship_takes_no_commands():
     state = run(drawn(2), StartRound(1), RecordMatchResult("1-1", WIN_A), FinishChampionship())
-    then_error(state, WithdrawTeam("T1"), "the championship is finished")
+    then_error(state, WithdrawTeam("T1"), "the championship is finished", "championship_finished")
 
 
 def test_field_of_one_is_champion_without_playing():

@@ -20,13 +20,15 @@ def test_best_of_three_result_from_games():
 
 
 def test_no_game_after_the_match_is_decided():
-    with pytest.raises(TournamentRuleError, match="game 2 was played after the match was decided"):
+    with pytest.raises(TournamentRuleError, match="game 2 was played after the match was decided") as error:
         match_result([GameResult(152, 0, "a"), GameResult(152, 0, "a")], 1)
+    assert error.value.rule == "match_length"
 
 
 def test_an_undecided_match_has_no_result():
-    with pytest.raises(TournamentRuleError, match="the match is not decided: 1-0 in games"):
+    with pytest.raises(TournamentRuleError, match="the match is not decided: 1-0 in games") as error:
         match_result([GameResult(152, 0, "a")], 3)
+    assert error.value.rule == "tournament_rule"
 
 
 def test_persistent_collections_keep_old_versions():
