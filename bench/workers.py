@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import asyncpg  # noqa: E402
 
 from domain.profiles import SAUDI  # noqa: E402
-from services.api.tables import TableOpened, TableService  # noqa: E402
+from services.tables import TableOpened, TableService  # noqa: E402
 from services.secret import server_secret  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
 
@@ -261,8 +261,8 @@ async def knockout(server_url: str, broker_url: str | None, processes: int, thre
                    target: int, drive: str, budget: float) -> dict:
     from domain.tournament import CreateChampionship, FinishChampionship, RegisterTeam, StartRound
     from domain.tournament.events import RoundSlot, Settings
-    from services.api.championships import ChampionshipService
-    from services.api.problems import Problem
+    from services.championships import ChampionshipService
+    from domain.tournament import TournamentRuleError as Problem  # a round that cannot start yet
 
     async with Scratch(server_url) as db:
         bots = await add_bots(db.pool, 2 * teams)

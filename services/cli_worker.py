@@ -53,7 +53,7 @@ def run_status(args) -> int:
 
 
 async def _status():
-    from services.api.tables import TableService
+    from services.tables import TableService
     from services.secret import server_secret
     from services.db import connect, database_server
     from services.workers.pending import pending_work

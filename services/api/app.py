@@ -13,7 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
-from services.api.championships import install as install_championships
+from services.championships import ChampionshipService
 from services.api.guards import GuardedRequest, RejectNul
 from services.api.limits import Limits, Throttle
 from services.api.problems import EXCEPTION_HANDLERS, document_problems
@@ -22,7 +22,7 @@ from services.api.routes_championships import championship_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
 from services.api.streams import StreamSlots
-from services.api.tables import TableService
+from services.tables import TableService
 from services.secret import server_secret
 from services.eventstore import CHANNEL
 
@@ -93,7 +93,9 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         app.state.auth = Authenticator(pool)
         app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
         app.state.tables = TableService(pool, await server_secret(pool), signer=app.state.signer)
-        install_championships(app)
+        app.state.championships = ChampionshipService(pool, app.state.tables)
+        # A finished game reports to its championship (its match's next game, or the match's result).
+        app.state.tables.game_end_hooks.append(app.state.championships.game_ended)
         app.state.notifier = Notifier()
         await app.state.notifier.start(server_url)
         for hook in app.state.get("startup_hooks", []):

@@ -16,6 +16,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from domain.events import DomainError
+from domain.tournament import TournamentRuleError
+from services.errors import Conflict, Forbidden, NotFound, ServiceError
+
 log = logging.getLogger("baloot.api")
 
 MEDIA_TYPE = "application/problem+json"
@@ -79,6 +83,24 @@ def document_problems(app) -> None:
             handler.responses = {**PROBLEM_RESPONSES, **(handler.responses or {})}
 
 
+_STATUS = {NotFound: 404, Forbidden: 403, Conflict: 409}
+
+
+def _on_service_error(request: Request, exc: ServiceError) -> Response:
+    """The application layer's refusals, by kind."""
+    status = next((code for kind, code in _STATUS.items() if isinstance(exc, kind)), 409)
+    return problem_response(status, exc.rule, exc.rule.replace("_", " "), exc.detail, request.url.path, **exc.extra)
+
+
+def _on_rules(request: Request, exc: DomainError) -> Response:
+    """The engine refuses the action: the rule it names, in a referee's words."""
+    return problem_response(409, exc.rule, "the rules refuse this action", exc.message, request.url.path)
+
+
+def _on_tournament_rules(request: Request, exc: TournamentRuleError) -> Response:
+    return problem_response(409, exc.rule, "the championship rules refuse this", exc.message, request.url.path)
+
+
 def _on_problem(request: Request, exc: Problem) -> Response:
     return problem_response(exc.status, exc.rule, exc.title, exc.detail, request.url.path,
                             headers=getattr(exc, "headers", None), **exc.extra)
@@ -133,6 +155,9 @@ def _on_error(request: Request, exc: Exception) -> Response:
 
 EXCEPTION_HANDLERS = {
     Problem: _on_problem,
+    ServiceError: _on_service_error,
+    DomainError: _on_rules,
+    TournamentRuleError: _on_tournament_rules,
     ValidationException: _on_validation,
     HTTPException: _on_http,
     Exception: _on_error,

@@ -29,7 +29,7 @@ from projections import bracket as bracket_projection
 from projections import standings as standings_projection
 from projections.standings import StandingRow
 from services.api.auth import User, grant, has_role
-from services.api.championships import (
+from services.championships import (
     Championship,
     ChampionshipService,
     RunSettings,
@@ -39,7 +39,7 @@ from services.api.championships import (
 )
 from services.api.problems import Problem
 from services.api.schemas import NUL_FREE, CommandId, Name, TurnSeconds, strict_body
-from services.api.tables import command_digest
+from services.tables import command_digest
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
 Reason = Annotated[str, msgspec.Meta(max_length=500, pattern=NUL_FREE)]
@@ -529,7 +529,7 @@ async def substitute(request: Request, championship_id: FromPath[str], team_id: 
               "teams are in, and a team not in when the window closes forfeits")
 async def check_in(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                    data: JSONBody[CheckIn]) -> CheckInOut:
-    data = await strict_body(request, CheckIn)
+    await strict_body(request, CheckIn)         # validated; a check-in is idempotent per player
     user = await _user(request)
     svc = _svc(request)
     stored, checks, champ = await svc.check_in(championship_id, match_id, user.user_id, by=user.user_id)

@@ -6,7 +6,6 @@ so these routes need no token.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated
 
 import msgspec

@@ -24,7 +24,7 @@ from services.anchor import Receipt, receipts_of
 from services.api import schemas
 from services.api.auth import User, grant, has_role
 from services.api.problems import Problem, field_in
-from services.api.tables import (
+from services.tables import (
     Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of,
 )
 from services.api.wire import table_view, to_command

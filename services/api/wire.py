@@ -9,7 +9,7 @@ from domain.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, R
 from domain.deal import legal_actions
 from domain.views import game_view
 from services.api import schemas
-from services.api.tables import Table
+from services.tables import Table
 
 
 def to_command(action, seat: int):

@@ -19,11 +19,12 @@ from domain.bots import bot
 from domain.events import RecordResult
 from domain.views import view
 from services.anchor import default_signer
-from services.api.problems import Problem
-from services.api.tables import TableService, command_digest
+from services.errors import StaleVersion
+from services.tables import TableService, command_digest
 from services.eventstore.migrations import migrate
 from services.secret import server_secret
-from services.workers.pending import Work, pending_work, timeout_command
+from domain.table import timeout_command
+from services.workers.pending import Work, pending_work
 
 log = logging.getLogger("baloot.workers")
 
@@ -126,7 +127,7 @@ class Workers:
         if work.kind == "review":
             return await self._execute(svc, table_id, f"review:{version}", RecordResult(), version, "clock",
                                        "system")
-        command = timeout_command(table, work.seat, TIMEOUT_BOT_LEVEL)
+        command = timeout_command(table.opened, table.game, table.timeouts, work.seat, TIMEOUT_BOT_LEVEL)
         return await self._execute(svc, table_id, f"clock:{version}", command, version, "clock", "clock",
                                    seat=work.seat)
 
@@ -136,10 +137,8 @@ class Workers:
             outcome, _ = await svc.execute(table_id, command_id, lambda t: command, actor=actor, role=role,
                                            digest=command_digest(command), seat=seat,
                                            expected_version=version, table=table)
-        except Problem as exc:
-            if exc.rule == "stale_version":
-                return "stale"
-            raise
+        except StaleVersion:
+            return "stale"
         log.info("table %s: %s at version %s -> %s%s", table_id, command_id, version, outcome.version,
                  " (replayed)" if outcome.replayed else "",
                  extra={"table_id": table_id, "command_id": command_id})

@@ -25,7 +25,7 @@ from dramatiq.asyncio import get_event_loop_thread
 from domain.tournament.persistent import PMap, PVec
 from domain.tournament.tiebreaks import TeamRecord
 from projections import standings as standings_projection
-from services.api.championships import CODEC
+from services.championships import CODEC
 from services.eventstore.migrations import migrate
 from services.eventstore import (
     Checkpoint,

@@ -33,13 +33,12 @@ import dramatiq
 
 from domain.tournament import (
     FinishChampionship,
-    RecordDoubleForfeit,
-    RecordForfeit,
     Settings,
     StartRound,
 )
+from domain.tournament import checkin
 from domain.tournament.formats import next_round
-from services.api.championships import Championship, ChampionshipService, CheckIns
+from services.championships import Championship, ChampionshipService, CheckIns
 from services.workers.pending import pending_work
 
 log = logging.getLogger("baloot.workers")
@@ -66,24 +65,6 @@ def runs_itself(champ: Championship) -> bool:
     """Whether the workers run this championship: its schedule has a slot for round 1."""
     settings = champ.state.settings
     return settings is not None and 1 in slot_times(settings)
-
-
-def no_show_commands(champ: Championship, round_no: int, absent: set[str]) -> list:
-    """A forfeit for each undecided match of the round with a team absent at the close (both: double)."""
-    state = champ.state
-    if state.status != "running" or len(state.rounds) != round_no:
-        return []
-    current = state.rounds[-1]
-    out: list = []
-    for m in current.matches:
-        if m.note or m.team_a is None or m.team_b is None or current.outcomes[m.index] is not None:
-            continue
-        gone = [t for t in (m.team_a, m.team_b) if t in absent]
-        if len(gone) == 2:
-            out.append(RecordDoubleForfeit(m.match_id, "neither team checked in"))
-        elif gone:
-            out.append(RecordForfeit(m.match_id, gone[0], "did not check in"))
-    return out
 
 
 class Schedules:
@@ -207,7 +188,7 @@ class Schedules:
             checks = await svc.close_check_in(championship_id, n)
         absent = set(checks.closed[n])
         champ = await self._do(svc, championship_id, f"tick/round-{n}/no-shows",
-                               lambda c: no_show_commands(c, n, absent))
+                               lambda c: checkin.no_show_commands(c.state, n, absent))
         await svc.open_checked_in_tables(championship_id, champ, checks, ACTOR)
         return f"round {n} playing"
 

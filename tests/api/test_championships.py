@@ -9,7 +9,7 @@ import random
 import msgspec
 
 from projections import standings as standings_projection
-from services.api.championships import CODEC, stream_of
+from services.championships import CODEC, stream_of
 from services.eventstore import read_stream
 from tests.api.conftest import new_user
 

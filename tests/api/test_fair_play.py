@@ -230,7 +230,7 @@ async def test_a_table_stored_before_the_cards_left_the_log_still_plays(api, pla
     hands = [(await view(api, tid, h))["deal"]["hand"] for _, h in players]
     # Rewrite the stored event as the old version wrote it (deck included, schema version 1), behind the
     # triggers; a fresh process (a new app) then reads it through the upcaster.
-    from services.api.tables import CODEC
+    from services.tables import CODEC
     app = api.app
     deck = app.state.tables._cache[tid].game.deal.deck
     data = {**json.loads(row["data"]), "deck": list(deck)}

@@ -16,12 +16,12 @@ from dramatiq.asyncio import get_event_loop_thread
 
 from domain.tournament import CreateChampionship, RegisterTeam, RoundSlot, Settings
 from services.api.auth import create_user
-from services.api.championships import (
+from services.championships import (
     ChampionshipService,
     RunSettings,
     championship_id_for,
 )
-from services.api.tables import TableService
+from services.tables import TableService
 from services.secret import server_secret
 from services.eventstore import Checkpoint
 from services.workers import schedules

@@ -13,7 +13,7 @@ from litestar.testing import AsyncTestClient
 from projections import standings as standings_projection
 from services.api.app import create_app
 from services.api.auth import create_user
-from services.api.championships import (
+from services.championships import (
     CHECK_IN_CODEC,
     CODEC,
     RunSettings,

@@ -16,9 +16,10 @@ import pytest
 from domain import game as game_mod
 from domain.events import BidMade, CardPlayed, DoubleCalled, GameEnded, SeedRevealed
 from domain.views import view
-from services.api.problems import Problem
-from services.api.tables import CODEC, SeatHandedToBot, Table, command_digest, fold_rows
-from services.workers.pending import pending_work, timeout_action
+from services.errors import StaleVersion
+from services.tables import CODEC, SeatHandedToBot, Table, command_digest, fold_rows
+from domain.table import timeout_action
+from services.workers.pending import pending_work
 from tests.workers.helpers import (
     HUMAN, InProcess, add_users, all_bots, assert_chain_holds, assert_exactly_once, commands_of, ended,
     human_at_seat_0, schema_url, stream_rows,
@@ -174,7 +175,7 @@ async def test_player_acting_after_the_clock_fired_is_refused(rig):
     await wait_until_due(svc, table)
     assert await rig.workers.run_turn_clock("t1", v) == "done"
 
-    with pytest.raises(Problem) as refused:
+    with pytest.raises(StaleVersion) as refused:
         await svc.execute("t1", "human-late", lambda t: choice, actor=HUMAN, role="player",
                           digest=command_digest(choice), seat=0, expected_version=v)
 
@@ -209,7 +210,7 @@ async def test_timeout_auto_plays_a_pass_or_the_lowest_legal_card(rig):
     kinds = set()
     for cid, vs in clocked.items():
         before = table_before(svc, rows, vs[0] - 1)
-        expected = game_mod.decide(before.game, timeout_action(before, 0))
+        expected = game_mod.decide(before.game, timeout_action(before.game, 0))
         stored = CODEC.decode(rows[vs[0] - 1])
         assert stored == expected[0], f"{cid}: stored {stored}, expected {expected[0]}"
         assert stored.seat == 0

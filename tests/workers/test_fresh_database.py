@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 from dramatiq.asyncio import get_event_loop_thread
 
-from services.api.tables import TableOpened, TableService
+from services.tables import TableOpened, TableService
 from services.secret import server_secret
 from services.db import drop_schema, schema_url
 from services.eventstore.migrations import applied_migrations, load_migrations

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from services.api.tables import TableService
+from services.tables import TableService
 from services.secret import server_secret
 from services.workers.broker import rabbitmq_reachable
 from tests.workers.helpers import (

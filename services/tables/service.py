@@ -25,22 +25,22 @@ import hashlib
 import hmac
 import uuid
 from collections import OrderedDict
-from typing import ClassVar, Literal
 
 import asyncpg
 import msgspec
 
 from domain import game as game_mod
-from domain.deal import ENDED, dealt_from_seed
+from domain.deal import dealt_from_seed
 from domain.events import (
-    EVENT_TYPES, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, RevealSeed,
-    SeedRevealed, StartGame,
+    EVENT_TYPES, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed, StartGame,
 )
 from domain.game import GameState
-from domain.profiles import RuleProfile
 from domain.shuffle import seed_commitment
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
-from services.api.problems import Problem
+from domain.table import (
+    TABLE_EVENTS, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened, TableProposed, follow_ups,
+)
+from services.errors import Conflict, NotFound, StaleVersion
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
 
 MAX_ATTEMPTS = 5
@@ -48,60 +48,6 @@ MIN_TURN_SECONDS = 5.0        # a turn clock shorter than this is no clock a per
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
 
 
-class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True):
-    """The first event of a table's stream: who sits where, the rules, what spectators may see."""
-
-    schema_version: ClassVar[int] = 1
-    table_id: str
-    seats: tuple[str, str, str, str]                      # user ids, by seat
-    profile: RuleProfile
-    mode: Literal["strict", "recorded"] = "strict"
-    hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
-    delay_seconds: float = 0.0
-    opened_by: str = ""
-    championship_id: str | None = None
-    match_id: str | None = None
-    game_no: int = 1
-    bots: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)  # bot levels
-    turn_seconds: float | None = None                     # the turn clock; None: no clock
-    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
-    review_seconds: float = 30.0                          # recorded tables: time for Qayd after the last trick
-    # After this many turns in a row run out with no player acting, the table is abandoned: the teams
-    # whose seats timed out lose the game (both: nobody wins it). Without it an empty table auto-passes
-    # void deal after void deal for ever.
-    max_timeouts: int = 8
-
-
-class TableProposed(msgspec.Struct, frozen=True, tag="table_proposed", kw_only=True):
-    """A user proposes a table: the seated users it names are invited and the game waits for them."""
-
-    schema_version: ClassVar[int] = 1
-    table: TableOpened                                    # the table as it will open
-    waiting: tuple[str, ...]                              # invited users who have not accepted yet
-
-
-class InvitationAccepted(msgspec.Struct, frozen=True, tag="invitation_accepted", kw_only=True):
-    schema_version: ClassVar[int] = 1
-    user: str
-
-
-class InvitationDeclined(msgspec.Struct, frozen=True, tag="invitation_declined", kw_only=True):
-    """An invited user says no: the table is cancelled."""
-
-    schema_version: ClassVar[int] = 1
-    user: str
-
-
-class SeatHandedToBot(msgspec.Struct, frozen=True, tag="seat_handed_to_bot", kw_only=True):
-    """A seat is played by a bot from now on (its player timed out, or left)."""
-
-    schema_version: ClassVar[int] = 1
-    seat: int
-    level: str
-    reason: str
-
-
-TABLE_EVENTS = (TableOpened, SeatHandedToBot, TableProposed, InvitationAccepted, InvitationDeclined)
 UPCASTERS = Upcasters()
 
 
@@ -192,7 +138,7 @@ class TableService:
         table = self._cache.get(table_id) or Table()
         rows = await read_stream(self.pool, stream_of(table_id), table.version + 1)
         if not rows and table.version == 0:
-            raise Problem(404, "unknown_table", f"there is no table {table_id!r}")
+            raise NotFound("unknown_table", f"there is no table {table_id!r}")
         if rows:
             table = self.fold(table, rows)
             self._remember(table_id, table)
@@ -224,7 +170,7 @@ class TableService:
         each seeded deal's private ``cards_dealt`` put back after its ``deal_started`` (same version)."""
         rows = await read_stream(self.pool, stream_of(table_id), 1, up_to)
         if not rows and up_to != 0:
-            raise Problem(404, "unknown_table", f"there is no table {table_id!r}")
+            raise NotFound("unknown_table", f"there is no table {table_id!r}")
         out = []
         opened = None
         deals = 0
@@ -276,9 +222,9 @@ class TableService:
         """An invited user accepts (the last acceptance opens the game) or declines (the table is cancelled)."""
         def decide(table: Table) -> list:
             if table.cancelled:
-                raise Problem(409, "table_cancelled", "an invited player declined: this table will not open")
+                raise Conflict("table_cancelled", "an invited player declined: this table will not open")
             if table.opened is not None or user not in table.waiting:
-                raise Problem(409, "not_invited", f"{user} has no open invitation at table {table_id}")
+                raise Conflict("not_invited", f"{user} has no open invitation at table {table_id}")
             if not accept:
                 return [InvitationDeclined(user=user)]
             events: list = [InvitationAccepted(user=user)]
@@ -326,27 +272,25 @@ class TableService:
             done = table.commands.get((actor, command_id))
             if done is not None:
                 if done[1] != digest:
-                    raise Problem(409, "command_id_reused", f"command id {command_id!r} was already used for "
+                    raise Conflict("command_id_reused", f"command id {command_id!r} was already used for "
                                                             "another command: send a new id for a new command")
                 return Outcome(done[0], replayed=True), table
             if expected_version is not None and expected_version != table.version:
-                raise Problem(409, "stale_version", f"the table is at version {table.version}, not "
+                raise StaleVersion("stale_version", f"the table is at version {table.version}, not "
                                                     f"{expected_version}: reload and decide again",
-                              version=table.version)
+                                   version=table.version)
             command = make_command(table)
-            try:
-                # A list is already the events (service-level rulings); otherwise the engine decides.
-                events = command if isinstance(command, list) else game_mod.decide(table.game, command)
-            except DomainError as err:
-                raise Problem(409, err.rule, err.message, title="the rules refuse this action") from None
-            events = self._with_progress(table_id, table.game, events)
+            # A list is already the events (the table's own rulings); otherwise the engine decides, and a
+            # DomainError names the rule that refuses the command.
+            events = command if isinstance(command, list) else game_mod.decide(table.game, command)
+            events = follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n))
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
                 appended = await append_reporting(self.pool, stream_of(table_id), table.version, new)
                 version, stored = appended
             except ConcurrencyError:
                 if expected_version is not None:
-                    raise Problem(409, "stale_version", "another action was stored first: reload and decide "
+                    raise StaleVersion("stale_version", "another action was stored first: reload and decide "
                                                         "again") from None
                 continue
             if not stored:                  # the same command, delivered twice at once, stored by the other
@@ -364,7 +308,7 @@ class TableService:
             return Outcome(version, events=[type(e).__struct_config__.tag for e in events
                                             if not getattr(e, "private", False)],
                            receipts=receipts), table
-        raise Problem(409, "table_busy", f"table {table_id} kept changing; try again")
+        raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
     async def _sign(self, table_id: str, deal_no: int, events: list, appended) -> list[Receipt]:
         """Sign the stream head when this append ended a deal (its seed is revealed) or the game, and keep
@@ -382,21 +326,6 @@ class TableService:
             await store_receipt(self.pool, receipt)
         return out
 
-    def _with_progress(self, table_id: str, game: GameState, events: list) -> list:
-        """Append what follows by itself: a finished deal reveals its seed, then the next deal is dealt."""
-        for e in events:
-            game = game_mod.evolve(game, e)
-        out = list(events)
-        deal = game.deal
-        if deal.phase in ENDED and deal.commitment and deal.seed is None:
-            reveal = RevealSeed(self.deal_seed(table_id, game.deal_no))
-            for e in game_mod.decide(game, reveal):
-                game = game_mod.evolve(game, e)
-                out.append(e)
-            if game.phase == "playing":
-                for e in game_mod.decide(game, DealNext(seed=self.deal_seed(table_id, game.deal_no + 1))):
-                    out.append(e)
-        return out
 
 
 class SecretMismatch(RuntimeError):

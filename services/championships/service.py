@@ -7,7 +7,7 @@ hook recording a result) makes the append fail and the command is decided again 
 Event ids derive from the client's command id and the stream remembers the command ids it applied, so a
 retried request stores nothing new.
 
-Matches are played at tables (``services.api.tables``): starting a round opens one table per match to
+Matches are played at tables (``services.tables``): starting a round opens one table per match to
 play, and the game-end hook either opens the match's next game or records the match result. Table ids
 are deterministic (``{championship}-{match}-g{n}``), so both are safe to repeat. Seats of users whose
 kind is 'bot' are played by bots.
@@ -55,8 +55,10 @@ from domain.tournament import (
 from domain.tournament.results import games_to_win
 from projections import bracket as bracket_projection
 from projections import standings as standings_projection
-from services.api.problems import Problem
-from services.api.tables import Table, TableOpened, TableService
+from domain.tournament import checkin
+from domain.tournament.checkin import CheckIns, CheckInClosed, PlayerCheckedIn, team_checked_in
+from services.errors import Conflict, Forbidden, NotFound, ServiceError
+from services.tables import Table, TableOpened, TableService
 from services.eventstore import (
     Codec,
     ConcurrencyError,
@@ -99,37 +101,7 @@ class Championship(msgspec.Struct, frozen=True):
 
 # ---- check-in: its own stream, "checkin-{championship}" ----
 
-class PlayerCheckedIn(msgspec.Struct, frozen=True, tag="player_checked_in", kw_only=True):
-    """A player is at the venue for a match of the round being played."""
-
-    schema_version: ClassVar[int] = 1
-    round: int
-    match_id: str
-    team_id: str
-    player: str
-    by: str                                   # who checked them in: the player, or "bot"
-
-
-class CheckInClosed(msgspec.Struct, frozen=True, tag="check_in_closed", kw_only=True):
-    """The round's check-in window closed; ``absent`` teams had not checked in (they forfeit)."""
-
-    schema_version: ClassVar[int] = 1
-    round: int
-    absent: tuple[str, ...]
-
-
 CHECK_IN_CODEC = Codec((PlayerCheckedIn, CheckInClosed))
-
-
-class CheckIns(msgspec.Struct, frozen=True):
-    """The check-in stream folded: who checked in for which match, and which rounds' windows closed."""
-
-    version: int = 0
-    players: dict[str, frozenset[str]] = msgspec.field(default_factory=dict)   # "round/match" -> players
-    closed: dict[int, tuple[str, ...]] = msgspec.field(default_factory=dict)   # round -> absent teams
-
-    def of(self, round_no: int, match_id: str) -> frozenset[str]:
-        return self.players.get(f"{round_no}/{match_id}", frozenset())
 
 
 def check_in_stream(championship_id: str) -> str:
@@ -137,21 +109,10 @@ def check_in_stream(championship_id: str) -> str:
 
 
 def fold_check_ins(rows) -> CheckIns:
-    players: dict[str, frozenset[str]] = {}
-    closed: dict[int, tuple[str, ...]] = {}
+    checks = CheckIns()
     for r in rows:
-        e = CHECK_IN_CODEC.decode(r)
-        if isinstance(e, PlayerCheckedIn):
-            key = f"{e.round}/{e.match_id}"
-            players[key] = players.get(key, frozenset()) | {e.player}
-        else:
-            closed[e.round] = e.absent
-    return CheckIns(rows[-1].version if rows else 0, players, closed)
-
-
-def team_checked_in(team, checked: frozenset[str]) -> bool:
-    """A team is checked in once each of its two players is."""
-    return all(p in checked for p in team.players)
+        checks = checkin.evolve(checks, CHECK_IN_CODEC.decode(r))
+    return msgspec.structs.replace(checks, version=rows[-1].version if rows else 0)
 
 
 # ---- team invitations: their own stream, "team-invites-{championship}" ----
@@ -243,13 +204,6 @@ def table_profile(settings: Settings) -> RuleProfile:
     return profile_named(settings.profile, {**decode_switches(settings.switches), "target": settings.game_target})
 
 
-# ---- refusals ----
-
-def refusal(err: TournamentRuleError) -> Problem:
-    """The problem document of a broken championship rule: the error's own stable id and words."""
-    return Problem(409, err.rule, err.message, title="the championship rules refuse this")
-
-
 # ---- the service ----
 
 class ChampionshipService:
@@ -277,7 +231,7 @@ class ChampionshipService:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         if champ.version == 0 and not missing_ok:
-            raise Problem(404, "unknown_championship", f"there is no championship {championship_id!r}")
+            raise NotFound("unknown_championship", f"there is no championship {championship_id!r}")
         return champ
 
     async def events(self, championship_id: str) -> list:
@@ -298,18 +252,15 @@ class ChampionshipService:
             done = champ.commands.get((actor, command_id))
             if done is not None:
                 if done[1] != digest:
-                    raise Problem(409, "command_id_reused", f"command id {command_id!r} was already used for "
+                    raise Conflict("command_id_reused", f"command id {command_id!r} was already used for "
                                                             "another request: send a new id for a new one")
                 return Outcome(done[0], replayed=True), champ
             state = champ.state
             events: list = []
-            try:
-                for command in make_commands(champ):
-                    for e in decide(state, command):
-                        state = evolve(state, e)
-                        events.append(e)
-            except TournamentRuleError as err:
-                raise refusal(err) from None
+            for command in make_commands(champ):     # a TournamentRuleError names the rule that refuses it
+                for e in decide(state, command):
+                    state = evolve(state, e)
+                    events.append(e)
             rows = [CODEC.encode(e, event_id=event_id(championship_id, actor, command_id, k),
                                  metadata={**(metadata or {}), "command_id": command_id, "actor": actor,
                                            "digest": digest})
@@ -323,7 +274,7 @@ class ChampionshipService:
                 for hook in self.after_append_hooks:
                     await hook(self, championship_id, champ)
             return Outcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
-        raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
+        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
     # ------------------------------------------------------------ draw and rounds
 
@@ -388,12 +339,9 @@ class ChampionshipService:
             p = known.proposal
             if (p.by, p.players, p.substitutes) == (by, command.players, command.substitutes):
                 return known, True                # the same proposal, sent again
-            raise Problem(409, "already_proposed", f"team {command.team_id} is already proposed")
+            raise Conflict("already_proposed", f"team {command.team_id} is already proposed")
         champ = await self.load(championship_id)
-        try:
-            decide(champ.state, command)          # a dry run: registration open, players free...
-        except TournamentRuleError as err:
-            raise refusal(err) from None
+        decide(champ.state, command)              # a dry run: registration open, players free...
         waiting = tuple(u for u in (*command.players, *command.substitutes) if u != by)
         proposal = TeamProposed(team_id=command.team_id, players=command.players,
                                 substitutes=command.substitutes, by=by, waiting=waiting)
@@ -402,7 +350,7 @@ class ChampionshipService:
                 proposal, event_id=uuid.uuid5(NAMESPACE, f"{championship_id}/team/{command.team_id}"),
                 metadata={"actor": by})])
         except (ConcurrencyError, DuplicateEventError):
-            raise Problem(409, "championship_busy", "another team was proposed at the same moment; try again") \
+            raise Conflict("championship_busy", "another team was proposed at the same moment; try again") \
                 from None
         return TeamInvitation(proposal, waiting), False
 
@@ -413,9 +361,9 @@ class ChampionshipService:
             version, invites = await self.invitations(championship_id)
             inv = invites.get(team_id)
             if inv is None or (user not in inv.waiting and user not in inv.proposal.waiting):
-                raise Problem(404, "not_invited", f"you are not invited to team {team_id}")
+                raise NotFound("not_invited", f"you are not invited to team {team_id}")
             if inv.declined:
-                raise Problem(409, "invitation_declined", f"team {team_id} was declined by one of its players")
+                raise Conflict("invitation_declined", f"team {team_id} was declined by one of its players")
             if user in inv.waiting:
                 answer = TeamInvitationAnswered(team_id=team_id, user=user, accepted=accept)
                 try:
@@ -432,7 +380,7 @@ class ChampionshipService:
                 championship_id, f"register/{team_id}", lambda _: [RegisterTeam(team_id, p.players, p.substitutes)],
                 actor=p.by)
             return inv, outcome, champ
-        raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
+        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
     # ------------------------------------------------------------ check-in
 
@@ -455,19 +403,19 @@ class ChampionshipService:
             champ = await self.load(championship_id)
             state = champ.state
             if champ.run.check_in_seconds is None:
-                raise Problem(409, "no_check_in", f"championship {championship_id} has no check-in: each match's "
+                raise Conflict("no_check_in", f"championship {championship_id} has no check-in: each match's "
                                                   "table opens when its round starts")
             round_, match = self._match_to_check_in(championship_id, state, match_id)
             team_id = next((t for t in (match.team_a, match.team_b) if player in state.teams[t].players), None)
             if team_id is None:
-                raise Problem(403, "not_in_match", f"{player} does not play in match {match_id}")
+                raise Forbidden("not_in_match", f"{player} does not play in match {match_id}")
             checks = await self.check_ins(championship_id)
             if player in checks.of(round_.number, match_id):
                 return False, checks, champ
             now = await self.pool.fetchval("SELECT now()")
             closes = self.check_in_closes(champ, round_.number)
             if round_.number in checks.closed or now >= closes:
-                raise Problem(409, "check_in_closed", f"check-in for round {round_.number} closed at "
+                raise Conflict("check_in_closed", f"check-in for round {round_.number} closed at "
                                                       f"{closes.isoformat()}", closed_at=closes.isoformat())
             event = PlayerCheckedIn(round=round_.number, match_id=match_id, team_id=team_id, player=player, by=by)
             row = CHECK_IN_CODEC.encode(event, event_id=uuid.uuid5(
@@ -481,18 +429,18 @@ class ChampionshipService:
             checks = await self.check_ins(championship_id)
             await self.open_checked_in_tables(championship_id, champ, checks, by)
             return stored, checks, champ
-        raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
+        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
     def _match_to_check_in(self, championship_id: str, state: Tournament, match_id: str):
         if state.status != "running":
-            raise Problem(409, "no_round", f"no round of championship {championship_id} is being played")
+            raise Conflict("no_round", f"no round of championship {championship_id} is being played")
         current = state.rounds[-1]
         match = next((m for m in current.matches if m.match_id == match_id), None)
         if match is None:
-            raise Problem(404, "unknown_match", f"match {match_id} is not a match of round {current.number}, "
+            raise NotFound("unknown_match", f"match {match_id} is not a match of round {current.number}, "
                                                 "the round being played")
         if match.note or current.outcomes[match.index] is not None:
-            raise Problem(409, "match_decided", f"match {match_id} is decided: there is nothing to check in for")
+            raise Conflict("match_decided", f"match {match_id} is decided: there is nothing to check in for")
         return current, match
 
     async def check_in_bots(self, championship_id: str, champ: Championship, checks: CheckIns) -> CheckIns:
@@ -555,7 +503,7 @@ class ChampionshipService:
             except (ConcurrencyError, DuplicateEventError):
                 continue                              # a check-in (or the same closing) came first
             return await self.check_ins(championship_id)
-        raise Problem(409, "championship_busy", f"championship {championship_id} kept changing; try again")
+        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
     async def match_tables(self, championship_id: str) -> list[asyncpg.Record]:
         return await self.pool.fetch(
@@ -571,9 +519,9 @@ class ChampionshipService:
             return
         try:
             await self._game_ended(o)
-        except Problem as exc:
+        except (ServiceError, TournamentRuleError) as exc:
             log.warning("championship %s, match %s: result not recorded: %s (%s)", o.championship_id,
-                        o.match_id, exc.detail, exc.rule)
+                        o.match_id, exc, exc.rule)
         except Exception:
             log.exception("championship %s, match %s: game-end hook failed", o.championship_id, o.match_id)
 
@@ -625,10 +573,7 @@ class ChampionshipService:
             for hook in self.table_opened_hooks:
                 await hook(table)
             return
-        try:
-            result = match_result(games, settings.match_games)
-        except TournamentRuleError as err:
-            raise refusal(err) from None
+        result = match_result(games, settings.match_games)
         await self.execute(cid, f"match-result/{match_id}", lambda _: [RecordMatchResult(match_id, result)],
                            actor=SYSTEM_ACTOR)
 
@@ -653,10 +598,3 @@ def fold_rows(champ: Championship, rows) -> Championship:
             added[(meta.get("actor", ""), cid)] = (r.version, meta.get("digest", ""))
     commands = {**champ.commands, **added} if added else champ.commands
     return Championship(state, standings, bracket, rows[-1].version, commands, run, started)
-
-
-def install(app) -> None:
-    """Give the app its championship service and let finished games report to it (called in the lifespan)."""
-    app.state.championships = ChampionshipService(app.state.pool, app.state.tables)
-    app.state.tables.game_end_hooks.append(app.state.championships.game_ended)
-

@@ -1,0 +1,126 @@
+"""A table: the seats around one game, and the rules of running it that are not rules of the card game.
+
+Its events open the stream: ``table_proposed`` and the invitations' answers (seats need consent),
+``table_opened`` (who sits where, the rules, what spectators may see), then the game's own events, with
+``seat_handed_to_bot`` when a seat's player is replaced. The pure rules here: what follows a command by
+itself (a finished deal reveals its seed and the next deal is dealt: ``follow_ups``), and what a turn
+clock running out does (``timeout_command``). Seeds arrive as data (``seed_of(deal_no)``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import msgspec
+
+from domain import game as game_mod
+from domain.bots import lowest_legal_card
+from domain.deal import ENDED
+from domain.events import AbandonGame, Bid, DealNext, Double, ForfeitGame, RevealSeed
+from domain.game import GameState
+from domain.profiles import RuleProfile
+from domain.views import view
+
+class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True):
+    """The first event of a table's stream: who sits where, the rules, what spectators may see."""
+
+    schema_version: ClassVar[int] = 1
+    table_id: str
+    seats: tuple[str, str, str, str]                      # user ids, by seat
+    profile: RuleProfile
+    mode: Literal["strict", "recorded"] = "strict"
+    hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
+    delay_seconds: float = 0.0
+    opened_by: str = ""
+    championship_id: str | None = None
+    match_id: str | None = None
+    game_no: int = 1
+    bots: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)  # bot levels
+    turn_seconds: float | None = None                     # the turn clock; None: no clock
+    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    review_seconds: float = 30.0                          # recorded tables: time for Qayd after the last trick
+    # After this many turns in a row run out with no player acting, the table is abandoned: the teams
+    # whose seats timed out lose the game (both: nobody wins it). Without it an empty table auto-passes
+    # void deal after void deal for ever.
+    max_timeouts: int = 8
+
+
+class TableProposed(msgspec.Struct, frozen=True, tag="table_proposed", kw_only=True):
+    """A user proposes a table: the seated users it names are invited and the game waits for them."""
+
+    schema_version: ClassVar[int] = 1
+    table: TableOpened                                    # the table as it will open
+    waiting: tuple[str, ...]                              # invited users who have not accepted yet
+
+
+class InvitationAccepted(msgspec.Struct, frozen=True, tag="invitation_accepted", kw_only=True):
+    schema_version: ClassVar[int] = 1
+    user: str
+
+
+class InvitationDeclined(msgspec.Struct, frozen=True, tag="invitation_declined", kw_only=True):
+    """An invited user says no: the table is cancelled."""
+
+    schema_version: ClassVar[int] = 1
+    user: str
+
+
+class SeatHandedToBot(msgspec.Struct, frozen=True, tag="seat_handed_to_bot", kw_only=True):
+    """A seat is played by a bot from now on (its player timed out, or left)."""
+
+    schema_version: ClassVar[int] = 1
+    seat: int
+    level: str
+    reason: str
+
+
+TABLE_EVENTS = (TableOpened, SeatHandedToBot, TableProposed, InvitationAccepted, InvitationDeclined)
+
+
+def follow_ups(game: GameState, events: list, seed_of) -> list:
+    """``events`` and what follows them by itself: a finished deal reveals its seed, then, while the game
+    goes on, the next deal is dealt from ``seed_of(its number)``."""
+    for e in events:
+        game = game_mod.evolve(game, e)
+    out = list(events)
+    deal = game.deal
+    if deal.phase in ENDED and deal.commitment and deal.seed is None:
+        game, revealed = _step(game, RevealSeed(seed_of(game.deal_no)))
+        out.extend(revealed)
+        if game.phase == "playing":
+            out.extend(game_mod.decide(game, DealNext(seed=seed_of(game.deal_no + 1))))
+    return out
+
+
+def _step(game: GameState, command):
+    events = game_mod.decide(game, command)
+    for e in events:
+        game = game_mod.evolve(game, e)
+    return game, events
+
+
+def timeout_action(game: GameState, seat: int):
+    """What a seat does when its clock runs out and the table auto-plays: pass, or the lowest legal card."""
+    v = view(game.deal, seat)
+    actions = v.legal_actions
+    for a in actions:
+        if type(a) is Bid and a.bid in ("pass", "wala", "confirm"):
+            return a
+        if type(a) is Double and a.call == "pass":
+            return a
+    return lowest_legal_card(v) or actions[0]
+
+
+def timeout_command(opened: TableOpened, game: GameState, timeouts: tuple[int, ...], seat: int, bot_level: str):
+    """What the table does when ``seat``'s clock runs out: its ``on_timeout`` rule, and once ``max_timeouts``
+    turns in a row have run out with no player acting (``timeouts``: the seats timed out so far), the end
+    of the game: the teams of the seats that timed out lose it (both teams: nobody wins)."""
+    run = timeouts + (seat,)
+    if opened.on_timeout == "forfeit":
+        return ForfeitGame(team=seat & 1, reason=f"seat {seat}'s turn clock ran out")
+    if len(run) >= opened.max_timeouts:
+        teams = tuple(sorted({s & 1 for s in run}))
+        return AbandonGame(teams=teams, reason=f"{len(run)} turns in a row ran out with no player acting")
+    if opened.on_timeout == "bot":
+        return [SeatHandedToBot(seat=seat, level=bot_level, reason="the turn clock ran out")]
+    return timeout_action(game, seat)

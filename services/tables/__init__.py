@@ -1,0 +1,17 @@
+"""Tables, the application layer: the command loop of a table's stream (load with cache, authorised
+commands decided by the engine, idempotent command ids, optimistic retries, append), for both doors — the
+HTTP API and the workers. It raises domain errors and ``services.errors``; it knows no HTTP."""
+
+from domain.table import (
+    TABLE_EVENTS, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened, TableProposed,
+)
+from services.tables.service import (
+    CODEC, MAX_ATTEMPTS, Outcome, SecretMismatch, Table, TableService, command_digest, deal_finished, deal_spans,
+    event_id, fold_appended, fold_rows, private_cards, stream_of,
+)
+
+__all__ = [
+    "CODEC", "MAX_ATTEMPTS", "TABLE_EVENTS", "InvitationAccepted", "InvitationDeclined", "Outcome", "SeatHandedToBot",
+    "SecretMismatch", "Table", "TableOpened", "TableProposed", "TableService", "command_digest", "deal_finished",
+    "deal_spans", "event_id", "fold_appended", "fold_rows", "private_cards", "stream_of",
+]
