@@ -16,7 +16,7 @@ import msgspec
 from domain import game as game_mod
 from domain.bots import lowest_legal_card
 from domain.deal import ENDED
-from domain.events import AbandonGame, Bid, DealNext, Double, ForfeitGame, RevealSeed
+from domain.events import AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, RevealSeed
 from domain.game import GameState
 from domain.profiles import RuleProfile
 from domain.views import view
@@ -77,6 +77,25 @@ class SeatHandedToBot(msgspec.Struct, frozen=True, tag="seat_handed_to_bot", kw_
 TABLE_EVENTS = (TableOpened, SeatHandedToBot, TableProposed, InvitationAccepted, InvitationDeclined)
 
 
+class HandSeatToBot(msgspec.Struct, frozen=True, tag="hand_seat_to_bot", kw_only=True):
+    """A table's ruling: a bot plays ``seat`` from now on (its player's clock ran out, or he left)."""
+
+    seat: int
+    level: str
+    reason: str
+
+
+def decide(game: GameState, command) -> list:
+    """The events of a command at a table: the table's own rulings, else the game's (DomainError if refused)."""
+    if isinstance(command, HandSeatToBot):
+        if game.phase != "playing":
+            raise DomainError("game_not_playing", f"the game is {game.phase}")
+        if not 0 <= command.seat <= 3:
+            raise DomainError("bad_seat", f"seat {command.seat} does not exist (seats are 0-3)")
+        return [SeatHandedToBot(seat=command.seat, level=command.level, reason=command.reason)]
+    return game_mod.decide(game, command)
+
+
 def follow_ups(game: GameState, events: list, seed_of) -> list:
     """``events`` and what follows them by itself: a finished deal reveals its seed, then, while the game
     goes on, the next deal is dealt from ``seed_of(its number)``."""
@@ -122,5 +141,5 @@ def timeout_command(opened: TableOpened, game: GameState, timeouts: tuple[int, .
         teams = tuple(sorted({s & 1 for s in run}))
         return AbandonGame(teams=teams, reason=f"{len(run)} turns in a row ran out with no player acting")
     if opened.on_timeout == "bot":
-        return [SeatHandedToBot(seat=seat, level=bot_level, reason="the turn clock ran out")]
+        return HandSeatToBot(seat=seat, level=bot_level, reason="the turn clock ran out")
     return timeout_action(game, seat)

@@ -37,6 +37,7 @@ from domain.events import (
 from domain.game import GameState
 from domain.shuffle import seed_commitment
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
+from domain import table as table_rules
 from domain.table import (
     TABLE_EVENTS, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened, TableProposed, follow_ups,
 )
@@ -280,9 +281,7 @@ class TableService:
                                                     f"{expected_version}: reload and decide again",
                                    version=table.version)
             command = make_command(table)
-            # A list is already the events (the table's own rulings); otherwise the engine decides, and a
-            # DomainError names the rule that refuses the command.
-            events = command if isinstance(command, list) else game_mod.decide(table.game, command)
+            events = table_rules.decide(table.game, command)   # a DomainError names the rule that refuses it
             events = follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n))
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
