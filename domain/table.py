@@ -85,15 +85,34 @@ class HandSeatToBot(msgspec.Struct, frozen=True, tag="hand_seat_to_bot", kw_only
     reason: str
 
 
-def decide(game: GameState, command) -> list:
-    """The events of a command at a table: the table's own rulings, else the game's (DomainError if refused)."""
-    if isinstance(command, HandSeatToBot):
-        if game.phase != "playing":
-            raise DomainError("game_not_playing", f"the game is {game.phase}")
-        if not 0 <= command.seat <= 3:
-            raise DomainError("bad_seat", f"seat {command.seat} does not exist (seats are 0-3)")
-        return [SeatHandedToBot(seat=command.seat, level=command.level, reason=command.reason)]
-    return game_mod.decide(game, command)
+class AnswerInvitation(msgspec.Struct, frozen=True, tag="answer_invitation", kw_only=True):
+    """An invited user takes his seat (``accept``) or refuses it, which cancels the table."""
+
+    user: str
+    accept: bool
+
+
+def decide(table, command, open_game=None) -> list:
+    """The events of a command at ``table`` (its ``game``, ``proposed``, ``waiting``, ``cancelled``,
+    ``opened``): the table's own commands, else the game's; DomainError naming the rule if refused.
+    ``open_game(table_opened)`` gives the events that start the game (they need the server's seeds)."""
+    match command:
+        case AnswerInvitation():
+            if table.cancelled:
+                raise DomainError("table_cancelled", "an invited player declined: this table will not open")
+            if table.opened is not None or command.user not in table.waiting:
+                raise DomainError("not_invited", f"{command.user} has no open invitation at this table")
+            if not command.accept:
+                return [InvitationDeclined(user=command.user)]
+            last = table.waiting == (command.user,)
+            return [InvitationAccepted(user=command.user), *(open_game(table.proposed) if last else ())]
+        case HandSeatToBot():
+            if table.game.phase != "playing":
+                raise DomainError("game_not_playing", f"the game is {table.game.phase}")
+            if not 0 <= command.seat <= 3:
+                raise DomainError("bad_seat", f"seat {command.seat} does not exist (seats are 0-3)")
+            return [SeatHandedToBot(seat=command.seat, level=command.level, reason=command.reason)]
+    return game_mod.decide(table.game, command)
 
 
 def follow_ups(game: GameState, events: list, seed_of) -> list:

@@ -28,8 +28,8 @@ def run(args) -> int:
     server = database_server()
     broker, workers, where = build(server.url)
     print(f"baloot serve: database: {server.description}", file=sys.stderr, flush=True)
-    app = create_app(server.url)
-    app.state.startup_hooks = [lambda app: _install(app, workers)]
+    # The API's appends queue the workers' part (bot turns, clocks, championship ticks): services/flow.py.
+    app = create_app(server.url, work=workers)
     worker = None
     if not os.environ.get("BROKER_URL"):
         import dramatiq
@@ -46,10 +46,3 @@ def run(args) -> int:
         if worker is not None:
             worker.stop()
     return 0
-
-
-async def _install(app, workers) -> None:
-    """The API's services enqueue follow-up work: bot turns and clocks after table appends, championship
-    ticks after championship appends, bot turns at tables a championship opens."""
-    workers.install(app.state.tables)
-    workers.schedules.attach(app.state.championships)

@@ -14,6 +14,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
 from services.championships import ChampionshipService
+from services.flow import Flow
 from services.api.guards import GuardedRequest, RejectNul
 from services.api.limits import Limits, Throttle
 from services.api.problems import EXCEPTION_HANDLERS, document_problems
@@ -76,8 +77,10 @@ async def health() -> dict:
 
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
                signup_limit: tuple[str, int] | None = None, auth_fail_limit: tuple[str, int] | None = None,
-               max_streams_per_user: int | None = None, pool_size: int = 10, extra_routers: tuple = ()) -> Litestar:
-    """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py).
+               max_streams_per_user: int | None = None, pool_size: int = 10, extra_routers: tuple = (),
+               work=None) -> Litestar:
+    """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py); ``work``:
+    the workers its appends queue work for (``services.flow``), None when none are attached.
 
     Limits left None come from the environment (``Limits.configure``, ``StreamSlots``); a caller passing only
     ``rate_limit`` gets it for sign-ups and failed authentication too.
@@ -94,12 +97,10 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
         app.state.tables = TableService(pool, await server_secret(pool), signer=app.state.signer)
         app.state.championships = ChampionshipService(pool, app.state.tables)
-        # A finished game reports to its championship (its match's next game, or the match's result).
-        app.state.tables.game_end_hooks.append(app.state.championships.game_ended)
+        # What follows an append (services/flow.py); `work` queues the workers' part, when they are attached.
+        app.state.flow = Flow(app.state.tables, app.state.championships, work)
         app.state.notifier = Notifier()
         await app.state.notifier.start(server_url)
-        for hook in app.state.get("startup_hooks", []):
-            await hook(app)
         try:
             yield
         finally:

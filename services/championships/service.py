@@ -212,8 +212,7 @@ class ChampionshipService:
         self.tables = tables
         self._cache: OrderedDict[str, Championship] = OrderedDict()
         self._cache_size = cache_size
-        self.after_append_hooks: list = []     # async fn(service, championship_id, championship) after appends
-        self.table_opened_hooks: list = []     # async fn(table) after a match table is opened
+        self.flow = None                       # what follows an append (services.flow.Flow), set by the Flow
 
     def draw_seed(self, championship_id: str) -> str:
         """The draw seed, derived from the server secret: its sha256 is published at close, it at the draw."""
@@ -270,9 +269,8 @@ class ChampionshipService:
             except ConcurrencyError:
                 continue
             champ = await self.load(championship_id)
-            if events:
-                for hook in self.after_append_hooks:
-                    await hook(self, championship_id, champ)
+            if events and self.flow is not None:
+                await self.flow.championship_appended(championship_id, champ)
             return Outcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
         raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
@@ -318,9 +316,6 @@ class ChampionshipService:
                                 bots=tuple(run.bot_level if p in bots else None for p in seats),
                                 turn_seconds=run.turn_seconds, on_timeout=run.on_timeout)
             opened.append(await self.tables.open_table(table))
-        for t in opened:
-            for hook in self.table_opened_hooks:
-                await hook(t)
         return opened
 
     # ------------------------------------------------------------ team invitations
@@ -512,8 +507,8 @@ class ChampionshipService:
 
     # ------------------------------------------------------------ results from the tables
 
-    async def game_ended(self, tables: TableService, table: Table) -> None:
-        """Game-end hook: open the match's next game, or record the match result once it is decided."""
+    async def game_ended(self, table: Table) -> None:
+        """A game ended: open its match's next game, or record the match result once it is decided."""
         o = table.opened
         if o is None or o.championship_id is None or o.match_id is None:
             return
@@ -542,7 +537,7 @@ class ChampionshipService:
             if r["match_id"] in undecided:
                 table = await self.tables.load(r["table_id"])
                 if table.game.phase == "ended":
-                    await self.game_ended(self.tables, table)
+                    await self.game_ended(table)
 
     async def _game_ended(self, o: TableOpened) -> None:
         cid, match_id = o.championship_id, o.match_id
@@ -569,9 +564,7 @@ class ChampionshipService:
                                     match_id=match_id, game_no=o.game_no + 1, bots=o.bots,
                                     turn_seconds=o.turn_seconds, on_timeout=o.on_timeout,
                                     review_seconds=o.review_seconds, max_timeouts=o.max_timeouts)
-            table = await self.tables.open_table(following)
-            for hook in self.table_opened_hooks:
-                await hook(table)
+            await self.tables.open_table(following)
             return
         result = match_result(games, settings.match_games)
         await self.execute(cid, f"match-result/{match_id}", lambda _: [RecordMatchResult(match_id, result)],

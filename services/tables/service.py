@@ -39,7 +39,7 @@ from domain.shuffle import seed_commitment
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from domain import table as table_rules
 from domain.table import (
-    TABLE_EVENTS, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened, TableProposed, follow_ups,
+    TABLE_EVENTS, AnswerInvitation, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened, TableProposed, follow_ups,
 )
 from services.errors import Conflict, NotFound, StaleVersion
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
@@ -117,8 +117,7 @@ class TableService:
         self.signer = signer              # signs the stream head when a deal or the game ends
         self._cache: OrderedDict[str, Table] = OrderedDict()
         self._cache_size = cache_size
-        self.game_end_hooks: list = []                   # async fn(service, table) after a game ends
-        self.after_append_hooks: list = []               # async fn(service, table) after each append
+        self.flow = None                  # what follows an append (services.flow.Flow), set by the Flow
 
     # ------------------------------------------------------------ seeds
 
@@ -206,7 +205,10 @@ class TableService:
         await append(self.pool, stream_of(opened.table_id), None,
                      self._encode(opened.table_id, opened.opened_by, "open", "system", self.opening(opened)))
         await self._index(opened, "live")
-        return await self.load(opened.table_id)
+        table = await self.load(opened.table_id)
+        if self.flow is not None:
+            await self.flow.table_opened(table)
+        return table
 
     async def propose_table(self, opened: TableOpened, accepted: set[str]) -> Table:
         """Invite the seated users not in ``accepted``; with nobody left to ask, the table opens at once."""
@@ -221,20 +223,9 @@ class TableService:
 
     async def answer_invitation(self, table_id: str, user: str, accept: bool) -> tuple[Outcome, Table]:
         """An invited user accepts (the last acceptance opens the game) or declines (the table is cancelled)."""
-        def decide(table: Table) -> list:
-            if table.cancelled:
-                raise Conflict("table_cancelled", "an invited player declined: this table will not open")
-            if table.opened is not None or user not in table.waiting:
-                raise Conflict("not_invited", f"{user} has no open invitation at table {table_id}")
-            if not accept:
-                return [InvitationDeclined(user=user)]
-            events: list = [InvitationAccepted(user=user)]
-            if table.waiting == (user,):
-                events.extend(self.opening(table.proposed))
-            return events
-
-        outcome, table = await self.execute(table_id, "accept" if accept else "decline", decide, actor=user,
-                                            role="player", digest="answer")
+        answer = AnswerInvitation(user=user, accept=accept)
+        outcome, table = await self.execute(table_id, "accept" if accept else "decline", lambda _: answer,
+                                            actor=user, role="player", digest="answer")
         if table.opened is not None or table.cancelled:
             await self._index(table.proposed, "cancelled" if table.cancelled else "live")
         return outcome, table
@@ -281,7 +272,7 @@ class TableService:
                                                     f"{expected_version}: reload and decide again",
                                    version=table.version)
             command = make_command(table)
-            events = table_rules.decide(table.game, command)   # a DomainError names the rule that refuses it
+            events = table_rules.decide(table, command, self.opening)   # a DomainError names the refused rule
             events = follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n))
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
@@ -297,13 +288,11 @@ class TableService:
             receipts = await self._sign(table_id, table.game.deal_no, events, appended)
             table = fold_appended(table, events, (actor, command_id), (version, digest), role, seat)
             self._remember(table_id, table)
-            for hook in self.after_append_hooks:
-                await hook(self, table)
             if any(isinstance(e, GameEnded) for e in events) and table.opened is not None:
                 await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1",
                                         table_id)
-                for hook in self.game_end_hooks:
-                    await hook(self, table)
+            if self.flow is not None:
+                await self.flow.table_appended(table, events)
             return Outcome(version, events=[type(e).__struct_config__.tag for e in events
                                             if not getattr(e, "private", False)],
                            receipts=receipts), table

@@ -20,6 +20,8 @@ from domain.events import RecordResult
 from domain.views import view
 from services.anchor import default_signer
 from services.errors import StaleVersion
+from services.championships import ChampionshipService
+from services.flow import Flow
 from services.tables import TableService, command_digest
 from services.eventstore.migrations import migrate
 from services.secret import server_secret
@@ -32,43 +34,49 @@ TIMEOUT_BOT_LEVEL = "normal"
 
 
 class Runtime:
-    """One per worker process: the database, one pool per event loop, the table service and its hooks."""
+    """One per worker process: the database, and per event loop a pool with the table and championship
+    services wired by one ``Flow`` (``services/flow.py``) to ``work`` (the workers, once declared)."""
 
     def __init__(self, database_url: str, pool_size: int = 4):
         self.database_url = database_url
         self.pool_size = pool_size
-        self._services: dict[int, TableService] = {}
-        self.setup_hooks: list = []          # fn(TableService) run once per service (e.g. championship hooks)
+        self.work = None
+        self._flows: dict[int, Flow] = {}
 
-    async def tables(self) -> TableService:
+    async def flow(self) -> Flow:
         loop = asyncio.get_running_loop()
-        svc = self._services.get(id(loop))
-        if svc is None:
+        flow = self._flows.get(id(loop))
+        if flow is None:
             # Migrate first (idempotent, serialised by an advisory lock): on a fresh database the workers
             # may start before `baloot serve` has created the tables they read.
             pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
             await migrate(pool)
-            svc = TableService(pool, await server_secret(pool), signer=default_signer())
-            for hook in self.setup_hooks:
-                hook(svc)
-            self._services[id(loop)] = svc
-        return svc
+            tables = TableService(pool, await server_secret(pool), signer=default_signer())
+            flow = self._flows[id(loop)] = Flow(tables, ChampionshipService(pool, tables), self.work)
+        return flow
+
+    async def tables(self) -> TableService:
+        return (await self.flow()).tables
+
+    async def championships(self) -> ChampionshipService:
+        return (await self.flow()).championships
 
     async def close(self) -> None:
         """Close the pool of the running loop (each loop closes its own)."""
-        svc = self._services.pop(id(asyncio.get_running_loop()), None)
-        if svc is not None:
-            await svc.pool.close()
+        flow = self._flows.pop(id(asyncio.get_running_loop()), None)
+        if flow is not None:
+            await flow.tables.pool.close()
 
 
 class Workers:
-    """The actors, declared on ``broker``; ``runtime`` gives each process its database."""
+    """The actors, declared on ``broker``; ``runtime`` gives each process its database. The workers are the
+    ``work`` of the flow: told when a table or a championship moved, they queue what is due."""
 
     def __init__(self, broker: dramatiq.Broker, runtime: Runtime):
         self.broker = broker
         self.runtime = runtime
-        runtime.setup_hooks.append(self.install)
-        self.reconcile_steps: list = []      # async fn() -> count, run after the tables (e.g. championships)
+        runtime.work = self
+        self.schedules = None                # the championship schedules, once declared (schedules.declare)
         options = dict(broker=broker, max_retries=10, min_backoff=200, max_backoff=5000)
 
         async def bot_turn(table_id: str, version: int) -> None:
@@ -80,14 +88,15 @@ class Workers:
         self.bot_turn = dramatiq.actor(bot_turn, queue_name="bots", **options)
         self.turn_clock = dramatiq.actor(turn_clock, queue_name="clocks", **options)
 
-    def install(self, svc: TableService) -> None:
-        """Enqueue whatever a table needs next after each append (the reconciler catches lost messages)."""
-        svc.after_append_hooks.append(self._followups)
-
-    async def _followups(self, svc: TableService, table) -> None:
+    async def table_moved(self, table) -> None:
+        """Queue what the table waits for, if anything (the reconciler catches lost messages)."""
         work = pending_work(table)
         if work is not None:
             await self.enqueue(work)
+
+    async def championship_moved(self, championship_id: str, champ) -> None:
+        if self.schedules is not None:
+            await self.schedules.moved(championship_id, champ)
 
     async def enqueue(self, work: Work) -> None:
         if work.kind == "bot":
@@ -162,6 +171,6 @@ class Workers:
             if work is not None:
                 await self.enqueue(work)
                 count += 1
-        for step in self.reconcile_steps:
-            count += await step()
+        if self.schedules is not None:
+            count += await self.schedules.reconcile()
         return count

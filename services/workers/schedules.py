@@ -72,8 +72,6 @@ class Schedules:
 
     def __init__(self, workers):
         self.workers = workers
-        self._services: dict[int, ChampionshipService] = {}
-        workers.runtime.setup_hooks.append(self.install)
 
         async def championship_tick(championship_id: str) -> None:
             await self.tick(championship_id)
@@ -82,32 +80,13 @@ class Schedules:
                                                 broker=workers.broker, max_retries=10, min_backoff=200,
                                                 max_backoff=5000)
 
-    def install(self, tables) -> None:
-        """Give a worker's table service its championship service: results, follow-up ticks, bot tables."""
-        champs = ChampionshipService(tables.pool, tables)
-        tables.game_end_hooks.append(champs.game_ended)
-        self.attach(champs)
-        self._services[id(tables)] = champs
-
-    def attach(self, champs: ChampionshipService) -> None:
-        """Follow a championship service's appends with ticks, and its new tables with their bots' turns."""
-        champs.after_append_hooks.append(self._after_append)
-        champs.table_opened_hooks.append(self._table_opened)
-
     async def championships(self) -> ChampionshipService:
-        tables = await self.workers.runtime.tables()
-        if id(tables) not in self._services:
-            self.install(tables)
-        return self._services[id(tables)]
+        return await self.workers.runtime.championships()
 
-    async def _after_append(self, svc: ChampionshipService, championship_id: str, champ: Championship) -> None:
+    async def moved(self, championship_id: str, champ: Championship) -> None:
+        """The championship's stream moved: tick, if the workers run it (or close its check-in windows)."""
         if champ.state.status != "finished" and (runs_itself(champ) or champ.run.check_in_seconds is not None):
             await self.send(championship_id)
-
-    async def _table_opened(self, table) -> None:
-        work = pending_work(table)
-        if work is not None:
-            await self.workers.enqueue(work)
 
     async def send(self, championship_id: str, delay_ms: int = 0) -> None:
         await asyncio.to_thread(self.championship_tick.send_with_options, args=(championship_id,),
@@ -218,6 +197,5 @@ def declare(workers) -> None:
     schedules = Schedules(workers)
     workers.schedules = schedules
     workers.championship_tick = schedules.championship_tick
-    workers.reconcile_steps.append(schedules.reconcile)
     workers.projections = ProjectionWorker(workers.runtime.database_url)
     workers.broker.add_middleware(workers.projections)

@@ -21,6 +21,7 @@ from services.championships import (
     RunSettings,
     championship_id_for,
 )
+from services.flow import Flow
 from services.tables import TableService
 from services.secret import server_secret
 from services.eventstore import Checkpoint
@@ -95,10 +96,10 @@ async def running(database_url, db_schema):
 
 @pytest.fixture
 async def plain_services(pool):
-    """A championship service (and its tables) with no worker hooks: what an API process has."""
+    """A championship service (and its tables) with no workers attached to their flow: what an API process has."""
     tables = TableService(pool, await server_secret(pool))
     champs = ChampionshipService(pool, tables)
-    tables.game_end_hooks.append(champs.game_ended)
+    Flow(tables, champs)
     return champs
 
 

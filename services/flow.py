@@ -1,0 +1,53 @@
+"""What follows an append, written in one place and in the order it happens.
+
+The table and championship services store events; this is what happens next, for every process that
+stores them (the API, each worker runtime):
+
+1. A table's stream moved (a command, or a table just opened): whatever it now waits for — a bot's turn,
+   a turn clock, a recorded deal's review — is handed to the workers.
+2. The table's game ended: in a championship, its match goes on — the match's next game opens, or the
+   match's result is recorded on the championship's stream (step 3 follows from that append).
+3. A championship's stream moved (a result, a round, a check-in): its schedule ticks in the workers, which
+   may close registration, make the draw, start the next round or finish it.
+
+``work`` is the workers' side of 1 and 3 (``services.workers.actors.Workers``); without it (an API process
+with no workers attached, the tests' plain services) nothing is queued and the reconciler finds the work.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from domain.events import GameEnded
+
+if TYPE_CHECKING:
+    from services.championships import Championship, ChampionshipService
+    from services.tables import Table, TableService
+
+
+class Work(Protocol):
+    async def table_moved(self, table: Table) -> None:
+        """Queue what the table waits for, if anything."""
+
+    async def championship_moved(self, championship_id: str, champ: Championship) -> None:
+        """Let the championship's schedule tick."""
+
+
+class Flow:
+    def __init__(self, tables: TableService, championships: ChampionshipService, work: Work | None = None):
+        self.tables, self.championships, self.work = tables, championships, work
+        tables.flow = championships.flow = self
+
+    async def table_appended(self, table: Table, events: list) -> None:
+        if self.work is not None:                                           # 1.
+            await self.work.table_moved(table)
+        if any(isinstance(e, GameEnded) for e in events):                   # 2.
+            await self.championships.game_ended(table)
+
+    async def table_opened(self, table: Table) -> None:
+        if self.work is not None:                                           # 1.
+            await self.work.table_moved(table)
+
+    async def championship_appended(self, championship_id: str, champ: Championship) -> None:
+        if self.work is not None:                                           # 3.
+            await self.work.championship_moved(championship_id, champ)
