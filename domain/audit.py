@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.cards import card_label, card_name, suit_name
+from domain.cards import LAST_TRICK_BONUS, card_label, card_name, suit_name
 from domain.deal import INITIAL, DealState, decide, describe_contract, evolve
 from domain.events import (
     BidMade, CardPlayed, ContractFixed, DealVoided, DomainError, DoubleCalled, ProjectsDeclared,
@@ -115,8 +115,9 @@ def audit_record(record: HandRecord) -> AuditReport:
             if state.trick_no > before.trick_no and isinstance(e, CardPlayed):
                 team = state.leader & 1
                 won = state.points[team] - before.points[team]
+                last = f" with the last-trick {LAST_TRICK_BONUS}" if state.trick_no == 8 else ""
                 lines.append(f"   trick {state.trick_no} to seat {state.leader} (team {'AB'[team]}), {won} points"
-                             f"{' with the last-trick 10' if state.trick_no == 8 else ''}")
+                             f"{last}")
         for off in state.offences:
             if off[0] == index:
                 violations.append(Violation(index, off[1], off[2], f"seat {off[1]} {off[3]}"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import KING, QUEEN, card_label
+from domain.cards import KING, LAST_TRICK_BONUS, QUEEN, card_label
 from domain.dealstate import DealState, act, check_seat, team_letter, turn_error
 from domain.events import (
     CardPlayed, ClaimSawa, Declare, DealScored, DomainError, PlayCard, ProjectsDeclared, SawaClaimed,
@@ -182,7 +182,7 @@ def evolve_play(s: DealState, e: CardPlayed) -> DealState:
     pts = trick_points(trick, trump)
     trick_no = s.trick_no + 1
     if trick_no == 8:
-        pts += 10  # the last trick (الأرض)
+        pts += LAST_TRICK_BONUS  # the last trick (الأرض)
     team = winner & 1
     points = (s.points[0] + pts, s.points[1]) if team == 0 else (s.points[0], s.points[1] + pts)
     tricks = (s.tricks[0] + 1, s.tricks[1]) if team == 0 else (s.tricks[0], s.tricks[1] + 1)
@@ -195,7 +195,7 @@ def evolve_play(s: DealState, e: CardPlayed) -> DealState:
 def evolve_sawa(s: DealState, e: SawaClaimed) -> DealState:
     team = e.seat & 1
     remaining = s.trick + tuple(c for h in s.hands for c in range(32) if h >> c & 1)
-    pts = sum(card_points(c, s.trump) for c in remaining) + 10
+    pts = sum(card_points(c, s.trump) for c in remaining) + LAST_TRICK_BONUS   # Sawa takes the last trick too
     left = 8 - s.trick_no
     points = list(s.points)
     tricks = list(s.tricks)
