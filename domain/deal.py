@@ -30,7 +30,7 @@ from domain.shuffle import deck_from_seed, seed_commitment
 __all__ = [
     "DOUBLE_STEPS", "ENDED", "INITIAL", "LOW_RANKS", "DealState", "actor_of", "bid_options", "complete_deal",
     "deal_first_five", "dealt_from_seed", "decide", "describe_contract", "double_options", "doubling_allowed",
-    "evolve", "legal_actions", "play_mask", "replay", "speaking_order",
+    "evolve", "legal_actions", "play_mask", "replay", "speaking_order", "step",
 ]
 
 
@@ -107,6 +107,15 @@ def evolve(s: DealState, e) -> DealState:
         case CardsDealt():
             return _with_deck(s, e.deck)
     return s
+
+
+def step(s: DealState, cmd) -> tuple[DealState, list]:
+    """Decide ``cmd``, then fold every event it causes (private ones such as ``cards_dealt`` too): the new
+    state and the events. A refused command raises DomainError and changes nothing."""
+    events = decide(s, cmd)
+    for e in events:
+        s = evolve(s, e)
+    return s, events
 
 
 def replay(events, state: DealState = INITIAL) -> DealState:
