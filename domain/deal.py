@@ -26,7 +26,7 @@ from domain.play import (
 from domain.result import decide_qayd, decide_record_result
 from domain.shuffle import deck_from_seed, seed_commitment
 
-# What other modules import from here, kept now that it lives in the phase modules.
+# The names importers use, including those that now live in the phase modules (kept here for them).
 __all__ = [
     "DOUBLE_STEPS", "ENDED", "INITIAL", "LOW_RANKS", "DealState", "actor_of", "bid_options", "complete_deal",
     "deal_first_five", "dealt_from_seed", "decide", "describe_contract", "double_options", "doubling_allowed",
