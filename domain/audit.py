@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.cards import card_label, card_name, suit_name
-from domain.deal import INITIAL, DealState, decide, describe_contract, evolve
+from domain.cards import LAST_TRICK_BONUS, card_label, card_name, suit_name
+from domain.deal import INITIAL, decide, describe_contract, evolve, step
 from domain.events import (
     BidMade, CardPlayed, ContractFixed, DealVoided, DomainError, DoubleCalled, ProjectsDeclared,
     QaydCalled, QaydVerdict, RecordResult, SawaClaimed,
@@ -79,9 +79,7 @@ def _action_text(index: int, e) -> str | None:
 
 def audit_record(record: HandRecord) -> AuditReport:
     """Replay ``record`` and report. The record must already be well-formed (parse_record)."""
-    state: DealState = INITIAL
-    for e in decide(state, record_start(record)):
-        state = evolve(state, e)
+    state, _ = step(INITIAL, record_start(record))
     violations: list[Violation] = []
     lines: list[str] = []
     verdicts: list[QaydVerdict] = []
@@ -115,14 +113,14 @@ def audit_record(record: HandRecord) -> AuditReport:
             if state.trick_no > before.trick_no and isinstance(e, CardPlayed):
                 team = state.leader & 1
                 won = state.points[team] - before.points[team]
+                last = f" with the last-trick {LAST_TRICK_BONUS}" if state.trick_no == 8 else ""
                 lines.append(f"   trick {state.trick_no} to seat {state.leader} (team {'AB'[team]}), {won} points"
-                             f"{' with the last-trick 10' if state.trick_no == 8 else ''}")
+                             f"{last}")
         for off in state.offences:
             if off[0] == index:
                 violations.append(Violation(index, off[1], off[2], f"seat {off[1]} {off[3]}"))
     if not stopped and state.phase == "review":
-        for e in decide(state, RecordResult()):
-            state = evolve(state, e)
+        state, _ = step(state, RecordResult())
     complete = state.phase in ("scored", "void")
     if not stopped and not complete:
         violations.append(Violation(len(record.actions), state.turn if state.turn >= 0 else None, "incomplete",

@@ -167,6 +167,15 @@ def _evolve_scored(s: GameState, e: DealScored) -> GameState:
                    results=s.results + (tuple(gp),))
 
 
+def step(s: GameState, cmd) -> tuple[GameState, list]:
+    """Decide ``cmd``, then fold every event it causes (a deal's private ``cards_dealt`` too): the new state
+    and the events. A refused command raises DomainError and changes nothing."""
+    events = decide(s, cmd)
+    for e in events:
+        s = evolve(s, e)
+    return s, events
+
+
 def replay(events, state: GameState = INITIAL) -> GameState:
     for e in events:
         state = evolve(state, e)

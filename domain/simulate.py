@@ -63,15 +63,10 @@ def next_action(state: deal_mod.DealState, policies, sawa: bool = False):
 
 def play_deal(start: StartDeal, policies, sawa: bool = False) -> tuple[deal_mod.DealState, list]:
     """Play one deal from ``start`` to its end; returns the final state and all events."""
-    decide, evolve = deal_mod.decide, deal_mod.evolve
-    events = decide(deal_mod.INITIAL, start)
-    state = deal_mod.INITIAL
-    for e in events:
-        state = evolve(state, e)
+    step = deal_mod.step
+    state, events = step(deal_mod.INITIAL, start)
     while state.phase not in ("scored", "void"):
-        new = decide(state, next_action(state, policies, sawa))
-        for e in new:
-            state = evolve(state, e)
+        state, new = step(state, next_action(state, policies, sawa))
         events.extend(new)
     return state, events
 
@@ -94,9 +89,7 @@ def play_game_events(seed: int, profile: str | RuleProfile = "saudi", policy: st
 
     def apply(cmd):
         nonlocal state
-        new = game_mod.decide(state, cmd)
-        for e in new:
-            state = game_mod.evolve(state, e)
+        state, new = game_mod.step(state, cmd)
         events.extend(new)
         return new
 

@@ -15,7 +15,7 @@ from tests.anchor.test_tamper import build_log
 
 
 async def test_the_key_and_checkpoints_are_public_and_verify(pool, database_url, db_schema):
-    signer = default_signer()  # the tests' key file (tests/conftest.py), which the app loads too
+    signer = default_signer()  # the tests' key file (tests/db_fixtures.py), which the app loads too
     await build_log(pool, signer, deals=2)
     app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000))
     async with AsyncTestClient(app=app, timeout=30) as api:

@@ -9,6 +9,9 @@ from services.api.app import create_app
 from services.db import schema_url
 
 
+def pytest_configure(config):
+    # The database fixtures: one plugin for the whole run, loaded only where tests need a database.
+    config.pluginmanager.import_plugin("tests.db_fixtures")
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
     state = given_deal(dealer=3, hands=["7S 8S ...", ...], faceup="AS", receiver=0)
     state = when(state, Bid(0, "hokum"), Bid(1, "pass"), ...)
     then_refused(state, PlayCard(1, card("TS")), "revoke")
+    state = play_out(state)          # the rest of the deal, each seat its lowest legal card
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from domain import deal as deal_mod
-from domain.cards import cards_of, parse_card, parse_hand
+from domain.cards import KING, QUEEN, cards_of, parse_card, parse_hand
 from domain.deal import INITIAL, speaking_order
-from domain.events import DomainError, StartDeal
+from domain.events import DomainError, PlayCard, StartDeal
 from domain.profiles import SAUDI, profile_named
 
 
@@ -71,8 +72,21 @@ def given_deal(dealer: int = 3, hands: list[str] | None = None, faceup: str | No
 def when(state, *commands):
     """Apply ``commands`` in order (each must be accepted); returns the new state."""
     for cmd in commands:
-        for e in deal_mod.decide(state, cmd):
-            state = deal_mod.evolve(state, e)
+        state, _ = deal_mod.step(state, cmd)
+    return state
+
+
+def play_out(state, until_trick: int = 8, baloot: bool = False):
+    """Play on, each seat its lowest legal card, while the deal is in play and fewer than ``until_trick``
+    tricks are done. With ``baloot`` the second of K/Q of trump is played announcing Baloot (بلوت)."""
+    while state.phase == "playing" and state.trick_no < until_trick:
+        seat = state.turn
+        c = cards_of(deal_mod.play_mask(state, seat))[0]
+        announce = False
+        if baloot:
+            pair = {state.trump * 8 + KING, state.trump * 8 + QUEEN}
+            announce = c in pair and bool(state.played[seat] & sum(1 << x for x in pair - {c}))
+        state = when(state, PlayCard(seat, c, announce))
     return state
 
 

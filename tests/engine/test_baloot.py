@@ -2,13 +2,11 @@
 
 import msgspec
 
-from domain.cards import KING, QUEEN, cards_of
-from domain.deal import play_mask
 from domain.events import Bid, Contract, Declare, Double, PlayCard
 from domain.profiles import SAUDI
 from domain.projects import compare, evaluate
 from domain.scoring import score_deal
-from tests.engine.given import card, cards, given_deal, then_refused, when
+from tests.engine.given import card, cards, given_deal, play_out, then_refused, when
 
 SPADES = 0
 
@@ -39,17 +37,6 @@ def first_trick(state):
     # K♠ led, 7♠ (cannot beat), partner's 10♠ (beats the K), seat 3 has no trump: seat 2 wins and leads.
     return when(state, PlayCard(0, card("KS")), PlayCard(1, card("7S")), PlayCard(2, card("TS")),
                 PlayCard(3, card("7H")))
-
-
-def play_out(state):
-    """Each seat its lowest legal card; the second of K/Q of trump is played with Baloot announced."""
-    while state.phase == "playing":
-        seat = state.turn
-        c = cards_of(play_mask(state, seat))[0]
-        pair = {state.trump * 8 + KING, state.trump * 8 + QUEEN}
-        baloot = c in pair and bool(state.played[seat] & sum(1 << x for x in pair - {c}))
-        state = when(state, PlayCard(seat, c, baloot))
-    return state
 
 
 # ---------------------------------------------------------------- announcing
@@ -84,7 +71,7 @@ def test_baloot_in_sun_is_refused():
 
 
 def test_a_baloot_counts_two_in_a_played_deal():
-    result = play_out(hokum(HANDS, "KS")).result
+    result = play_out(hokum(HANDS, "KS"), baloot=True).result
     assert sum(result.baloot) == 2
 
 
@@ -156,7 +143,7 @@ def hundred_deal(profile=SAUDI, declare=True):
     state = hokum(HUNDRED, "AS", profile=profile)
     if declare:
         state = when(state, Declare(0, (tuple(cards("TS JS QS KS AS")),)))
-    return play_out(state)
+    return play_out(state, baloot=True)
 
 
 def test_baloot_counts_inside_a_declared_hundred_by_default():

@@ -2,14 +2,13 @@
 
 import pytest
 
-from domain.cards import cards_of
-from domain.deal import legal_actions, play_mask
+from domain.deal import legal_actions
 from domain.events import Bid, Contract, Declare, DomainError, PlayCard
 from domain.profiles import profile_named
 from domain.projects import compare, evaluate
 from domain.scoring import score_deal
 from domain.tricks import legal_plays
-from tests.engine.given import card, cards, given_deal, legal_cards, mask, then_refused, when
+from tests.engine.given import card, cards, given_deal, legal_cards, mask, play_out, then_refused, when
 
 CLASSIC = profile_named("belote_classic")
 DECLARATIONS = profile_named("belote_declarations")
@@ -28,13 +27,6 @@ HANDS = [
 
 def deal(profile=CLASSIC, dealer=3):
     return given_deal(dealer=dealer, deck=DECK, profile=profile)
-
-
-def play_out(state):
-    while state.phase == "playing":
-        seat = state.turn
-        state = when(state, PlayCard(seat, cards_of(play_mask(state, seat))[0]))
-    return state
 
 
 def belote_value(names):

@@ -29,8 +29,7 @@ def scored(a, b, **kw):
 
 
 def next_deal(g, seed="s"):
-    for e in game_mod.decide(g, DealNext(seed=seed)):
-        g = game_mod.evolve(g, e)
+    g, _ = game_mod.step(g, DealNext(seed=seed))
     return g
 
 

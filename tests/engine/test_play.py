@@ -2,12 +2,10 @@
 
 import msgspec
 
-from domain.cards import cards_of
-from domain.deal import play_mask
 from domain.events import Bid, Double, PlayCard
 from domain.profiles import SAUDI
 from domain.tricks import legal_plays
-from tests.engine.given import card, given_deal, legal_cards, mask, then_refused, when
+from tests.engine.given import card, given_deal, legal_cards, mask, play_out, then_refused, when
 
 SPADES = 0
 
@@ -53,14 +51,6 @@ def sun_seat_0(hands, faceup):
 def play(state, *pairs):
     """``play(state, (0, "AH"), (1, "9H"))``: each seat plays a card."""
     return when(state, *(PlayCard(seat, card(name)) for seat, name in pairs))
-
-
-def play_out(state):
-    """Play the rest of the deal, each seat its lowest legal card."""
-    while state.phase == "playing":
-        seat = state.turn
-        state = when(state, PlayCard(seat, cards_of(play_mask(state, seat))[0]))
-    return state
 
 
 # ---------------------------------------------------------------- who leads
@@ -236,17 +226,10 @@ def test_a_sun_deal_holds_130_card_points():
 def test_the_last_trick_adds_ten():
     state = play_out(hokum_seat_0(TRUMP_LEAD, "8S"))
     leader, last = state.history[-1]
-    before_last = play_out_until_last_trick(hokum_seat_0(TRUMP_LEAD, "8S"))
+    before_last = play_out(hokum_seat_0(TRUMP_LEAD, "8S"), until_trick=7)
     team = (leader + _winner_pos(last)) & 1
     gained = state.points[team] - before_last.points[team]
     assert gained == _hokum_points(last) + 10
-
-
-def play_out_until_last_trick(state):
-    while state.phase == "playing" and state.trick_no < 7:
-        seat = state.turn
-        state = when(state, PlayCard(seat, cards_of(play_mask(state, seat))[0]))
-    return state
 
 
 # Hand-made Hokum ♠ tables (§1) for the last-trick check, independent of the engine's tricks module.

@@ -2,11 +2,9 @@
 
 import pytest
 
-from domain.cards import cards_of
-from domain.deal import play_mask
 from domain.events import Bid, Declare, DomainError, Double, PlayCard
 from domain.projects import compare, evaluate
-from tests.engine.given import card, cards, given_deal, then_refused, when
+from tests.engine.given import card, cards, given_deal, play_out, then_refused, when
 
 ORDER = (0, 1, 2, 3)      # speaking order with dealer 3
 
@@ -31,13 +29,6 @@ def hokum_deal():
     state = given_deal(dealer=3, hands=HANDS, faceup="7S", receiver=0)
     return when(state, Bid(0, "hokum"), Bid(1, "pass"), Bid(2, "pass"), Bid(3, "pass"), Bid(0, "confirm"),
                 Double(1, "pass"), Double(3, "pass"))
-
-
-def play_out(state):
-    while state.phase == "playing":
-        seat = state.turn
-        state = when(state, PlayCard(seat, cards_of(play_mask(state, seat))[0]))
-    return state
 
 
 def value(names, sun):

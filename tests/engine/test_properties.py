@@ -72,9 +72,7 @@ def play_checked_game(seed: int, profile_name: str, table: str):
 
     def apply(cmd):
         nonlocal g
-        new = game_mod.decide(g, cmd)
-        for e in new:
-            g = game_mod.evolve(g, e)
+        g, new = game_mod.step(g, cmd)
         events.extend(new)
         return new
 

@@ -1,9 +1,7 @@
 """Recorded tables and Qayd (قيد, §8): illegal plays are stored, an accusation is checked against the log."""
 
-from domain.cards import cards_of
-from domain.deal import play_mask
 from domain.events import Bid, CallQayd, Declare, Double, PlayCard, RecordResult
-from tests.engine.given import card, cards, given_deal, then_refused, when
+from tests.engine.given import card, cards, given_deal, play_out, then_refused, when
 
 # Hokum ♠ (face-up 8♠) bought by seat 0, who holds the sira Q-K-A♥ (2 GP in Hokum).
 HANDS = [
@@ -30,13 +28,6 @@ def deal(table="recorded", double=False):
 def revoked(double=False):
     """Seat 1 answers A♥ with J♦ while holding J♥ 10♥ 9♥."""
     return when(deal(double=double), PlayCard(1, card("JD")))
-
-
-def play_out(state):
-    while state.phase == "playing":
-        seat = state.turn
-        state = when(state, PlayCard(seat, cards_of(play_mask(state, seat))[0]))
-    return state
 
 
 # ---------------------------------------------------------------- the record

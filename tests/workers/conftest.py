@@ -30,6 +30,12 @@ from services.workers.actors import Runtime, Workers
 from services.workers.broker import make_broker
 from tests.api.conftest import schema_url
 
+
+def pytest_configure(config):
+    # The database fixtures: one plugin for the whole run, loaded only where tests need a database.
+    config.pluginmanager.import_plugin("tests.db_fixtures")
+
+
 QUEUES = ("championships", "bots", "clocks")
 
 

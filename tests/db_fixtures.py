@@ -1,8 +1,13 @@
-"""Shared fixtures: a real PostgreSQL for the whole session, a fresh schema for each test.
+"""Database fixtures, as a plugin: a real PostgreSQL for the whole session, a fresh schema for each test.
 
 The server is DATABASE_URL if set; else a testcontainers PostgreSQL when a Docker engine answers;
 else the embedded pgserver (in a temporary data directory, deleted at the end).  Each test gets its
 own schema, migrated, and a pool whose connections have that schema as their search_path.
+
+Only the directories that store or serve load it, from their conftest's ``pytest_configure``, so that a run
+of the rules engine or tournament tests imports no database package. It is one plugin, loaded once however
+many directories ask, so the run keeps one server and one signing key. (``pytest_plugins`` is refused outside
+the root conftest, and importing the fixtures into each conftest would start one server per directory.)
 """
 
 from __future__ import annotations

@@ -1,0 +1,77 @@
+"""The result of a deal (§6.3, §8): the score of a finished deal, and Qayd at a recorded table.
+
+A recorded table stores illegal actions as made. Until the result is recorded (after the last trick, in
+the review) either team may call Qayd (قيد) on an action of the other: proven, the deal goes to the
+caller's team; unfounded, to the accused's.
+"""
+
+from __future__ import annotations
+
+from domain.cards import KING, QUEEN
+from domain.dealstate import DealState, actor_of, check_seat, team_letter
+from domain.events import CallQayd, DealResult, DealScored, DomainError, QaydCalled, QaydVerdict, RecordResult
+from domain.projects import Project, compare, evaluate
+from domain.scoring import score_deal, score_qayd
+
+
+def deal_result(s: DealState) -> DealResult:
+    """The result of the deal played out to ``s`` (projects compared, Baloot counted)."""
+    projects = _projects(s)
+    team = compare(projects, s.order)
+    return score_deal(s.profile, s.contract, s.points, s.tricks, projects, team, _baloots(s))
+
+
+def decide_record_result(s: DealState, cmd: RecordResult) -> list:
+    if s.phase != "review":
+        raise DomainError("not_in_review", "the result is recorded only after the last trick "
+                                           "of a recorded table")
+    return [DealScored(deal_result(s))]
+
+
+def decide_qayd(s: DealState, cmd: CallQayd) -> list:
+    seat, index = cmd.seat, cmd.index
+    check_seat(seat)
+    if s.table != "recorded":
+        raise DomainError("qayd_strict_table", "Qayd (قيد) is called at recorded tables; a strict table refuses "
+                                               "illegal actions instead")
+    if s.phase not in ("doubling", "playing", "review"):
+        raise DomainError("qayd_closed", f"Qayd is possible until the deal's result is recorded; the deal is in "
+                                         f"{s.phase}")
+    if not (isinstance(index, int) and 0 <= index < s.actions):
+        raise DomainError("qayd_index", f"action {index} does not exist (this deal has {s.actions} actions)")
+    accused = actor_of(s, index)
+    if accused & 1 == seat & 1:
+        raise DomainError("qayd_own_team", f"seat {seat} cannot accuse its own team's action {index}")
+    offence = next((o for o in s.offences if o[0] == index), None)
+    if offence:
+        verdict = QaydVerdict(seat, index, accused, True, offence[2],
+                              f"Qayd (قيد) proven: action {index}, seat {accused} {offence[3]} ({offence[2]})")
+    else:
+        verdict = QaydVerdict(seat, index, accused, False, None,
+                              f"Qayd (قيد) unfounded: action {index} by seat {accused} broke no rule; "
+                              f"team {team_letter(seat)} loses the deal")
+    event = QaydCalled(verdict)
+    result = score_qayd(s.profile, s.contract, verdict, s.points, s.tricks, _projects(s), _baloots(s))
+    return [event, DealScored(result)]
+
+
+def _projects(s: DealState) -> list[Project]:
+    if s.contract is None:
+        return []
+    sun = s.contract.kind == "sun"
+    return [evaluate(seat, group, s.profile.projects, sun) for seat, groups in s.declared for group in groups]
+
+
+def _baloots(s: DealState) -> tuple[int, int]:
+    counts = [0, 0]
+    for seat in s.baloot_seats:
+        if s.profile.baloot_absorbed_by_hundred and _inside_hundred(s, seat):
+            continue
+        counts[seat & 1] += 1
+    return counts[0], counts[1]
+
+
+def _inside_hundred(s: DealState, seat: int) -> bool:
+    k, q = s.trump * 8 + KING, s.trump * 8 + QUEEN
+    return any(len(g) >= 5 and k in g and q in g for d_seat, groups in s.declared if d_seat == seat
+               for g in groups)

@@ -1,0 +1,33 @@
+"""The rules engine's and the tournament's tests need no database: running them imports no database code.
+
+The probe runs pytest in a fresh interpreter on ``tests/engine`` and ``tests/tournament``: every module and
+conftest is collected (so imported), a few tests actually run, and then ``sys.modules`` is inspected.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import json, sys
+import pytest
+code = pytest.main(["-q", "-p", "no:cacheprovider", "tests/engine", "tests/tournament",
+                    "-k", "test_shuffle or test_step"])
+database = ("asyncpg", "psycopg", "psycopg2", "pgserver", "testcontainers", "services")
+print(json.dumps({
+    "code": int(code),
+    "collected": "tests.engine.test_play" in sys.modules and "tests.tournament.test_commands" in sys.modules,
+    "database_modules": sorted(m for m in sys.modules if m.split(".")[0] in database),
+}))
+"""
+
+
+def test_engine_and_tournament_tests_import_no_database_package():
+    run = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["code"] == 0, run.stdout
+    assert report["collected"]
+    assert report["database_modules"] == []
