@@ -123,18 +123,11 @@ def follow_ups(game: GameState, events: list, seed_of) -> list:
     out = list(events)
     deal = game.deal
     if deal.phase in ENDED and deal.commitment and deal.seed is None:
-        game, revealed = _step(game, RevealSeed(seed_of(game.deal_no)))
+        game, revealed = game_mod.step(game, RevealSeed(seed_of(game.deal_no)))
         out.extend(revealed)
         if game.phase == "playing":
             out.extend(game_mod.decide(game, DealNext(seed=seed_of(game.deal_no + 1))))
     return out
-
-
-def _step(game: GameState, command):
-    events = game_mod.decide(game, command)
-    for e in events:
-        game = game_mod.evolve(game, e)
-    return game, events
 
 
 def timeout_action(game: GameState, seat: int):
