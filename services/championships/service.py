@@ -27,7 +27,6 @@ import hashlib
 import hmac
 import logging
 import uuid
-from collections import OrderedDict
 from typing import ClassVar, Literal
 
 import asyncpg
@@ -57,7 +56,9 @@ from projections import bracket as bracket_projection
 from projections import standings as standings_projection
 from domain.tournament import checkin
 from domain.tournament.checkin import CheckIns, CheckInClosed, PlayerCheckedIn, team_checked_in
+from services import repository
 from services.errors import Conflict, Forbidden, NotFound, ServiceError
+from services.repository import Outcome, StreamCache, applied_by, replayed
 from services.tables import Table, TableOpened, TableService
 from services.eventstore import (
     Codec,
@@ -161,18 +162,12 @@ def fold_invites(rows) -> tuple[int, dict[str, TeamInvitation]]:
     return (rows[-1].version if rows else 0), out
 
 
-class Outcome(msgspec.Struct):
-    version: int
-    replayed: bool = False
-    events: list[str] = []
-
-
 def stream_of(championship_id: str) -> str:
     return f"championship-{championship_id}"
 
 
 def event_id(championship_id: str, actor: str, command_id: str, k: int) -> uuid.UUID:
-    return uuid.uuid5(NAMESPACE, f"{championship_id}/{actor}/{command_id}/{k}")
+    return repository.event_id(NAMESPACE, championship_id, actor, command_id, k)
 
 
 def championship_id_for(user_id: str, command_id: str) -> str:
@@ -210,8 +205,7 @@ class ChampionshipService:
     def __init__(self, pool: asyncpg.Pool, tables: TableService, cache_size: int = 256):
         self.pool = pool
         self.tables = tables
-        self._cache: OrderedDict[str, Championship] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: StreamCache[Championship] = StreamCache(cache_size)
         self.flow = None                       # what follows an append (services.flow.Flow), set by the Flow
 
     def draw_seed(self, championship_id: str) -> str:
@@ -225,10 +219,7 @@ class ChampionshipService:
         rows = await read_stream(self.pool, stream_of(championship_id), champ.version + 1)
         if rows:
             champ = fold_rows(champ, rows)
-            self._cache[championship_id] = champ
-            self._cache.move_to_end(championship_id)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            self._cache.put(championship_id, champ)
         if champ.version == 0 and not missing_ok:
             raise NotFound("unknown_championship", f"there is no championship {championship_id!r}")
         return champ
@@ -248,12 +239,9 @@ class ChampionshipService:
         """
         for _ in range(MAX_ATTEMPTS):
             champ = await self.load(championship_id, missing_ok=new)
-            done = champ.commands.get((actor, command_id))
-            if done is not None:
-                if done[1] != digest:
-                    raise Conflict("command_id_reused", f"command id {command_id!r} was already used for "
-                                                            "another request: send a new id for a new one")
-                return Outcome(done[0], replayed=True), champ
+            retry = replayed(champ.commands, actor, command_id, digest)
+            if retry is not None:
+                return retry, champ
             state = champ.state
             events: list = []
             for command in make_commands(champ):     # a TournamentRuleError names the rule that refuses it
@@ -575,7 +563,6 @@ def fold_rows(champ: Championship, rows) -> Championship:
     """Fold stored rows into ``champ`` (the tournament and both projections)."""
     state, standings, bracket = champ.state, champ.standings, champ.bracket
     run, started = champ.run, champ.round_started_at
-    added = {}
     for r in rows:
         e = CODEC.decode(r)
         state = evolve(state, e)
@@ -586,8 +573,5 @@ def fold_rows(champ: Championship, rows) -> Championship:
             run = msgspec.convert(meta["run"], RunSettings)
         if isinstance(e, RoundPaired):
             started = started + (r.recorded_at,)
-        cid = meta.get("command_id")
-        if cid:
-            added[(meta.get("actor", ""), cid)] = (r.version, meta.get("digest", ""))
-    commands = {**champ.commands, **added} if added else champ.commands
-    return Championship(state, standings, bracket, rows[-1].version, commands, run, started)
+    return Championship(state, standings, bracket, rows[-1].version, {**champ.commands, **applied_by(rows)}, run,
+                        started)

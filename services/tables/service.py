@@ -24,7 +24,6 @@ import datetime
 import hashlib
 import hmac
 import uuid
-from collections import OrderedDict
 
 import asyncpg
 import msgspec
@@ -41,7 +40,9 @@ from domain import table as table_rules
 from domain.table import (
     TABLE_EVENTS, AnswerInvitation, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened, TableProposed, follow_ups,
 )
+from services import repository
 from services.errors import Conflict, NotFound, StaleVersion
+from services.repository import Outcome, StreamCache, applied_by, replayed
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
 
 MAX_ATTEMPTS = 5
@@ -93,19 +94,7 @@ def stream_of(table_id: str) -> str:
 
 
 def event_id(table_id: str, actor: str, command_id: str, k: int) -> uuid.UUID:
-    return uuid.uuid5(NAMESPACE, f"{table_id}/{actor}/{command_id}/{k}")
-
-
-def command_digest(command) -> str:
-    """What a command says, as a short digest: the same id with another command is a different request."""
-    return hashlib.sha256(msgspec.json.encode(command)).hexdigest()[:32]
-
-
-class Outcome(msgspec.Struct):
-    version: int
-    replayed: bool = False
-    events: list[str] = []
-    receipts: list[Receipt] = []      # signed stream heads, when this command ended a deal or the game
+    return repository.event_id(NAMESPACE, table_id, actor, command_id, k)
 
 
 class TableService:
@@ -115,8 +104,7 @@ class TableService:
         self.pool = pool
         self.secret = secret
         self.signer = signer              # signs the stream head when a deal or the game ends
-        self._cache: OrderedDict[str, Table] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: StreamCache[Table] = StreamCache(cache_size)
         self.flow = None                  # what follows an append (services.flow.Flow), set by the Flow
 
     # ------------------------------------------------------------ seeds
@@ -160,10 +148,7 @@ class TableService:
         return self.fold(Table(), rows) if rows else Table()
 
     def _remember(self, table_id: str, table: Table) -> None:
-        self._cache[table_id] = table
-        self._cache.move_to_end(table_id)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        self._cache.put(table_id, table)
 
     async def events(self, table_id: str, up_to: int | None = None) -> list[tuple[int, object, object]]:
         """The table's events as (version, recorded_at, event), up to version ``up_to`` (None: all), with
@@ -261,12 +246,9 @@ class TableService:
         for attempt in range(MAX_ATTEMPTS):
             if attempt or table is None:
                 table = await self.load(table_id)
-            done = table.commands.get((actor, command_id))
-            if done is not None:
-                if done[1] != digest:
-                    raise Conflict("command_id_reused", f"command id {command_id!r} was already used for "
-                                                            "another command: send a new id for a new command")
-                return Outcome(done[0], replayed=True), table
+            retry = replayed(table.commands, actor, command_id, digest)
+            if retry is not None:
+                return retry, table
             if expected_version is not None and expected_version != table.version:
                 raise StaleVersion("stale_version", f"the table is at version {table.version}, not "
                                                     f"{expected_version}: reload and decide again",
@@ -376,19 +358,15 @@ def fold_rows(table: Table, rows, seed_of=None) -> Table:
     """Fold stored rows into ``table``; ``seed_of(table_id, deal_no)`` re-derives each seeded deal's cards
     (without it, the hands of deals in progress stay unknown)."""
     decode = CODEC.decode
-    added = {}
     previous = None
     for r in rows:
         table = _fold_event(table, decode(r), seed_of)
         meta = r.metadata
         key = (meta.get("actor", ""), meta.get("command_id"))
-        if key[1]:
-            added[key] = (r.version, meta.get("digest", ""))
         if key != previous:             # a command's first event (an append is never read in part)
             table = msgspec.structs.replace(table, timeouts=_timeouts(table, meta.get("role", ""), meta.get("seat")))
         previous = key
-    commands = {**table.commands, **added} if added else table.commands
-    return msgspec.structs.replace(table, version=rows[-1].version, commands=commands,
+    return msgspec.structs.replace(table, version=rows[-1].version, commands={**table.commands, **applied_by(rows)},
                                    last_at=rows[-1].recorded_at)
 
 

@@ -39,7 +39,6 @@ from domain.tournament import (
 from domain.tournament import checkin
 from domain.tournament.formats import next_round
 from services.championships import Championship, ChampionshipService, CheckIns
-from services.workers.pending import pending_work
 
 log = logging.getLogger("baloot.workers")
 

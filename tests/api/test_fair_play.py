@@ -232,7 +232,7 @@ async def test_a_table_stored_before_the_cards_left_the_log_still_plays(api, pla
     # triggers; a fresh process (a new app) then reads it through the upcaster.
     from services.tables import CODEC
     app = api.app
-    deck = app.state.tables._cache[tid].game.deal.deck
+    deck = app.state.tables._cache.get(tid).game.deal.deck
     data = {**json.loads(row["data"]), "deck": list(deck)}
     async with pool.acquire() as conn:
         await conn.execute("SET session_replication_role = replica")

@@ -1,0 +1,79 @@
+"""What every stream's command loop shares (tables, championships): a bounded cache of folded streams, command
+ids that belong to their sender, and the outcome of a command.
+
+A command id is the sender's own: a stream remembers, per (actor, command id), the version the command led
+to and a digest of what it said. The same id from the same sender with the same command is a retry (its
+first outcome is returned, nothing is stored); with another command it is refused; from another sender it
+is another command. Event ids derive from the stream, the sender and the command id, so a retry that races
+its original stores nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+import msgspec
+
+from services.anchor import Receipt
+from services.errors import Conflict
+
+S = TypeVar("S")
+Applied = dict[tuple[str, str], tuple[int, str]]    # (actor, command id) -> (version after it, digest)
+
+
+class Outcome(msgspec.Struct):
+    """What a command did: the stream's version after it, whether it was a retry, its events' tags."""
+
+    version: int
+    replayed: bool = False
+    events: list[str] = []
+    receipts: list[Receipt] = []      # signed stream heads, when the command ended a deal or a game
+
+
+class StreamCache(Generic[S]):
+    """The most recently used folded streams, at most ``size`` of them."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[str, S] = OrderedDict()
+
+    def get(self, key: str) -> S | None:
+        return self._items.get(key)
+
+    def put(self, key: str, value: S) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+def command_digest(command) -> str:
+    """What a command says, as a short digest: the same id with another command is a different request."""
+    return hashlib.sha256(msgspec.json.encode(command)).hexdigest()[:32]
+
+
+def event_id(namespace: uuid.UUID, stream_key: str, actor: str, command_id: str, k: int) -> uuid.UUID:
+    return uuid.uuid5(namespace, f"{stream_key}/{actor}/{command_id}/{k}")
+
+
+def replayed(applied: Applied, actor: str, command_id: str, digest: str) -> Outcome | None:
+    """The first outcome of a retried command, None for a new one; a reused id with another command is refused."""
+    done = applied.get((actor, command_id))
+    if done is None:
+        return None
+    if done[1] != digest:
+        raise Conflict("command_id_reused", f"command id {command_id!r} was already used for another command: "
+                                            "send a new id for a new command")
+    return Outcome(done[0], replayed=True)
+
+
+def applied_by(rows) -> Applied:
+    """The commands stored rows record, from their metadata."""
+    return {(r.metadata.get("actor", ""), r.metadata["command_id"]): (r.version, r.metadata.get("digest", ""))
+            for r in rows if r.metadata.get("command_id")}
