@@ -7,7 +7,7 @@ from typing import Annotated, Literal, TypeVar
 import msgspec
 
 from domain.audit import AuditReport
-from domain.views import ContractView, DealView
+from domain.views import ContractView, DealView, GameView
 from services.anchor import Receipt
 
 T = TypeVar("T")
@@ -157,24 +157,17 @@ class DealOnWire(DealView, kw_only=True):
     legal_actions: list[PlayerAction]
 
 
-class TableView(msgspec.Struct, kw_only=True):
-    """A table as one caller sees it (``seat``: his own seat; None: the spectator view)."""
+class TableView(GameView, kw_only=True):
+    """A table as one caller sees it (``seat``: his own seat; None: the spectator view): the game's view,
+    with the legal actions in wire form, and the table around it."""
 
+    deal: DealOnWire | None
     table_id: str | None
     status: Literal["invited", "live", "finished", "cancelled"]
     seats: list[str]
     waiting: list[str]                       # invited users who have not accepted yet
     seat: int | None
     version: int
-    phase: str
-    profile: str
-    table: str
-    target: int
-    scores: tuple[int, int]
-    deal_no: int
-    winner: int | None
-    end_reason: str | None
-    deal: DealOnWire | None
 
 
 class CommandAccepted(msgspec.Struct):
