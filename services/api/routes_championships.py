@@ -206,27 +206,11 @@ class MatchOut(msgspec.Struct):
     tables: list[MatchTable]
 
 
-class BracketNode(msgspec.Struct):
-    match_id: str
-    round: int
-    stage: str
-    team_a: str | None
-    team_b: str | None
-    note: str
-    winner: str | None
-    decided: str
-
-
-class BracketEdge(msgspec.Struct):
-    source: str
-    target: str
-    kind: str
-    team: str
-
-
 class BracketOut(msgspec.Struct):
-    nodes: list[BracketNode]
-    edges: list[BracketEdge]
+    """The bracket projection as it is: its matches (nodes), the winner/loser edges, each team's path."""
+
+    nodes: list[bracket_projection.Node]
+    edges: list[bracket_projection.Edge]
     paths: dict[str, list[str]]
 
 
@@ -561,8 +545,7 @@ async def get_standings(request: Request, championship_id: FromPath[str]) -> lis
 async def get_bracket(request: Request, championship_id: FromPath[str]) -> BracketOut:
     await _user(request)
     b = (await _svc(request).load(championship_id)).bracket
-    return BracketOut([BracketNode(**msgspec.structs.asdict(n)) for n in bracket_projection.nodes(b)],
-                      [BracketEdge(**msgspec.structs.asdict(e)) for e in b.edges],
+    return BracketOut(bracket_projection.nodes(b), list(b.edges),
                       {team: list(path) for team, path in sorted(b.paths.items())})
 
 
