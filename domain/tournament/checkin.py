@@ -49,7 +49,8 @@ def evolve(checks: CheckIns, e) -> CheckIns:
     """The check-ins after event ``e``."""
     if isinstance(e, PlayerCheckedIn):
         key = f"{e.round}/{e.match_id}"
-        return msgspec.structs.replace(checks, players={**checks.players, key: checks.of(e.round, e.match_id) | {e.player}})
+        players = {**checks.players, key: checks.of(e.round, e.match_id) | {e.player}}
+        return msgspec.structs.replace(checks, players=players)
     return msgspec.structs.replace(checks, closed={**checks.closed, e.round: e.absent})
 
 

@@ -334,7 +334,8 @@ async def close_registration(request: Request, championship_id: FromPath[str], d
     user, _ = await _organiser(request, championship_id)
     svc = _svc(request)
     outcome, champ = await svc.execute(championship_id, data.command_id,
-                                       lambda c: svc.close_registration(championship_id, c), actor=user.user_id, digest=_digest(request, data))
+                                       lambda c: svc.close_registration(championship_id, c), actor=user.user_id,
+                                       digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -391,7 +392,8 @@ async def record_double_forfeit(request: Request, championship_id: FromPath[str]
     user = await _referee(request, championship_id)
     outcome, champ = await _svc(request).execute(
         championship_id, data.command_id,
-        lambda _: [RecordDoubleForfeit(match_id, data.reason or "both absent")], actor=user.user_id, digest=_digest(request, data))
+        lambda _: [RecordDoubleForfeit(match_id, data.reason or "both absent")], actor=user.user_id,
+        digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -413,7 +415,8 @@ async def finish(request: Request, championship_id: FromPath[str], data: JSONBod
     user, _ = await _organiser(request, championship_id)
     await _svc(request).collect_results(championship_id)
     outcome, champ = await _svc(request).execute(championship_id, data.command_id,
-                                                 lambda _: [FinishChampionship()], actor=user.user_id, digest=_digest(request, data))
+                                                 lambda _: [FinishChampionship()], actor=user.user_id,
+                                                 digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -492,7 +495,8 @@ async def withdraw_team(request: Request, championship_id: FromPath[str], team_i
     data = await strict_body(request, WithReason)
     user = await _member_or_organiser(request, championship_id, team_id)
     outcome, champ = await _svc(request).execute(championship_id, data.command_id,
-                                                 lambda _: [WithdrawTeam(team_id, data.reason)], actor=user.user_id, digest=_digest(request, data))
+                                                 lambda _: [WithdrawTeam(team_id, data.reason)], actor=user.user_id,
+                                                 digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
@@ -583,7 +587,8 @@ async def list_matches(request: Request, championship_id: FromPath[str],
 
 
 championship_router = Router(path="/championships", route_handlers=[
-    create_championship, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration, make_draw, start_round,
+    create_championship, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
+    make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
     list_matches, check_in,
 ])

@@ -193,7 +193,8 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
 @post("/tables/{table_id:str}/rulings", operation_id="ruleAtTable", status_code=200,
       summary="Referee: call Qayd for a seat (the engine rules from the log), record the result, annul "
               "or replay a deal, end the game")
-async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand]) -> schemas.CommandAccepted:
+async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand]
+               ) -> schemas.CommandAccepted:
     user = await _user(request)
     svc = _svc(request)
     table = await svc.load(table_id)

@@ -1,7 +1,7 @@
 """Live tables: one event stream per table (one game), commands decided by the engine, appended with the
 expected version.
 
-A command loads the table (cached state + the events after it), asks ``domain.game.decide``, and appends
+A command loads the table (cached state + the events after it), asks ``domain.table.decide``, and appends
 at the version it read; a concurrent writer makes the append fail and the command is decided again on the
 fresh state (bounded). A command id belongs to the one who sent it: the table remembers, per (actor,
 command id), the version it led to and a digest of the command, so a retried request returns the original
@@ -29,26 +29,25 @@ import asyncpg
 import msgspec
 
 from domain import game as game_mod
+from domain import table as table_rules
 from domain.deal import dealt_from_seed
 from domain.events import (
     EVENT_TYPES, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed, StartGame,
 )
 from domain.game import GameState
 from domain.shuffle import seed_commitment
-from services.anchor import Receipt, Signer, sign_receipt, store_receipt
-from domain import table as table_rules
 from domain.table import (
-    TABLE_EVENTS, AnswerInvitation, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened, TableProposed, follow_ups,
+    TABLE_EVENTS, AnswerInvitation, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened,
+    TableProposed, follow_ups,
 )
 from services import repository
+from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
-from services.repository import Outcome, StreamCache, applied_by, replayed
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
+from services.repository import Outcome, StreamCache, applied_by, replayed
 
 MAX_ATTEMPTS = 5
-MIN_TURN_SECONDS = 5.0        # a turn clock shorter than this is no clock a person can play against
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
-
 
 UPCASTERS = Upcasters()
 

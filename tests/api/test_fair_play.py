@@ -175,7 +175,8 @@ async def test_nobody_is_registered_in_a_team_without_consent(api):
     assert r.json()["status"] == "invited"
     r = await api.post(f"/championships/{cid}/teams/MINE/accept", headers=f)
     assert r.status_code == 200 and r.json()["status"] == "registered"
-    assert [t["team_id"] for t in (await api.get(f"/championships/{cid}", headers=organiser)).json()["teams"]] == ["MINE"]
+    teams = (await api.get(f"/championships/{cid}", headers=organiser)).json()["teams"]
+    assert [t["team_id"] for t in teams] == ["MINE"]
     # The attacker's proposal can no longer register; declining it is the victim's to do.
     assert (await api.post(f"/championships/{cid}/teams/GRAB/decline", headers=v)).json()["status"] == "declined"
     # Someone else's championship command id is his own: the same id from another user is another command.
@@ -236,7 +237,8 @@ async def test_a_table_stored_before_the_cards_left_the_log_still_plays(api, pla
     data = {**json.loads(row["data"]), "deck": list(deck)}
     async with pool.acquire() as conn:
         await conn.execute("SET session_replication_role = replica")
-        await conn.execute("UPDATE events SET data = $1::jsonb, schema_version = 1 WHERE stream_id = $2 AND version = $3",
+        await conn.execute("UPDATE events SET data = $1::jsonb, schema_version = 1 "
+                           "WHERE stream_id = $2 AND version = $3",
                            json.dumps(data), stream, row["version"])
         await conn.execute("SET session_replication_role = DEFAULT")
     stored = await pool.fetchrow("SELECT * FROM events WHERE stream_id = $1 AND version = $2", stream, row["version"])

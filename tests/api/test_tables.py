@@ -482,7 +482,8 @@ async def test_a_retried_command_id_returns_the_original_outcome_and_stores_noth
     late = await act(api, tid, players[turn][1], action, "once")
     assert late.status_code == 200, late.text
     assert late.json()["replayed"] is True and late.json()["version"] == first.json()["version"]
-    other = {"type": "bid", "bid": "pass"} if action != {"type": "bid", "bid": "pass"} else {"type": "bid", "bid": "sun"}
+    passing = {"type": "bid", "bid": "pass"}
+    other = passing if action != passing else {"type": "bid", "bid": "sun"}
     assert_problem(await act(api, tid, players[turn][1], other, "once"), 409, "command_id_reused")
     assert await stream_version(pool, tid) == moved
     count = await pool.fetchval("SELECT count(*) FROM events WHERE stream_id = $1 AND metadata->>'command_id' = 'once'",
