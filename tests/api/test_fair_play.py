@@ -54,7 +54,7 @@ async def test_command_ids_belong_to_their_sender(api, players, pool):
     first = await act(api, tid, players[turn][1], mine["deal"]["legal_actions"][0], "mine")
     assert first.status_code == 200, first.text
     stored = await stream_version(pool, tid)
-    other = {"type": "play", "card": "7S"}
+    other = {"type": "sawa"}                # never among the listed legal actions, so never the first one
     assert_problem(await act(api, tid, players[turn][1], other, "mine"), 409, "command_id_reused")
     assert await stream_version(pool, tid) == stored
 
