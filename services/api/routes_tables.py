@@ -1,4 +1,5 @@
-"""Tables: create, view, act, rule, follow live, replay and audit."""
+"""Tables: propose and accept, view, act, rule, follow live, replay and audit; who is asking is settled here,
+and what he may see is one rule (``Audience`` and ``TableService.visible_version``)."""
 
 from __future__ import annotations
 
@@ -24,11 +25,9 @@ from services.anchor import Receipt, receipts_of
 from services.api import schemas
 from services.api.auth import User, grant, has_role
 from services.api.problems import Problem, field_in
-from services.tables import (
-    Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of,
-)
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
+from services.tables import Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of
 
 
 def _svc(request: Request):
