@@ -74,6 +74,10 @@ def replayed(applied: Applied, actor: str, command_id: str, digest: str) -> Outc
 
 
 def applied_by(rows) -> Applied:
-    """The commands stored rows record, from their metadata."""
-    return {(r.metadata.get("actor", ""), r.metadata["command_id"]): (r.version, r.metadata.get("digest", ""))
-            for r in rows if r.metadata.get("command_id")}
+    """The commands stored rows record, from their metadata (decoded once per row: it is JSON)."""
+    applied: Applied = {}
+    for r in rows:
+        meta = r.metadata
+        if meta.get("command_id"):
+            applied[(meta.get("actor", ""), meta["command_id"])] = (r.version, meta.get("digest", ""))
+    return applied

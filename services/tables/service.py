@@ -44,7 +44,7 @@ from services import repository
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
-from services.repository import Outcome, StreamCache, applied_by, replayed
+from services.repository import Outcome, StreamCache, replayed
 
 MAX_ATTEMPTS = 5
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
@@ -357,15 +357,18 @@ def fold_rows(table: Table, rows, seed_of=None) -> Table:
     """Fold stored rows into ``table``; ``seed_of(table_id, deal_no)`` re-derives each seeded deal's cards
     (without it, the hands of deals in progress stay unknown)."""
     decode = CODEC.decode
+    applied = {}
     previous = None
     for r in rows:
         table = _fold_event(table, decode(r), seed_of)
-        meta = r.metadata
+        meta = r.metadata                   # decoded from JSON at each access: once per row
         key = (meta.get("actor", ""), meta.get("command_id"))
+        if key[1]:
+            applied[key] = (r.version, meta.get("digest", ""))
         if key != previous:             # a command's first event (an append is never read in part)
             table = msgspec.structs.replace(table, timeouts=_timeouts(table, meta.get("role", ""), meta.get("seat")))
         previous = key
-    return msgspec.structs.replace(table, version=rows[-1].version, commands={**table.commands, **applied_by(rows)},
+    return msgspec.structs.replace(table, version=rows[-1].version, commands={**table.commands, **applied},
                                    last_at=rows[-1].recorded_at)
 
 
