@@ -178,9 +178,7 @@ class TableService:
         start = StartGame(first_dealer=self.first_dealer(opened.table_id), profile=opened.profile,
                           table=opened.mode)
         for command in (start, DealNext(seed=self.deal_seed(opened.table_id, 1))):
-            new = game_mod.decide(game, command)
-            for e in new:
-                game = game_mod.evolve(game, e)
+            game, new = game_mod.step(game, command)
             events.extend(new)
         return events
 
@@ -294,7 +292,6 @@ class TableService:
         for receipt in out:
             await store_receipt(self.pool, receipt)
         return out
-
 
 
 class SecretMismatch(RuntimeError):
