@@ -6,7 +6,6 @@ import msgspec
 
 from domain.cards import card_name, parse_card, parse_suit, suit_name
 from domain.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
-from domain.deal import legal_actions
 from domain.views import game_view
 from services.api import schemas
 from services.tables import Table
@@ -52,8 +51,9 @@ def table_view(table: Table, seat: int | None) -> schemas.TableView:
     game = game_view(table.game, seat, hands=policy)
     deal = None
     if game.deal is not None:
-        actions = [] if seat is None or table.game.phase != "playing" else [
-            to_wire(c) for c in legal_actions(table.game.deal, seat) if not isinstance(c, RecordResult)]
+        # The view already lists the seat's legal actions (engine commands): only their wire form is made here.
+        actions = [] if table.game.phase != "playing" else [
+            to_wire(c) for c in game.deal.legal_actions if not isinstance(c, RecordResult)]
         deal = schemas.DealOnWire(**{**msgspec.structs.asdict(game.deal), "legal_actions": actions})
     status = ("cancelled" if table.cancelled else "invited" if opened is None
               else "finished" if table.game.phase == "ended" else "live")
