@@ -18,7 +18,8 @@ EXAMPLES_DIR = ROOT / "tests" / "data" / "examples"
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.json"))
 SCHEMA_FILE = ROOT / "schemas" / "baloot-hand-1.schema.json"
 # Where the examples come from: the rules contract's folder, beside the checkout on the maintainers'
-# machines only. A clone on its own has just the copy in tests/data.
+# machines only. The tests read the copy in tests/data; this path serves one consistency check, which runs
+# only when that folder exists (a clone on its own skips it and needs nothing outside the repository).
 SHARED_EXAMPLES_DIR = ROOT.parent / "shared" / "rules" / "examples"
 
 
