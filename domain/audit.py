@@ -11,8 +11,8 @@ import msgspec
 from domain.cards import LAST_TRICK_BONUS, card_label, card_name, suit_name
 from domain.deal import INITIAL, decide, describe_contract, evolve, step
 from domain.events import (
-    BidMade, CardPlayed, ContractFixed, DealVoided, DomainError, DoubleCalled, ProjectsDeclared,
-    QaydCalled, QaydVerdict, RecordResult, SawaClaimed,
+    BidMade, CardPlayed, ContractFixed, DealVoided, DomainError, DoubleCalled, ProjectsDeclared, QaydCalled,
+    QaydVerdict, RecordResult, SawaClaimed, TableMode,
 )
 from domain.handrecord import HandRecord, action_command, record_start
 from domain.shuffle import deck_from_seed, seed_commitment
@@ -43,7 +43,7 @@ class AuditReport(msgspec.Struct, kw_only=True):
     failed: bool
     void: bool
     complete: bool
-    table: str
+    table_mode: TableMode = msgspec.field(name="table")
     profile: str
     actions: list[str]
     qayd: list[QaydVerdict]
@@ -147,7 +147,7 @@ def _report(record, state, violations, lines, verdicts, complete) -> AuditReport
         card_points=tuple(r.card_points) if r else None,
         game_points=tuple(r.game_points) if r else None,
         kaboot=bool(r and r.kaboot), failed=bool(r and r.failed), void=bool(r and r.void), complete=complete,
-        table=record.table, profile=record.profile, actions=lines, qayd=verdicts,
+        table_mode=record.table_mode, profile=record.profile, actions=lines, qayd=verdicts,
         projects=[ProjectReport(p.seat, p.kind, [card_name(x) for x in p.cards], p.value) for p in r.projects]
         if r else [],
         baloot=tuple(r.baloot) if r else (0, 0), card_gp=tuple(r.card_gp) if r else None,
@@ -157,7 +157,7 @@ def _report(record, state, violations, lines, verdicts, complete) -> AuditReport
 
 def render_report(report: AuditReport) -> str:
     """The report as text a referee reads."""
-    out = [f"baloot-hand/1 audit — profile {report.profile}, {report.table} table"]
+    out = [f"baloot-hand/1 audit — profile {report.profile}, {report.table_mode} table"]
     c = report.contract
     if c:
         kind = "Ashkal (Sun)" if c.ashkal else "Sun" if c.type == "sun" else f"Hokum {c.suit}"

@@ -100,7 +100,7 @@ def evolve(s: DealState, e) -> DealState:
             return replace(s, seed=e.seed)
         case DealStarted():
             order = speaking_order(e.dealer)
-            started = replace(s, phase="bidding", profile=e.profile, table=e.table, dealer=e.dealer,
+            started = replace(s, phase="bidding", profile=e.profile, table_mode=e.table_mode, dealer=e.dealer,
                               scores_before=tuple(e.scores_before), commitment=e.commitment, order=order,
                               turn=order[0])
             return _with_deck(started, e.deck) if e.deck is not None else started
@@ -134,7 +134,7 @@ def _decide_start(s: DealState, cmd: StartDeal) -> list:
     check_seat(cmd.dealer)
     if (cmd.seed is None) == (cmd.deck is None):
         raise DomainError("bad_deck", "give exactly one of a seed or a deck order")
-    common = dict(profile=cmd.profile, table=cmd.table, dealer=cmd.dealer, scores_before=tuple(cmd.scores_before))
+    common = dict(profile=cmd.profile, table_mode=cmd.table_mode, dealer=cmd.dealer, scores_before=tuple(cmd.scores_before))
     if cmd.seed is not None:
         # The log gets the commitment; the cards go in a private event the server re-derives from the seed.
         return [DealStarted(**common, commitment=seed_commitment(cmd.seed)), dealt_from_seed(cmd.seed)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import Contract, DealResult, DomainError
+from domain.events import Contract, DealResult, DomainError, TableMode
 from domain.profiles import SAUDI, RuleProfile
 from domain.tricks import NO_TRUMP
 
@@ -20,7 +20,7 @@ ENDED = ("scored", "void", "annulled", "stopped")
 class DealState(msgspec.Struct, frozen=True, kw_only=True):
     phase: str = "new"                     # new bidding doubling playing review, then one of ENDED
     profile: RuleProfile = SAUDI
-    table: str = "strict"
+    table_mode: TableMode = "strict"
     dealer: int = 0
     scores_before: tuple[int, int] = (0, 0)
     deck: tuple[int, ...] = ()

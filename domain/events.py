@@ -83,7 +83,7 @@ class DealResult(msgspec.Struct, frozen=True, kw_only=True):
 class StartDeal(msgspec.Struct, frozen=True, tag="start_deal", kw_only=True):
     dealer: int
     profile: RuleProfile = RuleProfile()
-    table: TableMode = "strict"
+    table_mode: TableMode = msgspec.field(default="strict", name="table")
     scores_before: tuple[int, int] = (0, 0)
     seed: str | None = None                    # deck from seed (shuffle.py), commitment published
     deck: tuple[int, ...] | None = None        # or an explicit deck order (hand records)
@@ -132,7 +132,7 @@ class RevealSeed(msgspec.Struct, frozen=True, tag="reveal_seed"):
 class StartGame(msgspec.Struct, frozen=True, tag="start_game", kw_only=True):
     first_dealer: int
     profile: RuleProfile = RuleProfile()
-    table: TableMode = "strict"
+    table_mode: TableMode = msgspec.field(default="strict", name="table")
 
 
 class DealNext(msgspec.Struct, frozen=True, tag="deal_next", kw_only=True):
@@ -191,7 +191,7 @@ class DealStarted(Event, frozen=True, tag="deal_started", kw_only=True):
 
     schema_version: ClassVar[int] = 2
     profile: RuleProfile
-    table: TableMode
+    table_mode: TableMode = msgspec.field(name="table")
     dealer: int
     scores_before: tuple[int, int]
     deck: tuple[int, ...] | None = None        # explicit decks only
@@ -268,7 +268,7 @@ class DealAnnulled(Event, frozen=True, tag="deal_annulled", kw_only=True):
 
 class GameStarted(Event, frozen=True, tag="game_started", kw_only=True):
     profile: RuleProfile
-    table: TableMode
+    table_mode: TableMode = msgspec.field(name="table")
     first_dealer: int
 
 

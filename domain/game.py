@@ -13,7 +13,7 @@ from domain import deal as deal_mod
 from domain.deal import DealState
 from domain.events import (
     AbandonGame, AnnulDeal, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, DomainError, EndGame,
-    ForfeitGame, GameEnded, GameStarted, RevealSeed, StartDeal, StartGame,
+    ForfeitGame, GameEnded, GameStarted, RevealSeed, StartDeal, StartGame, TableMode,
 )
 from domain.profiles import SAUDI, RuleProfile
 
@@ -21,7 +21,7 @@ from domain.profiles import SAUDI, RuleProfile
 class GameState(msgspec.Struct, frozen=True, kw_only=True):
     phase: str = "new"                     # new, playing, ended
     profile: RuleProfile = SAUDI
-    table: str = "strict"
+    table_mode: TableMode = "strict"
     dealer: int = 0                        # dealer of the current (or next) deal
     scores: tuple[int, int] = (0, 0)
     deal_no: int = 0                       # deals started so far
@@ -43,7 +43,7 @@ def decide(s: GameState, cmd) -> list:
                 raise DomainError("game_started", "this game has already started")
             if not 0 <= cmd.first_dealer <= 3:
                 raise DomainError("bad_seat", f"seat {cmd.first_dealer} does not exist (seats are 0-3)")
-            return [GameStarted(profile=cmd.profile, table=cmd.table, first_dealer=cmd.first_dealer)]
+            return [GameStarted(profile=cmd.profile, table_mode=cmd.table_mode, first_dealer=cmd.first_dealer)]
         case DealNext():
             return _decide_next(s, cmd)
         case StartDeal():
@@ -93,7 +93,7 @@ def _decide_next(s: GameState, cmd: DealNext) -> list:
         raise DomainError("deal_in_progress", f"deal {s.deal_no} is still being played")
     if s.deal_no and d.commitment is not None and d.seed is None:
         raise DomainError("seed_unrevealed", f"deal {s.deal_no}'s seed must be revealed before the next deal")
-    start = StartDeal(dealer=s.dealer, profile=s.profile, table=s.table, scores_before=s.scores,
+    start = StartDeal(dealer=s.dealer, profile=s.profile, table_mode=s.table_mode, scores_before=s.scores,
                       seed=cmd.seed, deck=cmd.deck)
     return deal_mod.decide(deal_mod.INITIAL, start)
 
@@ -141,7 +141,7 @@ def evolve(s: GameState, e) -> GameState:
             return replace(s, deal=replace(s.deal, phase="annulled", turn=-1), dealer=dealer, scores=scores,
                            results=results)
         case GameStarted():
-            return replace(s, phase="playing", profile=e.profile, table=e.table, dealer=e.first_dealer)
+            return replace(s, phase="playing", profile=e.profile, table_mode=e.table_mode, dealer=e.first_dealer)
         case GameEnded():
             deal = s.deal
             if deal.phase in ("bidding", "doubling", "playing", "review"):

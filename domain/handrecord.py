@@ -14,8 +14,8 @@ import msgspec
 from domain.cards import card_name, parse_card, parse_suit, suit_name
 from domain.deal import INITIAL, evolve
 from domain.events import (
-    Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, Declare, DealStarted, Double, DoubleCalled, PlayCard,
-    ProjectsDeclared, QaydCalled, SawaClaimed, SeedRevealed, StartDeal,
+    Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, DealStarted, Declare, Double, DoubleCalled,
+    PlayCard, ProjectsDeclared, QaydCalled, SawaClaimed, SeedRevealed, StartDeal, TableMode,
 )
 from domain.profiles import profile_named, profile_switches
 from domain.shuffle import deck_from_seed
@@ -58,7 +58,7 @@ class HandRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     format: Literal["baloot-hand/1"]
     profile: str
     switches: dict[str, bool | int | str | None]
-    table: Literal["strict", "recorded"]
+    table_mode: TableMode = msgspec.field(name="table")
     dealer: Seat
     scores_before: tuple[Score, Score]
     deck: list[CardText]
@@ -116,7 +116,7 @@ def check_record(record: HandRecord) -> None:
 
 def record_start(record: HandRecord) -> StartDeal:
     return StartDeal(dealer=record.dealer, profile=profile_named(record.profile, record.switches),
-                     table=record.table, scores_before=tuple(record.scores_before),
+                     table_mode=record.table_mode, scores_before=tuple(record.scores_before),
                      deck=tuple(parse_card(c) for c in record.deck))
 
 
@@ -175,7 +175,7 @@ def export_record(events) -> HandRecord:
             raise ValueError("the deal's cards are not known: its seed is not revealed")
         deck = deck_from_seed(seed)
     return HandRecord(format=FORMAT, profile=header.profile.name, switches=profile_switches(header.profile),
-                      table=header.table, dealer=header.dealer, scores_before=tuple(header.scores_before),
+                      table_mode=header.table_mode, dealer=header.dealer, scores_before=tuple(header.scores_before),
                       deck=[card_name(c) for c in deck], actions=actions,
                       commitment=header.commitment, seed=seed)
 

@@ -117,7 +117,7 @@ def decide_play(s: DealState, cmd: PlayCard) -> list:
     if not play_mask(s, seat) >> card & 1:
         rule, why = offence_of(card, s.hands[seat], s.trick, s.trump, s.contract.closed,
                                p.partner_winning_exemption, p.undertrump_required)
-        if s.table == "strict":
+        if s.table_mode == "strict":
             raise DomainError(rule, f"seat {seat} {why}")
         offence = rule
     if cmd.baloot and not baloot_allowed(s, seat, card):
@@ -125,7 +125,7 @@ def decide_play(s: DealState, cmd: PlayCard) -> list:
                                           f"by the seat that played the first; seat {seat} cannot with "
                                           f"{card_label(card)}")
     event = CardPlayed(seat, card, cmd.baloot, offence) if offence or cmd.baloot else _PLAYED[seat][card]
-    if s.trick_no == 7 and len(s.trick) == 3 and s.table == "strict":
+    if s.trick_no == 7 and len(s.trick) == 3 and s.table_mode == "strict":
         # The last card of a strict table scores the deal at once (a recorded table waits for its review).
         return [event, DealScored(deal_result(evolve_play(s, event)))]
     return [event]
@@ -142,11 +142,11 @@ def decide_sawa(s: DealState, cmd: ClaimSawa) -> list:
     if seat != s.turn:
         raise turn_error(s, seat, "play or claim Sawa")
     valid = sawa_valid(s, seat)
-    if not valid and s.table == "strict":
+    if not valid and s.table_mode == "strict":
         raise DomainError("false_sawa", f"Sawa (سوا) refused: team {team_letter(seat)} cannot win every remaining "
                                         "trick against every defence")
     event = SawaClaimed(seat, valid)
-    if s.table == "strict":
+    if s.table_mode == "strict":
         return [event, DealScored(deal_result(evolve_sawa(s, event)))]
     return [event]
 

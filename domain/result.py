@@ -31,7 +31,7 @@ def decide_record_result(s: DealState, cmd: RecordResult) -> list:
 def decide_qayd(s: DealState, cmd: CallQayd) -> list:
     seat, index = cmd.seat, cmd.index
     check_seat(seat)
-    if s.table != "recorded":
+    if s.table_mode != "recorded":
         raise DomainError("qayd_strict_table", "Qayd (قيد) is called at recorded tables; a strict table refuses "
                                                "illegal actions instead")
     if s.phase not in ("doubling", "playing", "review"):

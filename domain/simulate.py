@@ -13,8 +13,8 @@ from domain import deal as deal_mod
 from domain import game as game_mod
 from domain.bots import EasyBot
 from domain.events import (
-    ClaimSawa, Declare, DealNext, DealStarted, GameEnded, GameStarted, RecordResult, RevealSeed, StartDeal,
-    StartGame,
+    ClaimSawa, DealNext, DealStarted, Declare, GameEnded, GameStarted, RecordResult, RevealSeed, StartDeal,
+    StartGame, TableMode,
 )
 from domain.profiles import RuleProfile, profile_named
 from domain.views import view
@@ -72,14 +72,14 @@ def play_deal(start: StartDeal, policies, sawa: bool = False) -> tuple[deal_mod.
 
 
 def play_game(seed: int, profile: str | RuleProfile = "saudi", policy: str = "random",
-              table: str = "strict", max_deals: int = 1000) -> tuple[int, int]:
+              table_mode: TableMode = "strict", max_deals: int = 1000) -> tuple[int, int]:
     """Play one whole game to the target; returns the final scores [team A, team B]."""
-    state, _ = play_game_events(seed, profile, policy, table, max_deals)
+    state, _ = play_game_events(seed, profile, policy, table_mode, max_deals)
     return state.scores
 
 
 def play_game_events(seed: int, profile: str | RuleProfile = "saudi", policy: str = "random",
-                     table: str = "strict", max_deals: int = 1000):
+                     table_mode: TableMode = "strict", max_deals: int = 1000):
     """Play one game; returns the final GameState and its event stream."""
     prof = profile_named(profile) if isinstance(profile, str) else profile
     rng = random.Random(seed)
@@ -93,7 +93,7 @@ def play_game_events(seed: int, profile: str | RuleProfile = "saudi", policy: st
         events.extend(new)
         return new
 
-    apply(StartGame(first_dealer=rng.randrange(4), profile=prof, table=table))
+    apply(StartGame(first_dealer=rng.randrange(4), profile=prof, table_mode=table_mode))
     for n in range(max_deals):
         deal_seed = f"{seed}:{n}"
         apply(DealNext(seed=deal_seed))

@@ -16,7 +16,7 @@ import msgspec
 from domain import game as game_mod
 from domain.bots import lowest_legal_card
 from domain.deal import ENDED
-from domain.events import AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, RevealSeed
+from domain.events import AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, RevealSeed, TableMode
 from domain.game import GameState
 from domain.profiles import RuleProfile
 from domain.views import view
@@ -28,7 +28,7 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     table_id: str
     seats: tuple[str, str, str, str]                      # user ids, by seat
     profile: RuleProfile
-    mode: Literal["strict", "recorded"] = "strict"
+    table_mode: TableMode = msgspec.field(default="strict", name="mode")
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: float = 0.0
     opened_by: str = ""

@@ -15,7 +15,7 @@ import msgspec
 
 from domain.cards import card_name, cards_of, suit_name
 from domain.deal import DealState, legal_actions
-from domain.events import DealResult
+from domain.events import DealResult, TableMode
 from domain.game import GameState
 from domain.projects import evaluate
 
@@ -100,7 +100,7 @@ class DealView(msgspec.Struct, frozen=True, kw_only=True):
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     phase: str
     profile: str
-    table: str
+    table_mode: TableMode = msgspec.field(name="table")
     target: int
     scores: tuple[int, int]
     deal_no: int
@@ -159,6 +159,6 @@ def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -
 
 
 def game_view(g: GameState, seat: int | None, *, hands: HandsPolicy = "after_deal") -> GameView:
-    return GameView(phase=g.phase, profile=g.profile.name, table=g.table, target=g.profile.target,
+    return GameView(phase=g.phase, profile=g.profile.name, table_mode=g.table_mode, target=g.profile.target,
                     scores=g.scores, deal_no=g.deal_no, winner=g.winner, end_reason=g.end_reason,
                     deal=view(g.deal, seat, hands=hands) if g.deal_no else None)

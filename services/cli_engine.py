@@ -21,7 +21,7 @@ def register(subparsers) -> None:
     sim.add_argument("--seed", type=int, default=1, help="seed of the first game (default 1)")
     sim.add_argument("--profile", choices=sorted(PROFILES), default="saudi")
     sim.add_argument("--policy", choices=sorted(POLICIES), default="random")
-    sim.add_argument("--table", choices=("strict", "recorded"), default="strict")
+    sim.add_argument("--table", dest="table_mode", choices=("strict", "recorded"), default="strict")
     sim.add_argument("--out", type=pathlib.Path, help="write each deal's hand record (baloot-hand/1) here")
     sim.set_defaults(func=simulate)
 
@@ -67,7 +67,7 @@ def simulate(args) -> int:
     with Progress(console=err, transient=False) as progress:
         task = progress.add_task(f"{args.profile}: playing deals", total=args.deals)
         while deals_done < args.deals:
-            state, events = play_game_events(game_seed, profile, args.policy, args.table)
+            state, events = play_game_events(game_seed, profile, args.policy, args.table_mode)
             stats["games"] += 1
             stats[f"won by team {'AB'[state.winner]}"] += 1
             for deal_events in deal_events_of_game(events):

@@ -10,6 +10,7 @@ from typing import ClassVar, Literal
 
 import msgspec
 
+from domain.events import TableMode
 from domain.tournament.results import MatchResult
 
 Format = Literal["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin"]
@@ -33,7 +34,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     switches: tuple[str, ...] = ()
     match_games: int = 1            # best of N games; 1 = one game to the target (صكة)
     game_target: int = 152
-    table_mode: Literal["strict", "recorded"] = "strict"
+    table_mode: TableMode = "strict"
     schedule: tuple[RoundSlot, ...] = ()
     seeding: Literal["draw", "rating"] = "draw"
     swiss_rounds: int = 0           # 0: ceil(log2(teams)) rounds

@@ -11,6 +11,7 @@ import msgspec
 from litestar import Request, Router, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
+from domain.events import TableMode
 from domain.profiles import profile_named
 from domain.tournament import (
     CreateChampionship,
@@ -61,7 +62,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     switches: dict[str, bool | int | str | None] = {}
     match_games: Annotated[int, msgspec.Meta(ge=1, le=15)] = 1          # best of N (odd)
     game_target: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None   # None: the profile's
-    table_mode: Literal["strict", "recorded"] = "strict"
+    table_mode: TableMode = "strict"
     schedule: Annotated[list[ScheduleSlot], msgspec.Meta(max_length=1000)] = []
     seeding: Literal["draw", "rating"] = "draw"
     swiss_rounds: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0

@@ -74,7 +74,7 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable]) -> sc
                       field="seats")
     table_id = uuid.uuid4().hex[:16]
     bots = tuple(data.bot_level if kinds[s] == "bot" else None for s in data.seats)
-    opened = TableOpened(table_id=table_id, seats=tuple(data.seats), profile=profile, mode=data.mode,
+    opened = TableOpened(table_id=table_id, seats=tuple(data.seats), profile=profile, table_mode=data.table_mode,
                          hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
                          opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
                          on_timeout=data.on_timeout, max_timeouts=data.max_timeouts)

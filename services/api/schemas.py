@@ -6,6 +6,7 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
+from domain.events import TableMode
 from domain.audit import AuditReport
 from domain.views import ContractView, DealView, GameView
 from services.anchor import Receipt
@@ -127,7 +128,7 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     seats: Annotated[list[str], msgspec.Meta(min_length=4, max_length=4)]
     profile: Literal["saudi", "belote_classic", "belote_declarations"] = "saudi"
     switches: dict[str, bool | int | str | None] = {}
-    mode: Literal["strict", "recorded"] = "strict"
+    table_mode: TableMode = msgspec.field(default="strict", name="mode")
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
     bot_level: Literal["easy", "normal"] = "normal"        # for seats whose user is a bot
@@ -182,7 +183,7 @@ class CommandAccepted(msgspec.Struct):
 class TableSummary(msgspec.Struct):
     table_id: str
     profile: str
-    mode: str
+    table_mode: TableMode = msgspec.field(name="mode")
     status: str
     seats: list[str]
     championship_id: str | None

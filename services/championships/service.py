@@ -299,7 +299,7 @@ class ChampionshipService:
             a, b = state.teams[m.team_a].players, state.teams[m.team_b].players
             seats = (a[0], b[0], a[1], b[1])
             table = TableOpened(table_id=table_id_for(championship_id, m.match_id, 1), seats=seats,
-                                profile=profile, mode=settings.table_mode, opened_by=actor,
+                                profile=profile, table_mode=settings.table_mode, opened_by=actor,
                                 championship_id=championship_id, match_id=m.match_id, game_no=1,
                                 bots=tuple(run.bot_level if p in bots else None for p in seats),
                                 turn_seconds=run.turn_seconds, on_timeout=run.on_timeout)
@@ -547,7 +547,7 @@ class ChampionshipService:
         wins_a = sum(g.winner == "a" for g in games)
         if max(wins_a, len(games) - wins_a) < games_to_win(settings.match_games):
             following = TableOpened(table_id=table_id_for(cid, match_id, o.game_no + 1), seats=o.seats,
-                                    profile=o.profile, mode=o.mode, hands_policy=o.hands_policy,
+                                    profile=o.profile, table_mode=o.table_mode, hands_policy=o.hands_policy,
                                     delay_seconds=o.delay_seconds, opened_by=SYSTEM_ACTOR, championship_id=cid,
                                     match_id=match_id, game_no=o.game_no + 1, bots=o.bots,
                                     turn_seconds=o.turn_seconds, on_timeout=o.on_timeout,

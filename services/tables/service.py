@@ -176,7 +176,7 @@ class TableService:
         game = game_mod.INITIAL
         events: list = [opened]
         start = StartGame(first_dealer=self.first_dealer(opened.table_id), profile=opened.profile,
-                          table=opened.mode)
+                          table_mode=opened.table_mode)
         for command in (start, DealNext(seed=self.deal_seed(opened.table_id, 1))):
             game, new = game_mod.step(game, command)
             events.extend(new)
@@ -217,7 +217,7 @@ class TableService:
             "INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, status) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id) DO UPDATE SET status = $8 "
             "WHERE tables_index.status = 'invited'", opened.table_id, opened.championship_id, opened.match_id,
-            opened.game_no, opened.profile.name, opened.mode, list(opened.seats), status)
+            opened.game_no, opened.profile.name, opened.table_mode, list(opened.seats), status)
 
     def _encode(self, table_id: str, actor: str, command_id: str, role: str, events, digest: str = "",
                 seat: int | None = None) -> list:

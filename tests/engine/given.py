@@ -58,14 +58,14 @@ def make_deck(dealer: int, hands: list[str], faceup: str, receiver: int) -> tupl
 
 
 def given_deal(dealer: int = 3, hands: list[str] | None = None, faceup: str | None = None,
-               receiver: int | None = None, profile=SAUDI, table: str = "strict",
+               receiver: int | None = None, profile=SAUDI, table_mode: str = "strict",
                scores_before=(0, 0), deck=None):
     """The state right after ``deal_started``."""
     if isinstance(profile, str):
         profile = profile_named(profile)
     if deck is None:
         deck = make_deck(dealer, hands, faceup, receiver)
-    return when(INITIAL, StartDeal(dealer=dealer, profile=profile, table=table, scores_before=scores_before,
+    return when(INITIAL, StartDeal(dealer=dealer, profile=profile, table_mode=table_mode, scores_before=scores_before,
                                    deck=deck))
 
 

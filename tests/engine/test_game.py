@@ -17,7 +17,7 @@ from domain.shuffle import deck_from_seed
 
 
 def started(first_dealer=0, profile=SAUDI):
-    return game_mod.evolve(game_mod.INITIAL, GameStarted(profile=profile, table="strict", first_dealer=first_dealer))
+    return game_mod.evolve(game_mod.INITIAL, GameStarted(profile=profile, table_mode="strict", first_dealer=first_dealer))
 
 
 def with_scores(g, a, b):

@@ -80,7 +80,7 @@ def test_the_schema_rejects_an_unknown_field_and_an_action_with_two_kinds():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_export_then_import_gives_the_same_result(seed):
-    state, events = play_game_events(seed, table="recorded" if seed % 2 else "strict")
+    state, events = play_game_events(seed, table_mode="recorded" if seed % 2 else "strict")
     for deal_events in deal_events_of_game(events):
         result = deal_replay(deal_events).result
         record = parse_record(encode_record(export_record(deal_events)))

@@ -34,9 +34,9 @@ UNDER = [
 ]
 
 
-def hokum_seat_0(hands, faceup, profile=SAUDI, closed=False, table="strict"):
+def hokum_seat_0(hands, faceup, profile=SAUDI, closed=False, table_mode="strict"):
     """Seat 0 buys Hokum in the face-up suit; dealer 3, so seat 0 also leads. Doubled closed if asked."""
-    state = given_deal(dealer=3, hands=hands, faceup=faceup, receiver=0, profile=profile, table=table)
+    state = given_deal(dealer=3, hands=hands, faceup=faceup, receiver=0, profile=profile, table_mode=table_mode)
     state = when(state, Bid(0, "hokum"), Bid(1, "pass"), Bid(2, "pass"), Bid(3, "pass"), Bid(0, "confirm"))
     if closed:
         return when(state, Double(1, "double", closed=True), Double(0, "pass"), Double(2, "pass"))

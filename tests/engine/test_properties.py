@@ -63,7 +63,7 @@ def sloppy_action(state, rng, policy):
     return next_action(state, policy)
 
 
-def play_checked_game(seed: int, profile_name: str, table: str):
+def play_checked_game(seed: int, profile_name: str, table_mode: str):
     rng = random.Random(seed)
     policy = [random_policy(rng) for _ in range(4)]
     g = game_mod.INITIAL
@@ -76,12 +76,12 @@ def play_checked_game(seed: int, profile_name: str, table: str):
         events.extend(new)
         return new
 
-    apply(StartGame(first_dealer=seed % 4, profile=PROFILES[profile_name], table=table))
+    apply(StartGame(first_dealer=seed % 4, profile=PROFILES[profile_name], table_mode=table_mode))
     for n in range(60):
         deal_events = apply(DealNext(seed=f"{seed}/{n}"))
         while g.deal.phase not in ("scored", "void"):
             state = g.deal
-            cmd = sloppy_action(state, rng, policy) if table == "recorded" else next_action(state, policy)
+            cmd = sloppy_action(state, rng, policy) if table_mode == "recorded" else next_action(state, policy)
             deal_events += apply(cmd)
             state = g.deal
             if state.contract is not None:

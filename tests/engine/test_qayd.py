@@ -15,8 +15,8 @@ SIRA = tuple(cards("QH KH AH"))
 LEAD, ANSWER = 8, 9
 
 
-def deal(table="recorded", double=False):
-    state = given_deal(dealer=3, hands=HANDS, faceup="8S", receiver=0, table=table)
+def deal(table_mode="recorded", double=False):
+    state = given_deal(dealer=3, hands=HANDS, faceup="8S", receiver=0, table_mode=table_mode)
     state = when(state, Bid(0, "hokum"), Bid(1, "pass"), Bid(2, "pass"), Bid(3, "pass"), Bid(0, "confirm"))
     if double:   # three doubling actions instead of two: indices shift by one
         state = when(state, Double(1, "double", closed=False), Double(0, "pass"), Double(2, "pass"))
@@ -42,7 +42,7 @@ def test_a_recorded_table_stores_an_illegal_play_with_its_offence():
 
 
 def test_a_strict_table_refuses_the_same_play():
-    then_refused(deal(table="strict"), PlayCard(1, card("JD")), "revoke")
+    then_refused(deal(table_mode="strict"), PlayCard(1, card("JD")), "revoke")
 
 
 # ---------------------------------------------------------------- verdicts
@@ -87,7 +87,7 @@ def test_qayd_during_review_after_the_last_trick_is_proven():
 
 
 def test_qayd_at_a_strict_table_is_refused():
-    then_refused(deal(table="strict"), CallQayd(1, LEAD), "qayd_strict_table")
+    then_refused(deal(table_mode="strict"), CallQayd(1, LEAD), "qayd_strict_table")
 
 
 def test_qayd_on_own_team_is_refused():

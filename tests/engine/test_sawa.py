@@ -15,14 +15,14 @@ HANDS = [
 ]
 
 
-def sun_deal(table="strict"):
-    state = given_deal(dealer=3, hands=HANDS, faceup="KH", receiver=0, table=table)
+def sun_deal(table_mode="strict"):
+    state = given_deal(dealer=3, hands=HANDS, faceup="KH", receiver=0, table_mode=table_mode)
     return when(state, Bid(0, "sun"))
 
 
-def after_first_trick(table="strict"):
+def after_first_trick(table_mode="strict"):
     # 7♣, A♣ (11), J♣ (2), 8♣: seat 1 wins 13 and leads.
-    state = when(sun_deal(table), PlayCard(0, card("7C")), PlayCard(1, card("AC")), PlayCard(2, card("JC")),
+    state = when(sun_deal(table_mode), PlayCard(0, card("7C")), PlayCard(1, card("AC")), PlayCard(2, card("JC")),
                  PlayCard(3, card("8C")))
     assert state.points == (0, 13) and state.turn == 1
     return state
