@@ -262,7 +262,7 @@ async def knockout(server_url: str, broker_url: str | None, processes: int, thre
     from domain.tournament import CreateChampionship, FinishChampionship, RegisterTeam, StartRound
     from domain.tournament.events import RoundSlot, Settings
     from services.championships import ChampionshipService
-    from domain.tournament import TournamentRuleError as Problem  # a round that cannot start yet
+    from domain.tournament import ChampionshipRuleError as Problem  # a round that cannot start yet
 
     async with Scratch(server_url) as db:
         bots = await add_bots(db.pool, 2 * teams)

@@ -30,7 +30,7 @@ from domain.shuffle import deck_from_seed, seed_commitment
 __all__ = [
     "DOUBLE_STEPS", "ENDED", "INITIAL", "LOW_RANKS", "DealState", "actor_of", "bid_options", "complete_deal",
     "deal_first_five", "dealt_from_seed", "decide", "describe_contract", "double_options", "doubling_allowed",
-    "evolve", "legal_actions", "play_mask", "replay", "speaking_order", "step",
+    "evolve", "fold", "legal_actions", "play_mask", "speaking_order", "step",
 ]
 
 
@@ -118,7 +118,7 @@ def step(s: DealState, cmd) -> tuple[DealState, list]:
     return s, events
 
 
-def replay(events, state: DealState = INITIAL) -> DealState:
+def fold(events, state: DealState = INITIAL) -> DealState:
     """Fold ``events`` into a state."""
     for e in events:
         state = evolve(state, e)

@@ -176,7 +176,7 @@ def step(s: GameState, cmd) -> tuple[GameState, list]:
     return s, events
 
 
-def replay(events, state: GameState = INITIAL) -> GameState:
+def fold(events, state: GameState = INITIAL) -> GameState:
     for e in events:
         state = evolve(state, e)
     return state

@@ -1,6 +1,6 @@
 """The bracket as a graph: matches are nodes; a team's previous match feeds its next one by a
 "winner" or "loser" edge (loser edges are the drops into the losers' bracket). Each team's path is
-the list of its matches. A pure fold: `initial()` + `apply(state, event)`.
+the list of its matches. A pure fold: `initial()` + `evolve(state, event)`.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _decide(state: Bracket, match_id: str, winner: str | None, losers: tuple[str
     return replace(state, nodes=nodes, last=last)
 
 
-def apply(state: Bracket, event) -> Bracket:
+def evolve(state: Bracket, event) -> Bracket:
     match event:
         case e.RoundPaired(_, matches):
             nodes, order, edges, paths = state.nodes, state.order, state.edges, state.paths

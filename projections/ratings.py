@@ -1,6 +1,6 @@
 """Player ratings (openskill), updated once per played match and recorded as events.
 
-`apply` recomputes from `match_result_recorded` (forfeits rate nobody) and also folds stored
+`evolve` recomputes from `match_result_recorded` (forfeits rate nobody) and also folds stored
 `player_ratings_updated` events, which carry absolute values, so replaying a merged feed is
 idempotent. `rating_event(state, event)` gives the event to store after a match; `recompute(events)`
 rebuilds every rating from the tournament events alone.
@@ -83,7 +83,7 @@ def rating_event(state: Ratings, event) -> PlayerRatingsUpdated | None:
         PlayerRating(r.name, r.mu, r.sigma) for team in rated for r in team))
 
 
-def apply(state: Ratings, event) -> Ratings:
+def evolve(state: Ratings, event) -> Ratings:
     match event:
         case e.TeamRegistered(team_id, players):
             return replace(state, lineups=state.lineups.set(team_id, tuple(players)))
@@ -92,7 +92,7 @@ def apply(state: Ratings, event) -> Ratings:
             return replace(state, lineups=state.lineups.set(team_id, lineup))
         case e.MatchResultRecorded():
             updated = rating_event(state, event)
-            return state if updated is None else apply(state, updated)
+            return state if updated is None else evolve(state, updated)
         case PlayerRatingsUpdated(match_id, _, _, ratings):
             table = state.ratings
             for r in ratings:
@@ -106,7 +106,7 @@ def recompute(events) -> Ratings:
     """Every rating rebuilt from the tournament events."""
     state = initial()
     for event in events:
-        state = apply(state, event)
+        state = evolve(state, event)
     return state
 
 

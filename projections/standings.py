@@ -1,6 +1,6 @@
 """Standings: a pure fold of tournament events into each team's record, ordered by the tie-breakers.
 
-`initial()` + `apply(state, event)`; `table(state)` orders the teams. The tie-breakers are those of
+`initial()` + `evolve(state, event)`; `table(state)` orders the teams. The tie-breakers are those of
 `domain.tournament.tiebreaks` (documented there): points and Buchholz first in Swiss; wins first
 elsewhere; then head-to-head, game-point difference, game points scored, seed.
 """
@@ -12,7 +12,7 @@ from msgspec.structs import replace
 
 from domain.tournament import events as e
 from domain.tournament.persistent import PMap, PVec
-from domain.tournament.state import Outcome
+from domain.tournament.state import MatchOutcome
 from domain.tournament.tiebreaks import TeamRecord, buchholz, credit, order
 
 
@@ -38,7 +38,7 @@ def initial() -> Standings:
     return Standings()
 
 
-def _credit(state: Standings, match: e.Match, outcome: Outcome) -> Standings:
+def _credit(state: Standings, match: e.Match, outcome: MatchOutcome) -> Standings:
     records = state.records
 
     def get(team: str) -> TeamRecord:
@@ -49,7 +49,7 @@ def _credit(state: Standings, match: e.Match, outcome: Outcome) -> Standings:
     return replace(state, records=records)
 
 
-def apply(state: Standings, event) -> Standings:
+def evolve(state: Standings, event) -> Standings:
     match event:
         case e.ChampionshipCreated(_, settings):
             return replace(state, format=settings.format)
@@ -62,18 +62,18 @@ def apply(state: Standings, event) -> Standings:
         case e.RoundPaired(_, matches):
             for m in matches:
                 if m.note == "bye":
-                    state = _credit(state, m, Outcome("bye", m.team_a))
+                    state = _credit(state, m, MatchOutcome("bye", m.team_a))
             return state
         case e.MatchResultRecorded(match_id, winner, loser, result):
             a, b = (winner, loser) if result.winner == "a" else (loser, winner)
             return _credit(state, e.Match(match_id, 0, 0, "", a, b),
-                           Outcome("played", winner, (loser,), result))
+                           MatchOutcome("played", winner, (loser,), result))
         case e.MatchForfeited(match_id, winner, absent):
             return _credit(state, e.Match(match_id, 0, 0, "", winner, absent),
-                           Outcome("forfeit", winner, (absent,)))
+                           MatchOutcome("forfeit", winner, (absent,)))
         case e.MatchDoubleForfeited(match_id, absent):
             return _credit(state, e.Match(match_id, 0, 0, "", absent[0], absent[1]),
-                           Outcome("double_forfeit", None, tuple(absent)))
+                           MatchOutcome("double_forfeit", None, tuple(absent)))
     return state
 
 

@@ -9,7 +9,7 @@ import sys
 import msgspec
 
 from domain.audit import audit_record, render_report
-from domain.deal import replay as deal_replay
+from domain.deal import fold as fold_deal
 from domain.handrecord import MalformedRecord, encode_record, export_record, parse_record
 from domain.profiles import PROFILES, profile_named
 from domain.simulate import POLICIES, deal_events_of_game, play_game_events
@@ -74,7 +74,7 @@ def simulate(args) -> int:
                 if deals_done >= args.deals:
                     break
                 deals_done += 1
-                result = deal_replay(deal_events).result
+                result = fold_deal(deal_events).result
                 _count(stats, deal_events, result, gp_total)
                 if args.out:
                     path = args.out / f"deal-{deals_done:06d}.json"

@@ -46,7 +46,7 @@ def simulate(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from domain.tournament import Settings, TournamentRuleError
+    from domain.tournament import Settings, ChampionshipRuleError
     from domain.tournament.formats import planned_rounds
     from domain.tournament.simulation import Simulation, expected_matches
 
@@ -73,7 +73,7 @@ def simulate(args: argparse.Namespace) -> int:
                          on_match=lambda _m: progress.advance(task))
         try:
             state = sim.run()
-        except TournamentRuleError as error:
+        except ChampionshipRuleError as error:
             err.print(f"[red]rule broken: {error}[/red]")
             return 1
         progress.update(task, total=progress.tasks[0].completed)
@@ -101,7 +101,7 @@ def document(state, seed: str) -> dict:
             matches.append(entry)
     s = state.settings
     return {
-        "championship": {"id": state.tournament_id, "name": s.name, "format": s.format,
+        "championship": {"id": state.championship_id, "name": s.name, "format": s.format,
                          "teams": len(state.team_order), "match_games": s.match_games,
                          "game_target": s.game_target, "seed": seed, "commitment": state.commitment,
                          "draw": list(state.draw.order) if state.draw else []},

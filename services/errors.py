@@ -1,7 +1,7 @@
 """The application layer's refusals, with no HTTP in them: the API maps each kind to its status.
 
 Every refusal carries a stable rule id (``unknown_table``, ``stale_version``...) and a detail in words, as
-the domain's ``DomainError`` and ``TournamentRuleError`` do; ``extra`` holds facts a client may use (the
+the domain's ``DomainError`` and ``ChampionshipRuleError`` do; ``extra`` holds facts a client may use (the
 version a stale writer should reload to, when a window closed).
 """
 

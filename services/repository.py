@@ -24,7 +24,7 @@ S = TypeVar("S")
 Applied = dict[tuple[str, str], tuple[int, str]]    # (actor, command id) -> (version after it, digest)
 
 
-class Outcome(msgspec.Struct):
+class CommandOutcome(msgspec.Struct):
     """What a command did: the stream's version after it, whether it was a retry, its events' tags."""
 
     version: int
@@ -62,7 +62,7 @@ def event_id(namespace: uuid.UUID, stream_key: str, actor: str, command_id: str,
     return uuid.uuid5(namespace, f"{stream_key}/{actor}/{command_id}/{k}")
 
 
-def replayed(applied: Applied, actor: str, command_id: str, digest: str) -> Outcome | None:
+def replayed(applied: Applied, actor: str, command_id: str, digest: str) -> CommandOutcome | None:
     """The first outcome of a retried command, None for a new one; a reused id with another command is refused."""
     done = applied.get((actor, command_id))
     if done is None:
@@ -70,7 +70,7 @@ def replayed(applied: Applied, actor: str, command_id: str, digest: str) -> Outc
     if done[1] != digest:
         raise Conflict("command_id_reused", f"command id {command_id!r} was already used for another command: "
                                             "send a new id for a new command")
-    return Outcome(done[0], replayed=True)
+    return CommandOutcome(done[0], replayed=True)
 
 
 def applied_by(rows) -> Applied:

@@ -7,27 +7,27 @@ lazily for its weighted matching.
 
 from domain.tournament.commands import (
     CloseRegistration, CommitDraw, CreateChampionship, FinishChampionship, MakeDraw, RecordDoubleForfeit,
-    RecordForfeit, RecordMatchResult, RegisterTeam, StartRound, SubstitutePlayer, TournamentCommand,
+    RecordForfeit, RecordMatchResult, RegisterTeam, StartRound, SubstitutePlayer, ChampionshipCommand,
     WithdrawTeam,
 )
 from domain.tournament.decider import decide, evolve, fold
 from domain.tournament.draw import commitment
-from domain.tournament.errors import TOURNAMENT_RULES, TournamentRuleError
+from domain.tournament.errors import CHAMPIONSHIP_RULES, ChampionshipRuleError
 from domain.tournament.events import (
     ChampionshipCreated, ChampionshipFinished, DrawCommitted, DrawMade, Match, MatchDoubleForfeited,
     MatchForfeited, MatchResultRecorded, PairingInputs, PlayerSubstituted, RankEntry, RegistrationClosed,
-    RoundPaired, RoundSlot, Settings, TeamRegistered, TeamWithdrawn, TournamentEvent,
+    RoundPaired, RoundSlot, Settings, TeamRegistered, TeamWithdrawn, ChampionshipEvent,
 )
 from domain.tournament.results import GameResult, MatchResult, game_result, match_result
-from domain.tournament.state import Outcome, Round, Team, Tournament, initial
+from domain.tournament.state import MatchOutcome, Round, Team, ChampionshipState, initial
 
 __all__ = [
     "ChampionshipCreated", "ChampionshipFinished", "CloseRegistration", "CommitDraw", "CreateChampionship",
     "DrawCommitted", "DrawMade", "FinishChampionship", "GameResult", "MakeDraw", "Match",
-    "MatchDoubleForfeited", "MatchForfeited", "MatchResult", "MatchResultRecorded", "Outcome",
+    "MatchDoubleForfeited", "MatchForfeited", "MatchResult", "MatchResultRecorded", "MatchOutcome",
     "PairingInputs", "PlayerSubstituted", "RankEntry", "RecordDoubleForfeit", "RecordForfeit",
     "RecordMatchResult", "RegisterTeam", "RegistrationClosed", "Round", "RoundPaired", "RoundSlot",
-    "Settings", "StartRound", "SubstitutePlayer", "TOURNAMENT_RULES", "Team", "TeamRegistered", "TeamWithdrawn",
-    "Tournament", "TournamentCommand", "TournamentEvent", "TournamentRuleError", "WithdrawTeam", "commitment",
+    "Settings", "StartRound", "SubstitutePlayer", "CHAMPIONSHIP_RULES", "Team", "TeamRegistered", "TeamWithdrawn",
+    "ChampionshipState", "ChampionshipCommand", "ChampionshipEvent", "ChampionshipRuleError", "WithdrawTeam", "commitment",
     "decide", "evolve", "fold", "game_result", "initial", "match_result",
 ]

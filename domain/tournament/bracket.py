@@ -7,7 +7,7 @@ fills slot j of the next round. Empty slots (None) are byes in the first round a
 from __future__ import annotations
 
 from domain.tournament.events import Match
-from domain.tournament.state import Outcome, Round, match_id
+from domain.tournament.state import MatchOutcome, Round, match_id
 
 
 def bracket_size(teams: int) -> int:
@@ -56,10 +56,10 @@ def winners(round_: Round, matches: list[Match] | tuple[Match, ...]) -> list[str
     return [outcomes[m.index].winner for m in matches]
 
 
-def outcome_of_note(match: Match) -> Outcome | None:
+def outcome_of_note(match: Match) -> MatchOutcome | None:
     """Byes, walkovers and voids are decided by the pairing itself."""
     if match.note == "":
         return None
     if match.note == "void":
-        return Outcome("void", None)
-    return Outcome(match.note, match.team_a)
+        return MatchOutcome("void", None)
+    return MatchOutcome(match.note, match.team_a)

@@ -12,7 +12,7 @@ from typing import ClassVar
 import msgspec
 
 from domain.tournament.commands import RecordDoubleForfeit, RecordForfeit
-from domain.tournament.state import Tournament
+from domain.tournament.state import ChampionshipState
 
 
 class PlayerCheckedIn(msgspec.Struct, frozen=True, tag="player_checked_in", kw_only=True):
@@ -59,7 +59,7 @@ def team_checked_in(team, checked: frozenset[str]) -> bool:
     return all(p in checked for p in team.players)
 
 
-def no_show_commands(state: Tournament, round_no: int, absent: set[str]) -> list:
+def no_show_commands(state: ChampionshipState, round_no: int, absent: set[str]) -> list:
     """A forfeit for each undecided match of the round with a team absent at the close (both: double)."""
     if state.status != "running" or len(state.rounds) != round_no:
         return []

@@ -1,4 +1,4 @@
-"""Tournament commands: imperative, tagged, and carrying everything the decision needs (seeds too)."""
+"""Championship commands: imperative, tagged, and carrying everything the decision needs (seeds too)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ class _Command(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fie
 
 
 class CreateChampionship(_Command, tag="create_championship"):
-    tournament_id: str
+    championship_id: str
     settings: Settings
 
 
@@ -75,6 +75,6 @@ class FinishChampionship(_Command, tag="finish_championship"):
     pass
 
 
-TournamentCommand = (CreateChampionship | RegisterTeam | WithdrawTeam | CloseRegistration | CommitDraw
+ChampionshipCommand = (CreateChampionship | RegisterTeam | WithdrawTeam | CloseRegistration | CommitDraw
                      | MakeDraw | StartRound | RecordMatchResult | RecordForfeit | RecordDoubleForfeit
                      | SubstitutePlayer | FinishChampionship)

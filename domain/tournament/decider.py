@@ -1,6 +1,6 @@
 """The tournament decider: `decide(state, command) -> events`, `evolve(state, event) -> state`.
 
-`decide` checks the championship rules and raises `TournamentRuleError` naming the broken rule;
+`decide` checks the championship rules and raises `ChampionshipRuleError` naming the broken rule;
 `evolve` never validates, it only folds. A pairing is decided once, by the format, when a round
 starts, and recorded with its inputs in `RoundPaired`; withdrawn teams forfeit at once.
 """
@@ -16,12 +16,12 @@ from domain.tournament import events as e
 from domain.tournament.bracket import outcome_of_note
 from domain.tournament.draw import commitment as seed_commitment
 from domain.tournament.draw import rating_order, seeded_order
-from domain.tournament.errors import TournamentRuleError
+from domain.tournament.errors import ChampionshipRuleError
 from domain.tournament.formats import final_ranking, next_round, planned_rounds
 from domain.tournament.groups import check_settings
 from domain.tournament.persistent import PVec
 from domain.tournament.results import MatchResult, games_to_win
-from domain.tournament.state import Outcome, Round, Team, Tournament, initial, parse_match_id
+from domain.tournament.state import MatchOutcome, Round, Team, ChampionshipState, initial, parse_match_id
 
 __all__ = ["decide", "evolve", "fold", "initial"]
 
@@ -29,10 +29,10 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def _fail(rule: str, message: str):
-    raise TournamentRuleError(rule, message)
+    raise ChampionshipRuleError(rule, message)
 
 
-def _current_match(state: Tournament, match_id: str) -> tuple[Round, e.Match]:
+def _current_match(state: ChampionshipState, match_id: str) -> tuple[Round, e.Match]:
     if state.status != "running":
         _fail("no_round", f"no round is being played (the championship is {state.status})")
     where = parse_match_id(match_id)
@@ -48,7 +48,7 @@ def _current_match(state: Tournament, match_id: str) -> tuple[Round, e.Match]:
     return current, match
 
 
-def _check_result(state: Tournament, match_id: str, result: MatchResult) -> None:
+def _check_result(state: ChampionshipState, match_id: str, result: MatchResult) -> None:
     s = state.settings
     needed = games_to_win(s.match_games)
     if max(result.team_a_games, result.team_b_games) != needed or min(
@@ -70,7 +70,7 @@ def _check_result(state: Tournament, match_id: str, result: MatchResult) -> None
                                      f" {s.game_target} and leads, not at {a}-{b}")
 
 
-def _forfeits_of_withdrawn(state: Tournament, matches: list[e.Match] | tuple[e.Match, ...]
+def _forfeits_of_withdrawn(state: ChampionshipState, matches: list[e.Match] | tuple[e.Match, ...]
                            ) -> list:
     out: list = []
     teams = state.teams
@@ -86,16 +86,16 @@ def _forfeits_of_withdrawn(state: Tournament, matches: list[e.Match] | tuple[e.M
     return out
 
 
-def decide(state: Tournament, command: c.TournamentCommand) -> list:
-    """The events a command causes, or a `TournamentRuleError` naming the rule it breaks."""
+def decide(state: ChampionshipState, command: c.ChampionshipCommand) -> list:
+    """The events a command causes, or a `ChampionshipRuleError` naming the rule it breaks."""
     if state.status == "new" and not isinstance(command, c.CreateChampionship):
         _fail("tournament_rule", "no championship has been created yet")
     if state.status == "finished" and not isinstance(command, c.CreateChampionship):
         _fail("championship_finished", "the championship is finished")
     match command:
-        case c.CreateChampionship(tournament_id, settings):
+        case c.CreateChampionship(championship_id, settings):
             if state.status != "new":
-                _fail("championship_exists", f"championship {state.tournament_id} already exists")
+                _fail("championship_exists", f"championship {state.championship_id} already exists")
             if settings.format not in e.FORMATS:
                 _fail("unknown_format", f"unknown format {settings.format!r}: one of {', '.join(e.FORMATS)}")
             if settings.match_games < 1 or settings.match_games % 2 == 0:
@@ -105,7 +105,7 @@ def decide(state: Tournament, command: c.TournamentCommand) -> list:
                 _fail("game_target", "the game target must be positive")
             if settings.format == "groups_knockout":
                 check_settings(settings)
-            return [e.ChampionshipCreated(tournament_id, settings)]
+            return [e.ChampionshipCreated(championship_id, settings)]
 
         case c.RegisterTeam(team_id, players, substitutes):
             late = state.status in ("drawn", "running")
@@ -232,18 +232,18 @@ def decide(state: Tournament, command: c.TournamentCommand) -> list:
     _fail("tournament_rule", f"unknown command {type(command).__name__}")
 
 
-def settings_format(state: Tournament) -> str:
+def settings_format(state: ChampionshipState) -> str:
     return state.settings.format
 
 
-def _team(state: Tournament, team_id: str) -> Team:
+def _team(state: ChampionshipState, team_id: str) -> Team:
     team = state.teams.get(team_id)
     if team is None:
         _fail("unknown_team", f"team {team_id} is not registered")
     return team
 
 
-def _decided(state: Tournament, match_id: str, outcome: Outcome) -> Tournament:
+def _decided(state: ChampionshipState, match_id: str, outcome: MatchOutcome) -> ChampionshipState:
     _, index = parse_match_id(match_id)
     current = state.rounds[-1]
     current = replace(current, outcomes=current.outcomes.set(index, outcome),
@@ -251,11 +251,11 @@ def _decided(state: Tournament, match_id: str, outcome: Outcome) -> Tournament:
     return replace(state, rounds=state.rounds[:-1] + (current,))
 
 
-def evolve(state: Tournament, event) -> Tournament:
+def evolve(state: ChampionshipState, event) -> ChampionshipState:
     """The state after an event (no validation: events are facts)."""
     match event:
-        case e.ChampionshipCreated(tournament_id, settings):
-            return replace(state, tournament_id=tournament_id, settings=settings, status="registration")
+        case e.ChampionshipCreated(championship_id, settings):
+            return replace(state, championship_id=championship_id, settings=settings, status="registration")
         case e.TeamRegistered(team_id, players, substitutes, late):
             people = state.players
             for player in (*players, *substitutes):
@@ -279,11 +279,11 @@ def evolve(state: Tournament, event) -> Tournament:
             round_ = Round(number, matches, inputs, PVec(outcomes), undecided)
             return replace(state, rounds=state.rounds + (round_,), status="running")
         case e.MatchResultRecorded(match_id, winner, loser, result):
-            return _decided(state, match_id, Outcome("played", winner, (loser,), result))
+            return _decided(state, match_id, MatchOutcome("played", winner, (loser,), result))
         case e.MatchForfeited(match_id, winner, absent):
-            return _decided(state, match_id, Outcome("forfeit", winner, (absent,)))
+            return _decided(state, match_id, MatchOutcome("forfeit", winner, (absent,)))
         case e.MatchDoubleForfeited(match_id, absent):
-            return _decided(state, match_id, Outcome("double_forfeit", None, tuple(absent)))
+            return _decided(state, match_id, MatchOutcome("double_forfeit", None, tuple(absent)))
         case e.PlayerSubstituted(team_id, player_out, player_in):
             team = state.teams[team_id]
             players = tuple(player_in if p == player_out else p for p in team.players)
@@ -295,7 +295,7 @@ def evolve(state: Tournament, event) -> Tournament:
     return state
 
 
-def fold(events, state: Tournament | None = None) -> Tournament:
+def fold(events, state: ChampionshipState | None = None) -> ChampionshipState:
     """The state after a sequence of events."""
     state = initial() if state is None else state
     for event in events:

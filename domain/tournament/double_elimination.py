@@ -16,13 +16,13 @@ from __future__ import annotations
 from domain.tournament.bracket import first_round_slots, pair_slots, winners
 from domain.tournament.events import Match, PairingInputs, RankEntry
 from domain.tournament.ranking import elimination_ranking
-from domain.tournament.state import Tournament, match_id
+from domain.tournament.state import ChampionshipState, match_id
 
 WINNERS, LOSERS, GRAND_FINAL, RESET = "winners", "losers", "grand final", "grand final reset"
 _WINDOW = 16
 
 
-def _history(state: Tournament) -> tuple[dict[str, set[str]], set[str]]:
+def _history(state: ChampionshipState) -> tuple[dict[str, set[str]], set[str]]:
     """Opponents met so far, and teams that already had a losers'-bracket bye."""
     met: dict[str, set[str]] = {}
     lb_bye: set[str] = set()
@@ -71,7 +71,7 @@ def _major_pairs(survivors: list[str], batch: list[str], met: dict[str, set[str]
     return list(zip(survivors, partners))
 
 
-def _state_after(state: Tournament) -> tuple[list[str | None], list[str], list[list[str]], str]:
+def _state_after(state: ChampionshipState) -> tuple[list[str | None], list[str], list[list[str]], str]:
     """Winners' slots, losers' survivors, waiting batches and the phase after the last round."""
     if not state.rounds:
         return first_round_slots(list(state.draw.order)), [], [], "start"
@@ -92,7 +92,7 @@ def _state_after(state: Tournament) -> tuple[list[str | None], list[str], list[l
     return wb, survivors, batches, last.inputs.phase
 
 
-def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
+def next_round(state: ChampionshipState) -> tuple[list[Match], PairingInputs] | None:
     number = len(state.rounds) + 1
     if state.rounds and state.rounds[-1].inputs.phase in (GRAND_FINAL, RESET):
         last = state.rounds[-1]
@@ -147,7 +147,7 @@ def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
     return matches, PairingInputs(method, inputs_lists, phase="brackets")
 
 
-def champion(state: Tournament) -> str | None:
+def champion(state: ChampionshipState) -> str | None:
     if not state.rounds:
         return state.draw.order[0] if state.draw and state.draw.order else None
     last = state.rounds[-1]
@@ -158,7 +158,7 @@ def champion(state: Tournament) -> str | None:
     return alive[0] if len(alive) == 1 else None
 
 
-def ranking(state: Tournament) -> tuple[str | None, tuple[RankEntry, ...]]:
+def ranking(state: ChampionshipState) -> tuple[str | None, tuple[RankEntry, ...]]:
     winner = champion(state)
     runner_up = None
     last = state.rounds[-1] if state.rounds else None

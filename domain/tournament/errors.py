@@ -1,8 +1,8 @@
-"""The one error a tournament decision raises: it names the rule that was broken, by id and in words."""
+"""The one error a championship decision raises: it names the rule that was broken, by id and in words."""
 
 # The stable ids of the championship rules a command can break. The API sends them as the ``rule`` of
 # its problem documents, so an id is never renamed; a message can be reworded freely.
-TOURNAMENT_RULES = frozenset({
+CHAMPIONSHIP_RULES = frozenset({
     "registration_closed", "registration_not_open", "already_registered", "team_players", "unknown_team",
     "team_withdrawn", "not_a_substitute", "not_in_team", "seed_mismatch", "draw_commitment",
     "missing_rating", "draw_not_allowed", "no_teams", "draw_first", "wrong_round", "round_undecided",
@@ -15,15 +15,15 @@ TOURNAMENT_RULES = frozenset({
 })
 
 
-class TournamentRuleError(ValueError):
+class ChampionshipRuleError(ValueError):
     """A command broke a championship rule: ``rule`` is its stable id, ``message`` says it as a referee would.
 
-    ``str(err)`` is the message alone. An id outside ``TOURNAMENT_RULES`` is refused at once, so a typo
+    ``str(err)`` is the message alone. An id outside ``CHAMPIONSHIP_RULES`` is refused at once, so a typo
     fails where it is written rather than reaching clients as a new id.
     """
 
     def __init__(self, rule: str, message: str):
-        if rule not in TOURNAMENT_RULES:
+        if rule not in CHAMPIONSHIP_RULES:
             raise ValueError(f"unknown tournament rule id {rule!r} (message: {message!r})")
         super().__init__(message)
         self.rule = rule

@@ -1,4 +1,4 @@
-"""Tournament events: frozen tagged Structs with stable past-tense tags and a schema version.
+"""Championship events: frozen tagged Structs with stable past-tense tags and a schema version.
 
 Value types carried by events (`Settings`, `Match`, `PairingInputs`, `RankEntry`) live here too.
 Every pairing decision is a `RoundPaired` event holding its inputs, so a round can be re-derived.
@@ -85,7 +85,7 @@ class _Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_field
 
 
 class ChampionshipCreated(_Event, tag="championship_created"):
-    tournament_id: str
+    championship_id: str = msgspec.field(name="tournament_id")
     settings: Settings
 
 
@@ -159,6 +159,6 @@ class ChampionshipFinished(_Event, tag="championship_finished"):
     ranking: tuple[RankEntry, ...]
 
 
-TournamentEvent = (ChampionshipCreated | TeamRegistered | TeamWithdrawn | RegistrationClosed
+ChampionshipEvent = (ChampionshipCreated | TeamRegistered | TeamWithdrawn | RegistrationClosed
                    | DrawCommitted | DrawMade | RoundPaired | MatchResultRecorded | MatchForfeited
                    | MatchDoubleForfeited | PlayerSubstituted | ChampionshipFinished)

@@ -6,7 +6,7 @@ from types import ModuleType
 
 from domain.tournament import double_elimination, groups, round_robin, single_elimination, swiss
 from domain.tournament.events import Match, PairingInputs, RankEntry
-from domain.tournament.state import Tournament
+from domain.tournament.state import ChampionshipState
 
 FORMAT_MODULES: dict[str, ModuleType] = {
     "single_elimination": single_elimination,
@@ -17,12 +17,12 @@ FORMAT_MODULES: dict[str, ModuleType] = {
 }
 
 
-def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
+def next_round(state: ChampionshipState) -> tuple[list[Match], PairingInputs] | None:
     """The pairing of the next round and its inputs, or None when the championship is decided."""
     return FORMAT_MODULES[state.settings.format].next_round(state)
 
 
-def final_ranking(state: Tournament) -> tuple[str | None, tuple[RankEntry, ...]]:
+def final_ranking(state: ChampionshipState) -> tuple[str | None, tuple[RankEntry, ...]]:
     """The champion (None if nobody is left) and the final ranking."""
     return FORMAT_MODULES[state.settings.format].ranking(state)
 

@@ -8,11 +8,11 @@ In the final bracket, group winners take the top seeds, then second qualifiers, 
 from __future__ import annotations
 
 from domain.tournament.bracket import first_round_slots, pair_slots, winners
-from domain.tournament.errors import TournamentRuleError
+from domain.tournament.errors import ChampionshipRuleError
 from domain.tournament.events import Match, PairingInputs, RankEntry, Settings
 from domain.tournament.ranking import elimination_ranking
 from domain.tournament.single_elimination import round_label
-from domain.tournament.state import Tournament
+from domain.tournament.state import ChampionshipState
 
 FINAL = "final bracket"
 
@@ -38,12 +38,12 @@ def group_stage(g: int) -> str:
 def check_settings(settings: Settings) -> None:
     q = settings.qualifiers_per_group
     if q < 1 or q & (q - 1):
-        raise TournamentRuleError("groups_settings", f"qualifiers per group must be a power of two, not {q}")
+        raise ChampionshipRuleError("groups_settings", f"qualifiers per group must be a power of two, not {q}")
     if settings.group_size < 2:
-        raise TournamentRuleError("groups_settings", "a group needs room for at least two teams")
+        raise ChampionshipRuleError("groups_settings", "a group needs room for at least two teams")
 
 
-def _group_slots(state: Tournament) -> list[tuple[str | None, ...]]:
+def _group_slots(state: ChampionshipState) -> list[tuple[str | None, ...]]:
     """Each group's slots after the last group-phase round."""
     last = state.rounds[-1]
     slots = list(last.inputs.lists)
@@ -57,7 +57,7 @@ def _group_slots(state: Tournament) -> list[tuple[str | None, ...]]:
     return slots
 
 
-def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
+def next_round(state: ChampionshipState) -> tuple[list[Match], PairingInputs] | None:
     number = len(state.rounds) + 1
     q = state.settings.qualifiers_per_group
     if not state.rounds:
@@ -93,7 +93,7 @@ def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
                           (tuple(qualifiers),), phase="final"))
 
 
-def champion(state: Tournament) -> str | None:
+def champion(state: ChampionshipState) -> str | None:
     if not state.rounds:
         return state.draw.order[0] if state.draw and state.draw.order else None
     last = state.rounds[-1]
@@ -103,7 +103,7 @@ def champion(state: Tournament) -> str | None:
     return last.outcomes[0].winner
 
 
-def ranking(state: Tournament) -> tuple[str | None, tuple[RankEntry, ...]]:
+def ranking(state: ChampionshipState) -> tuple[str | None, tuple[RankEntry, ...]]:
     winner = champion(state)
     final_rounds = [r.number for r in state.rounds if r.inputs.phase == "final"]
     final_label = round_label(len(state.rounds))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from domain.tournament.events import RankEntry
-from domain.tournament.state import Tournament
+from domain.tournament.state import ChampionshipState
 
 
-def last_losses(state: Tournament) -> dict[str, tuple[int, str]]:
+def last_losses(state: ChampionshipState) -> dict[str, tuple[int, str]]:
     """Each team's last loss: (round, stage)."""
     lost: dict[str, tuple[int, str]] = {}
     for round_ in state.rounds:
@@ -17,7 +17,7 @@ def last_losses(state: Tournament) -> dict[str, tuple[int, str]]:
     return lost
 
 
-def elimination_ranking(state: Tournament, champion: str | None, runner_up: str | None = None,
+def elimination_ranking(state: ChampionshipState, champion: str | None, runner_up: str | None = None,
                         label=None) -> tuple[RankEntry, ...]:
     """Champion first, then the runner-up, then by round of last loss (latest first), seeds breaking no ties."""
     order = list(state.draw.order) if state.draw else []

@@ -10,7 +10,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.tournament.errors import TournamentRuleError
+from domain.tournament.errors import ChampionshipRuleError
 
 Side = Literal["a", "b"]
 
@@ -47,12 +47,12 @@ def match_result(games: list[GameResult] | tuple[GameResult, ...], match_games: 
     wins = {"a": 0, "b": 0}
     for number, game in enumerate(games, start=1):
         if max(wins.values()) >= needed:
-            raise TournamentRuleError(
+            raise ChampionshipRuleError(
                 "match_length",
                 f"game {number} was played after the match was decided (best of {match_games})")
         wins[game.winner] += 1
     if max(wins.values()) < needed:
-        raise TournamentRuleError(
+        raise ChampionshipRuleError(
             "tournament_rule",
             f"the match is not decided: {wins['a']}-{wins['b']} in games, {needed} wins are needed")
     return MatchResult(
@@ -69,6 +69,6 @@ def game_result(scores: tuple[int, int], target: int = 152) -> GameResult:
     """A `GameResult` from final scores: the higher score wins (the engine breaks ties before this)."""
     a, b = scores
     if a == b:
-        raise TournamentRuleError("tournament_rule",
+        raise ChampionshipRuleError("tournament_rule",
                                   f"a game cannot end level at {a}-{b}: the engine decides the winner")
     return GameResult(team_a_points=a, team_b_points=b, winner="a" if a > b else "b")

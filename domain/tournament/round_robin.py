@@ -7,7 +7,7 @@ empty seat, whose partner rests that round (a bye worth nothing).
 from __future__ import annotations
 
 from domain.tournament.events import Match, PairingInputs, RankEntry
-from domain.tournament.state import Tournament, match_id
+from domain.tournament.state import ChampionshipState, match_id
 from domain.tournament.tiebreaks import TeamRecord, credit, order
 
 STAGE = "round robin"
@@ -30,7 +30,7 @@ def circle_round(order_: list[str | None], k: int) -> list[tuple[str | None, str
     return [(turned[i], turned[n - 1 - i]) for i in range(n // 2)]
 
 
-def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
+def next_round(state: ChampionshipState) -> tuple[list[Match], PairingInputs] | None:
     number = len(state.rounds) + 1
     circle: list[str | None] = list(state.draw.order)
     if len(circle) % 2:
@@ -45,7 +45,7 @@ def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
     return matches, PairingInputs(f"circle method, rotation {number - 1}", (tuple(circle),))
 
 
-def ranking(state: Tournament) -> tuple[str | None, tuple[RankEntry, ...]]:
+def ranking(state: ChampionshipState) -> tuple[str | None, tuple[RankEntry, ...]]:
     records: dict[str, TeamRecord] = {t: TeamRecord(t) for t in state.draw.order}
     for round_ in state.rounds:
         for m, outcome in zip(round_.matches, round_.outcomes):

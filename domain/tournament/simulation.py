@@ -15,10 +15,10 @@ import msgspec
 from domain.tournament import commands as c
 from domain.tournament.decider import decide, evolve
 from domain.tournament.draw import commitment
-from domain.tournament.errors import TournamentRuleError
+from domain.tournament.errors import ChampionshipRuleError
 from domain.tournament.events import Match, Settings
 from domain.tournament.results import GameResult, MatchResult, game_result, games_to_win, match_result
-from domain.tournament.state import Tournament, initial
+from domain.tournament.state import ChampionshipState, initial
 
 GameScores = Callable[[int], tuple[int, int]]   # seed -> final scores (team A, team B) of one game
 
@@ -47,7 +47,7 @@ class Simulation:
         self.game_scores, self.disturbances, self.ratings = game_scores, disturbances, ratings
         self.on_match = on_match
         self.rng = random.Random(f"{seed}/results")
-        self.state: Tournament = initial()
+        self.state: ChampionshipState = initial()
         self.events: list = []
         ids = team_ids(teams)
         strength_rng = random.Random(f"{seed}/strength")
@@ -101,7 +101,7 @@ class Simulation:
         """Start and complete the next round; False when the championship is decided."""
         try:
             self.apply(c.StartRound(len(self.state.rounds) + 1))
-        except TournamentRuleError as error:
+        except ChampionshipRuleError as error:
             if error.rule == "championship_decided":
                 return False
             raise
@@ -122,7 +122,7 @@ class Simulation:
                 self.on_match(match)
         return True
 
-    def run(self) -> Tournament:
+    def run(self) -> ChampionshipState:
         if self.state.status == "new":
             self.register()
         if self.state.status == "closed":

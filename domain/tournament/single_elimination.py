@@ -5,12 +5,12 @@ from __future__ import annotations
 from domain.tournament.bracket import first_round_slots, pair_slots, winners
 from domain.tournament.events import Match, PairingInputs, RankEntry
 from domain.tournament.ranking import elimination_ranking
-from domain.tournament.state import Tournament
+from domain.tournament.state import ChampionshipState
 
 STAGE = "main"
 
 
-def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
+def next_round(state: ChampionshipState) -> tuple[list[Match], PairingInputs] | None:
     """The next round's matches from the draw or the last round's winners; None once decided."""
     number = len(state.rounds) + 1
     if not state.rounds:
@@ -26,7 +26,7 @@ def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
     return matches, PairingInputs(method, (tuple(slots),))
 
 
-def champion(state: Tournament) -> str | None:
+def champion(state: ChampionshipState) -> str | None:
     if not state.rounds:
         return state.draw.order[0] if state.draw and state.draw.order else None
     final = state.rounds[-1]
@@ -41,6 +41,6 @@ def round_label(total: int):
     return label
 
 
-def ranking(state: Tournament) -> tuple[str | None, tuple[RankEntry, ...]]:
+def ranking(state: ChampionshipState) -> tuple[str | None, tuple[RankEntry, ...]]:
     winner = champion(state)
     return winner, elimination_ranking(state, winner, label=round_label(len(state.rounds)))

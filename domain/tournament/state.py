@@ -22,7 +22,7 @@ class Team(msgspec.Struct, frozen=True):
     withdrawn: bool = False
 
 
-class Outcome(msgspec.Struct, frozen=True):
+class MatchOutcome(msgspec.Struct, frozen=True):
     """How a match ended: `winner` advances (None if nobody does), `losers` took a loss."""
 
     kind: OutcomeKind
@@ -35,12 +35,12 @@ class Round(msgspec.Struct, frozen=True):
     number: int
     matches: tuple[Match, ...]
     inputs: PairingInputs
-    outcomes: PVec          # Outcome | None, by match index
+    outcomes: PVec          # MatchOutcome | None, by match index
     undecided: int
 
 
-class Tournament(msgspec.Struct, frozen=True):
-    tournament_id: str = ""
+class ChampionshipState(msgspec.Struct, frozen=True):
+    championship_id: str = ""
     status: Status = "new"
     settings: Settings | None = None
     teams: PMap = PMap()                  # team_id -> Team
@@ -54,9 +54,9 @@ class Tournament(msgspec.Struct, frozen=True):
     ranking: tuple[RankEntry, ...] = ()
 
 
-def initial() -> Tournament:
+def initial() -> ChampionshipState:
     """The state before any event."""
-    return Tournament()
+    return ChampionshipState()
 
 
 def match_id(round_number: int, index: int) -> str:
@@ -72,7 +72,7 @@ def parse_match_id(text: str) -> tuple[int, int] | None:
     return int(head), int(tail) - 1
 
 
-def seed_order(state: Tournament) -> list[str]:
+def seed_order(state: ChampionshipState) -> list[str]:
     """The field in seed order: the draw, then late entries in order of registration."""
     order = list(state.draw.order) if state.draw else []
     drawn = set(order)

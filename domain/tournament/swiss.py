@@ -12,7 +12,7 @@ The bye (odd fields) goes to the lowest-ranked team that has not had one and is 
 from __future__ import annotations
 
 from domain.tournament.events import Match, PairingInputs, RankEntry
-from domain.tournament.state import Tournament, match_id, seed_order
+from domain.tournament.state import ChampionshipState, match_id, seed_order
 from domain.tournament.tiebreaks import TeamRecord, credit, order
 
 STAGE = "swiss"
@@ -76,7 +76,7 @@ def pair(ranked: list[str], points: dict[str, int], met: set[frozenset[str]], ha
     return pairs, bye
 
 
-def history(state: Tournament) -> tuple[dict[str, TeamRecord], set[frozenset[str]], set[str]]:
+def history(state: ChampionshipState) -> tuple[dict[str, TeamRecord], set[frozenset[str]], set[str]]:
     """Records, pairs already met and teams that had a bye."""
     records: dict[str, TeamRecord] = {}
 
@@ -97,7 +97,7 @@ def history(state: Tournament) -> tuple[dict[str, TeamRecord], set[frozenset[str
     return records, met, had_bye
 
 
-def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
+def next_round(state: ChampionshipState) -> tuple[list[Match], PairingInputs] | None:
     number = len(state.rounds) + 1
     if number > state.draw.planned_rounds:
         return None
@@ -118,7 +118,7 @@ def next_round(state: Tournament) -> tuple[list[Match], PairingInputs] | None:
         (tuple(ranked),), tuple(points[t] for t in ranked), tuple(t for t in ranked if t in had_bye))
 
 
-def ranking(state: Tournament) -> tuple[str | None, tuple[RankEntry, ...]]:
+def ranking(state: ChampionshipState) -> tuple[str | None, tuple[RankEntry, ...]]:
     records, _, _ = history(state)
     seeds = seed_order(state)
     for t in seeds:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 import msgspec
 
 from domain.tournament.events import Match
-from domain.tournament.state import Outcome
+from domain.tournament.state import MatchOutcome
 
 
 class TeamRecord(msgspec.Struct, frozen=True):
@@ -36,7 +36,7 @@ class TeamRecord(msgspec.Struct, frozen=True):
         return self.game_points_for - self.game_points_against
 
 
-def credit(get: Callable[[str], TeamRecord], match: Match, outcome: Outcome) -> list[TeamRecord]:
+def credit(get: Callable[[str], TeamRecord], match: Match, outcome: MatchOutcome) -> list[TeamRecord]:
     """The records of a match's teams after its outcome; `get(team)` returns the current record."""
     a, b = match.team_a, match.team_b
     if a is None:

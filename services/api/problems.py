@@ -17,7 +17,7 @@ from litestar.exceptions import HTTPException, NotFoundException, ValidationExce
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from domain.events import DomainError
-from domain.tournament import TournamentRuleError
+from domain.tournament import ChampionshipRuleError
 from services.errors import Conflict, Forbidden, NotFound, ServiceError
 
 log = logging.getLogger("baloot.api")
@@ -97,7 +97,7 @@ def _on_rules(request: Request, exc: DomainError) -> Response:
     return problem_response(409, exc.rule, "the rules refuse this action", exc.message, request.url.path)
 
 
-def _on_tournament_rules(request: Request, exc: TournamentRuleError) -> Response:
+def _on_tournament_rules(request: Request, exc: ChampionshipRuleError) -> Response:
     return problem_response(409, exc.rule, "the championship rules refuse this", exc.message, request.url.path)
 
 
@@ -157,7 +157,7 @@ EXCEPTION_HANDLERS = {
     Problem: _on_problem,
     ServiceError: _on_service_error,
     DomainError: _on_rules,
-    TournamentRuleError: _on_tournament_rules,
+    ChampionshipRuleError: _on_tournament_rules,
     ValidationException: _on_validation,
     HTTPException: _on_http,
     Exception: _on_error,

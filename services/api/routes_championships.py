@@ -23,7 +23,7 @@ from domain.tournament import (
     Settings,
     StartRound,
     SubstitutePlayer,
-    Tournament,
+    ChampionshipState,
     WithdrawTeam,
 )
 from projections import bracket as bracket_projection
@@ -173,7 +173,7 @@ class CheckInOut(msgspec.Struct):
     tables: list[str]                         # the match's table, once both teams are in
 
 
-class CommandOutcome(msgspec.Struct):
+class ChampionshipCommandOut(msgspec.Struct):
     championship_id: str
     version: int
     replayed: bool
@@ -188,7 +188,7 @@ class MatchTable(msgspec.Struct):
     seats: list[str]
 
 
-class RoundStarted(CommandOutcome):
+class RoundStarted(ChampionshipCommandOut):
     round: int
     tables: list[MatchTable]
 
@@ -263,7 +263,7 @@ async def _check_users(request: Request, user_ids: list[str], field: str) -> Non
         raise Problem(422, "unknown_user", f"there is no user {missing[0]!r}", field=field)
 
 
-def _team_of(state: Tournament, team_id: str):
+def _team_of(state: ChampionshipState, team_id: str):
     team = state.teams.get(team_id)
     if team is None:
         raise Problem(404, "unknown_team", f"team {team_id} is not registered in this championship")
@@ -290,8 +290,8 @@ def _digest(request: Request, data) -> str:
     return command_digest((request.url.path, data))
 
 
-def _outcome(championship_id: str, outcome, champ: Championship) -> CommandOutcome:
-    return CommandOutcome(championship_id, outcome.version, outcome.replayed, outcome.events,
+def _outcome(championship_id: str, outcome, champ: Championship) -> ChampionshipCommandOut:
+    return ChampionshipCommandOut(championship_id, outcome.version, outcome.replayed, outcome.events,
                           summary(championship_id, champ))
 
 
@@ -299,7 +299,7 @@ def _outcome(championship_id: str, outcome, champ: Championship) -> CommandOutco
 
 @post("/", operation_id="createChampionship", status_code=201,
       summary="Create a championship; the caller becomes its organiser")
-async def create_championship(request: Request, data: JSONBody[NewChampionship]) -> CommandOutcome:
+async def create_championship(request: Request, data: JSONBody[NewChampionship]) -> ChampionshipCommandOut:
     data = await strict_body(request, NewChampionship)
     user = await _user(request)
     switches = dict(data.switches)
@@ -330,7 +330,7 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship])
 @post("/{championship_id:str}/registration/close", operation_id="closeRegistration", status_code=200,
       summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)")
 async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command]
-                             ) -> CommandOutcome:
+                             ) -> ChampionshipCommandOut:
     data = await strict_body(request, Command)
     user, _ = await _organiser(request, championship_id)
     svc = _svc(request)
@@ -342,7 +342,7 @@ async def close_registration(request: Request, championship_id: FromPath[str], d
 
 @post("/{championship_id:str}/draw", operation_id="makeDraw", status_code=200,
       summary="Make the draw: reveal the seed committed to at close (or seed by the given ratings)")
-async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw]) -> CommandOutcome:
+async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw]) -> ChampionshipCommandOut:
     data = await strict_body(request, Draw)
     user, _ = await _organiser(request, championship_id)
     svc = _svc(request)
@@ -376,7 +376,7 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
 @post("/{championship_id:str}/matches/{match_id:str}/forfeit", operation_id="recordForfeit", status_code=200,
       summary="Referee or organiser: a team did not play; the other wins the match")
 async def record_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                         data: JSONBody[Forfeit]) -> CommandOutcome:
+                         data: JSONBody[Forfeit]) -> ChampionshipCommandOut:
     data = await strict_body(request, Forfeit)
     user = await _referee(request, championship_id)
     outcome, champ = await _svc(request).execute(
@@ -388,7 +388,7 @@ async def record_forfeit(request: Request, championship_id: FromPath[str], match
 @post("/{championship_id:str}/matches/{match_id:str}/double-forfeit", operation_id="recordDoubleForfeit",
       status_code=200, summary="Referee or organiser: neither team played; nobody advances")
 async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                                data: JSONBody[WithReason]) -> CommandOutcome:
+                                data: JSONBody[WithReason]) -> ChampionshipCommandOut:
     data = await strict_body(request, WithReason)
     user = await _referee(request, championship_id)
     outcome, champ = await _svc(request).execute(
@@ -411,7 +411,7 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
 
 @post("/{championship_id:str}/finish", operation_id="finishChampionship", status_code=200,
       summary="Organiser: close the championship once every round is decided, with its final ranking")
-async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command]) -> CommandOutcome:
+async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command]) -> ChampionshipCommandOut:
     data = await strict_body(request, Command)
     user, _ = await _organiser(request, championship_id)
     await _svc(request).collect_results(championship_id)
@@ -423,7 +423,7 @@ async def finish(request: Request, championship_id: FromPath[str], data: JSONBod
 
 # ---- players (and organisers on their behalf) ----
 
-class TeamRegistration(CommandOutcome):
+class TeamRegistration(ChampionshipCommandOut):
     team_id: str
     status: Literal["invited", "registered", "declined"]   # invited: waiting for the players in `waiting`
     waiting: list[str]
@@ -492,7 +492,7 @@ async def _member_or_organiser(request: Request, championship_id: str, team_id: 
 @post("/{championship_id:str}/teams/{team_id:str}/withdraw", operation_id="withdrawTeam", status_code=200,
       summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited")
 async def withdraw_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
-                        data: JSONBody[WithReason]) -> CommandOutcome:
+                        data: JSONBody[WithReason]) -> ChampionshipCommandOut:
     data = await strict_body(request, WithReason)
     user = await _member_or_organiser(request, championship_id, team_id)
     outcome, champ = await _svc(request).execute(championship_id, data.command_id,
@@ -504,7 +504,7 @@ async def withdraw_team(request: Request, championship_id: FromPath[str], team_i
 @post("/{championship_id:str}/teams/{team_id:str}/substitute", operation_id="substitutePlayer", status_code=200,
       summary="Bring in a registered substitute for a player, from the next round on")
 async def substitute(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
-                     data: JSONBody[Substitution]) -> CommandOutcome:
+                     data: JSONBody[Substitution]) -> ChampionshipCommandOut:
     data = await strict_body(request, Substitution)
     user = await _member_or_organiser(request, championship_id, team_id)
     outcome, champ = await _svc(request).execute(

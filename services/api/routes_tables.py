@@ -282,7 +282,7 @@ async def list_deals(request: Request, table_id: FromPath[str]) -> list[schemas.
     events = await _visible_events(request, table_id, await _user(request))
     out = []
     for n, first, evs in deal_spans(events):
-        state = game_mod.deal_mod.replay(evs)
+        state = game_mod.deal_mod.fold(evs)
         out.append(schemas.DealSummary(n, first, evs[0].dealer, deal_finished(evs), contract_view(state.contract),
                                        tuple(state.result.game_points) if state.result else None))
     return out

@@ -43,9 +43,9 @@ from domain.tournament import (
     RegisterTeam,
     RoundPaired,
     Settings,
-    Tournament,
-    TournamentEvent,
-    TournamentRuleError,
+    ChampionshipState,
+    ChampionshipEvent,
+    ChampionshipRuleError,
     commitment,
     decide,
     evolve,
@@ -58,7 +58,7 @@ from domain.tournament import checkin
 from domain.tournament.checkin import CheckIns, CheckInClosed, PlayerCheckedIn, team_checked_in
 from services import repository
 from services.errors import Conflict, Forbidden, NotFound, ServiceError
-from services.repository import Outcome, StreamCache, applied_by, replayed
+from services.repository import CommandOutcome, StreamCache, applied_by, replayed
 from services.tables import Table, TableOpened, TableService
 from services.eventstore import (
     Codec,
@@ -75,7 +75,7 @@ MAX_ATTEMPTS = 20          # results of many tables may land at once on one cham
 NAMESPACE = uuid.UUID("0f6d9a52-3c1e-4b8f-8a57-6d2b1e9c4a70")
 SYSTEM_ACTOR = "system"
 
-CODEC = Codec(TournamentEvent)
+CODEC = Codec(ChampionshipEvent)
 
 
 class RunSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -90,7 +90,7 @@ class RunSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class Championship(msgspec.Struct, frozen=True):
     """A championship as the service folds it: the tournament, its projections, version and command ids."""
 
-    state: Tournament = msgspec.field(default_factory=Tournament)
+    state: ChampionshipState = msgspec.field(default_factory=ChampionshipState)
     standings: standings_projection.Standings = msgspec.field(default_factory=standings_projection.initial)
     bracket: bracket_projection.Bracket = msgspec.field(default_factory=bracket_projection.initial)
     version: int = 0
@@ -230,7 +230,7 @@ class ChampionshipService:
 
     async def execute(self, championship_id: str, command_id: str, make_commands, *, actor: str,
                       digest: str = "", new: bool = False, metadata: dict | None = None
-                      ) -> tuple[Outcome, Championship]:
+                      ) -> tuple[CommandOutcome, Championship]:
         """Decide ``make_commands(championship)`` (a list, decided in turn) and append, retrying on conflicts.
 
         A command id is the sender's own (``actor``); ``digest`` says what the request was, so the same id
@@ -244,7 +244,7 @@ class ChampionshipService:
                 return retry, champ
             state = champ.state
             events: list = []
-            for command in make_commands(champ):     # a TournamentRuleError names the rule that refuses it
+            for command in make_commands(champ):     # a ChampionshipRuleError names the rule that refuses it
                 for e in decide(state, command):
                     state = evolve(state, e)
                     events.append(e)
@@ -259,7 +259,7 @@ class ChampionshipService:
             champ = await self.load(championship_id)
             if events and self.flow is not None:
                 await self.flow.championship_appended(championship_id, champ)
-            return Outcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
+            return CommandOutcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
         raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
     # ------------------------------------------------------------ draw and rounds
@@ -338,7 +338,7 @@ class ChampionshipService:
         return TeamInvitation(proposal, waiting), False
 
     async def answer_team(self, championship_id: str, team_id: str, user: str, accept: bool
-                          ) -> tuple[TeamInvitation, Outcome | None, Championship]:
+                          ) -> tuple[TeamInvitation, CommandOutcome | None, Championship]:
         """An invited player answers; the last acceptance registers the team (as its proposer's command)."""
         for _ in range(MAX_ATTEMPTS):
             version, invites = await self.invitations(championship_id)
@@ -414,7 +414,7 @@ class ChampionshipService:
             return stored, checks, champ
         raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
-    def _match_to_check_in(self, championship_id: str, state: Tournament, match_id: str):
+    def _match_to_check_in(self, championship_id: str, state: ChampionshipState, match_id: str):
         if state.status != "running":
             raise Conflict("no_round", f"no round of championship {championship_id} is being played")
         current = state.rounds[-1]
@@ -502,7 +502,7 @@ class ChampionshipService:
             return
         try:
             await self._game_ended(o)
-        except (ServiceError, TournamentRuleError) as exc:
+        except (ServiceError, ChampionshipRuleError) as exc:
             log.warning("championship %s, match %s: result not recorded: %s (%s)", o.championship_id,
                         o.match_id, exc, exc.rule)
         except Exception:
@@ -566,8 +566,8 @@ def fold_rows(champ: Championship, rows) -> Championship:
     for r in rows:
         e = CODEC.decode(r)
         state = evolve(state, e)
-        standings = standings_projection.apply(standings, e)
-        bracket = bracket_projection.apply(bracket, e)
+        standings = standings_projection.evolve(standings, e)
+        bracket = bracket_projection.evolve(bracket, e)
         meta = r.metadata
         if r.version == 1 and meta.get("run"):
             run = msgspec.convert(meta["run"], RunSettings)

@@ -5,14 +5,14 @@ HTTP API and the workers. It raises domain errors and ``services.errors``; it kn
 from domain.table import (
     TABLE_EVENTS, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened, TableProposed,
 )
-from services.repository import Outcome, command_digest
+from services.repository import CommandOutcome, command_digest
 from services.tables.service import (
     CODEC, MAX_ATTEMPTS, SecretMismatch, Table, TableService, deal_finished, deal_spans, event_id, fold_appended,
     fold_rows, private_cards, stream_of,
 )
 
 __all__ = [
-    "CODEC", "MAX_ATTEMPTS", "TABLE_EVENTS", "InvitationAccepted", "InvitationDeclined", "Outcome", "SeatHandedToBot",
+    "CODEC", "MAX_ATTEMPTS", "TABLE_EVENTS", "InvitationAccepted", "InvitationDeclined", "CommandOutcome", "SeatHandedToBot",
     "SecretMismatch", "Table", "TableOpened", "TableProposed", "TableService", "command_digest", "deal_finished",
     "deal_spans", "event_id", "fold_appended", "fold_rows", "private_cards", "stream_of",
 ]

@@ -44,7 +44,7 @@ from services import repository
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
-from services.repository import Outcome, StreamCache, replayed
+from services.repository import CommandOutcome, StreamCache, replayed
 
 MAX_ATTEMPTS = 5
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
@@ -203,7 +203,7 @@ class TableService:
         await self._index(opened, "invited")
         return await self.load(opened.table_id)
 
-    async def answer_invitation(self, table_id: str, user: str, accept: bool) -> tuple[Outcome, Table]:
+    async def answer_invitation(self, table_id: str, user: str, accept: bool) -> tuple[CommandOutcome, Table]:
         """An invited user accepts (the last acceptance opens the game) or declines (the table is cancelled)."""
         answer = AnswerInvitation(user=user, accept=accept)
         outcome, table = await self.execute(table_id, "accept" if accept else "decline", lambda _: answer,
@@ -233,7 +233,7 @@ class TableService:
 
     async def execute(self, table_id: str, command_id: str, make_command, *, actor: str, role: str,
                       digest: str, seat: int | None = None, expected_version: int | None = None,
-                      table: Table | None = None) -> tuple[Outcome, Table]:
+                      table: Table | None = None) -> tuple[CommandOutcome, Table]:
         """Decide and append ``make_command(table)`` at the version read, retrying on conflicts.
 
         The caller has already checked that ``actor`` may send this command. ``role`` says who acts
@@ -263,7 +263,7 @@ class TableService:
                                                         "again") from None
                 continue
             if not stored:                  # the same command, delivered twice at once, stored by the other
-                return Outcome(version, replayed=True), await self.load(table_id)
+                return CommandOutcome(version, replayed=True), await self.load(table_id)
             receipts = await self._sign(table_id, table.game.deal_no, events, appended)
             table = fold_appended(table, events, (actor, command_id), (version, digest), role, seat)
             self._remember(table_id, table)
@@ -272,7 +272,7 @@ class TableService:
                                         table_id)
             if self.flow is not None:
                 await self.flow.table_appended(table, events)
-            return Outcome(version, events=[type(e).__struct_config__.tag for e in events
+            return CommandOutcome(version, events=[type(e).__struct_config__.tag for e in events
                                             if not getattr(e, "private", False)],
                            receipts=receipts), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")

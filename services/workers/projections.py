@@ -73,7 +73,7 @@ async def apply_standings(conn: asyncpg.Connection, event: RecordedEvent) -> Non
     if row is not None and row["version"] >= event.version:
         return
     state = load_state(row["state"]) if row is not None else standings_projection.initial()
-    state = standings_projection.apply(state, CODEC.decode(event))
+    state = standings_projection.evolve(state, CODEC.decode(event))
     await conn.execute(
         "INSERT INTO standings_rm (championship_id, version, state, standings) VALUES ($1, $2, $3::jsonb, $4::jsonb) "
         "ON CONFLICT (championship_id) DO UPDATE SET version = $2, state = $3::jsonb, standings = $4::jsonb",

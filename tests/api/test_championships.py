@@ -299,7 +299,7 @@ async def test_a_four_team_knockout_played_at_the_tables_reaches_a_champion(api,
     standings = (await api.get(f"/championships/{cid}/standings", headers=organiser)).json()
     rebuilt = standings_projection.initial()
     for row in await read_stream(pool, stream_of(cid)):
-        rebuilt = standings_projection.apply(rebuilt, CODEC.decode(row))
+        rebuilt = standings_projection.evolve(rebuilt, CODEC.decode(row))
     assert standings == msgspec.to_builtins(standings_projection.table(rebuilt))
     assert standings[0]["team_id"] == final["winner"] and standings[0]["wins"] == 2
 

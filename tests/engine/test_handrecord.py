@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from domain.audit import audit_record
-from domain.deal import replay as deal_replay
+from domain.deal import fold as fold_deal
 from domain.handrecord import MalformedRecord, encode_record, export_record, hand_record_schema, parse_record
 from domain.simulate import deal_events_of_game, play_game_events
 
@@ -82,7 +82,7 @@ def test_the_schema_rejects_an_unknown_field_and_an_action_with_two_kinds():
 def test_export_then_import_gives_the_same_result(seed):
     state, events = play_game_events(seed, table_mode="recorded" if seed % 2 else "strict")
     for deal_events in deal_events_of_game(events):
-        result = deal_replay(deal_events).result
+        result = fold_deal(deal_events).result
         record = parse_record(encode_record(export_record(deal_events)))
         report = audit_record(record)
         assert report.valid

@@ -98,8 +98,8 @@ def test_results_are_identical_when_rederived_from_the_events(format_, teams, se
     table = standings.initial()
     graph = bracket.initial()
     for event in sim.events:
-        table = standings.apply(table, event)
-        graph = bracket.apply(graph, event)
+        table = standings.evolve(table, event)
+        graph = bracket.evolve(graph, event)
     if format_ in ("swiss", "round_robin"):
         assert [row.team_id for row in standings.table(table)] == [r.team_id for r in sim.state.ranking]
     decided = {n.match_id: n.winner for n in bracket.nodes(graph)}

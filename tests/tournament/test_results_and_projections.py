@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from domain.tournament import GameResult, Settings, TournamentRuleError, match_result
+from domain.tournament import GameResult, Settings, ChampionshipRuleError, match_result
 from domain.tournament.persistent import PMap, PVec
 from domain.tournament.simulation import Simulation
 from projections import bracket, ratings, standings
@@ -20,13 +20,13 @@ def test_best_of_three_result_from_games():
 
 
 def test_no_game_after_the_match_is_decided():
-    with pytest.raises(TournamentRuleError, match="game 2 was played after the match was decided") as error:
+    with pytest.raises(ChampionshipRuleError, match="game 2 was played after the match was decided") as error:
         match_result([GameResult(152, 0, "a"), GameResult(152, 0, "a")], 1)
     assert error.value.rule == "match_length"
 
 
 def test_an_undecided_match_has_no_result():
-    with pytest.raises(TournamentRuleError, match="the match is not decided: 1-0 in games") as error:
+    with pytest.raises(ChampionshipRuleError, match="the match is not decided: 1-0 in games") as error:
         match_result([GameResult(152, 0, "a")], 3)
     assert error.value.rule == "tournament_rule"
 
@@ -50,7 +50,7 @@ def test_standings_are_ordered_by_points_then_buchholz():
     sim = championship()
     state = standings.initial()
     for event in sim.events:
-        state = standings.apply(state, event)
+        state = standings.evolve(state, event)
     rows = standings.table(state)
     keys = [(-r.points, -r.buchholz) for r in rows]
     assert keys == sorted(keys)
@@ -61,7 +61,7 @@ def test_bracket_edges_follow_each_team_path():
     sim = championship("double_elimination", 8)
     graph = bracket.initial()
     for event in sim.events:
-        graph = bracket.apply(graph, event)
+        graph = bracket.evolve(graph, event)
     champion = sim.state.champion
     path = bracket.path(graph, champion)
     assert path[-1].winner == champion
@@ -79,14 +79,14 @@ def test_ratings_update_once_per_match_and_are_recomputable():
         update = ratings.rating_event(state, event)
         if update is not None:
             stored.append(update)
-        state = ratings.apply(state, event)
+        state = ratings.evolve(state, event)
     assert state.matches_rated == len(stored) == 7
     assert stored[0].model == "PlackettLuce" and stored[0].model_version.startswith("openskill ")
     assert ratings.recompute(sim.events).ratings == state.ratings
     replayed = ratings.initial()
     for event in sim.events:           # the tournament feed merged with the stored ratings stream
-        replayed = ratings.apply(replayed, event)
-        replayed = next((ratings.apply(replayed, s) for s in stored
+        replayed = ratings.evolve(replayed, event)
+        replayed = next((ratings.evolve(replayed, s) for s in stored
                          if getattr(event, "match_id", None) == s.match_id
                          and type(event).__name__ == "MatchResultRecorded"), replayed)
     assert replayed.ratings == state.ratings and replayed.matches_rated == 7

@@ -1,13 +1,13 @@
-"""Every refusal names its rule by a stable id from TOURNAMENT_RULES: the API sends these ids to clients."""
+"""Every refusal names its rule by a stable id from CHAMPIONSHIP_RULES: the API sends these ids to clients."""
 
 from __future__ import annotations
 
 import pytest
 
 from domain.tournament import (
-    TOURNAMENT_RULES, ChampionshipCreated, CloseRegistration, CommitDraw, CreateChampionship,
+    CHAMPIONSHIP_RULES, ChampionshipCreated, CloseRegistration, CommitDraw, CreateChampionship,
     FinishChampionship, GameResult, MakeDraw, RecordForfeit, RecordMatchResult, RegisterTeam,
-    RegistrationClosed, Settings, StartRound, SubstitutePlayer, TeamRegistered, TournamentRuleError,
+    RegistrationClosed, Settings, StartRound, SubstitutePlayer, TeamRegistered, ChampionshipRuleError,
     WithdrawTeam, commitment, game_result, match_result,
 )
 from tests.tournament.helpers import created, drawn, given, run
@@ -77,24 +77,24 @@ BAD_COMMANDS = [
 def test_every_refusal_names_a_documented_rule():
     seen = set()
     for state, command, expected in BAD_COMMANDS:
-        with pytest.raises(TournamentRuleError) as error:
+        with pytest.raises(ChampionshipRuleError) as error:
             run(state, command)
-        assert error.value.rule in TOURNAMENT_RULES, (command, str(error.value))
+        assert error.value.rule in CHAMPIONSHIP_RULES, (command, str(error.value))
         assert error.value.rule == expected, (command, str(error.value))
         assert str(error.value) == error.value.message
         seen.add(error.value.rule)
-    assert seen == TOURNAMENT_RULES         # each documented id is reachable, so none is stale
+    assert seen == CHAMPIONSHIP_RULES         # each documented id is reachable, so none is stale
 
 
 def test_results_from_games_name_their_rules():
     for bad, expected in ((lambda: match_result([GameResult(152, 0, "a")] * 2), "match_length"),
                           (lambda: match_result([GameResult(152, 0, "a")], 3), "tournament_rule"),
                           (lambda: game_result((100, 100)), "tournament_rule")):
-        with pytest.raises(TournamentRuleError) as error:
+        with pytest.raises(ChampionshipRuleError) as error:
             bad()
         assert error.value.rule == expected
 
 
 def test_an_unknown_rule_id_fails_loudly():
     with pytest.raises(ValueError, match="unknown tournament rule id 'registration_closd'"):
-        TournamentRuleError("registration_closd", "registration is closed")
+        ChampionshipRuleError("registration_closd", "registration is closed")

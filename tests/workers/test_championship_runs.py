@@ -72,7 +72,7 @@ async def test_sixteen_bot_teams_play_from_registration_to_champion_with_only_th
     live = await standings_rows(pool)
     fold = standings_projection.initial()
     for r in await read_stream(pool, stream_of(cid)):
-        fold = standings_projection.apply(fold, CODEC.decode(r))
+        fold = standings_projection.evolve(fold, CODEC.decode(r))
     expected = msgspec.json.decode(msgspec.json.encode(standings_projection.table(fold)))
     assert live[cid] == (champ.version, expected)
     assert expected[0]["team_id"] == state.champion and expected[0]["wins"] == 4
