@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 
-import asyncpg
 from litestar import Litestar, get
 from litestar.config.app import AppConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
+from services.api.deps import DEPENDENCIES
 from services.championships import ChampionshipService
 from services.flow import Flow
 from services.api.guards import GuardedRequest, RejectNul
@@ -22,52 +21,13 @@ from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
-from services.api.streams import StreamSlots
+from services.api.streams import Notifier, StreamSlots
 from services.tables import TableService
 from services.secret import server_secret
-from services.eventstore import CHANNEL
 
 log = logging.getLogger("baloot.api")
 
 MAX_BODY = 64 * 1024
-
-
-class Notifier:
-    """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback).
-
-    Bounded: each notification empties ``_events``, so it holds at most one entry per table followed since
-    the last append anywhere (and /live refuses unknown tables and caps streams per user).
-    """
-
-    def __init__(self) -> None:
-        self._events: dict[str, asyncio.Event] = {}
-        self._conn: asyncpg.Connection | None = None
-
-    async def start(self, url: str) -> None:
-        self._conn = await asyncpg.connect(url)
-        await self._conn.add_listener(CHANNEL, self._on_notify)
-
-    async def stop(self) -> None:
-        if self._conn is not None:
-            with contextlib.suppress(Exception):
-                await self._conn.close()
-
-    def _on_notify(self, _conn, _pid, _channel, _payload: str) -> None:
-        # The store notifies once per burst of appends, without naming streams: wake every waiter.
-        events, self._events = self._events, {}
-        for event in events.values():
-            event.set()
-
-    def waiter(self, stream: str) -> asyncio.Event:
-        """Take this before reading, then wait on it: a notification in between is not lost."""
-        event = self._events.get(stream)
-        if event is None:
-            event = self._events[stream] = asyncio.Event()
-        return event
-
-    async def wait(self, event: asyncio.Event, timeout: float) -> None:
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
 
 
 @get("/health", operation_id="health", summary="Liveness", exclude_from_auth=True)
@@ -110,6 +70,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
     config = AppConfig(
         route_handlers=[health, auth_router, table_router, championship_router, log_router, *extra_routers],
         lifespan=[lifespan],
+        dependencies=DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[RejectNul, Throttle],
         request_class=GuardedRequest,

@@ -10,6 +10,7 @@ from litestar.params import JSONBody
 
 from services.api import schemas
 from services.api.auth import User, register
+from services.api.deps import Auth, Caller, Pool
 from services.api.problems import Problem
 
 MAX_LIVE_TOKENS = 50          # per user: a bound on what one account can make the server store
@@ -34,22 +35,21 @@ class TokensRevoked(msgspec.Struct):
 
 
 @post("/users", operation_id="createUser", summary="Create a user and its first bearer token", status_code=201)
-async def create_user(request: Request, data: JSONBody[schemas.NewUser]) -> CreatedUser:
-    user, token, expires_at = await register(request.app.state.pool, data.name, data.kind)
+async def create_user(data: JSONBody[schemas.NewUser], pool: Pool) -> CreatedUser:
+    user, token, expires_at = await register(pool, data.name, data.kind)
     return CreatedUser(user.user_id, user.name, user.kind, token, expires_at)
 
 
 @get("/me", operation_id="whoAmI", summary="The user behind the token")
-async def who_am_i(request: Request) -> User:
-    return await request.app.state.auth.user(request)
+async def who_am_i(user: Caller) -> User:
+    return user
 
 
 @post("/tokens", operation_id="createToken", status_code=201,
       summary="A new bearer token for the caller (e.g. another device, or before this one expires)")
-async def create_token(request: Request) -> TokenIssued:
-    auth = request.app.state.auth
+async def create_token(request: Request, auth: Auth, pool: Pool) -> TokenIssued:
     session = await auth.session(request.scope)
-    live = await request.app.state.pool.fetchval(
+    live = await pool.fetchval(
         "SELECT count(*) FROM tokens WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()",
         session.user.user_id)
     if live >= MAX_LIVE_TOKENS:
@@ -61,15 +61,13 @@ async def create_token(request: Request) -> TokenIssued:
 
 @delete("/tokens/current", operation_id="revokeToken", status_code=204,
         summary="Revoke the token this request is made with")
-async def revoke_current(request: Request) -> None:
-    auth = request.app.state.auth
+async def revoke_current(request: Request, auth: Auth) -> None:
     await auth.revoke(await auth.session(request.scope))
 
 
 @post("/tokens/revoke-all", operation_id="revokeAllTokens", status_code=200,
       summary="Revoke every token of the caller (this one included)")
-async def revoke_all(request: Request) -> TokensRevoked:
-    auth = request.app.state.auth
+async def revoke_all(request: Request, auth: Auth) -> TokensRevoked:
     session = await auth.session(request.scope)
     return TokensRevoked(await auth.revoke_all(session.user.user_id))
 

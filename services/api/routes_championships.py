@@ -27,12 +27,11 @@ from domain.tournament import (
     WithdrawTeam,
 )
 from projections import bracket as bracket_projection
-from projections import standings as standings_projection
 from projections.standings import StandingRow
 from services.api.auth import User, grant, has_role
+from services.api.deps import Caller, Championships, Pool
 from services.championships import (
     Championship,
-    ChampionshipService,
     RunSettings,
     championship_id_for,
     decode_switches,
@@ -223,40 +222,29 @@ class RefereeGranted(msgspec.Struct):
 
 # ---- helpers ----
 
-def _svc(request: Request) -> ChampionshipService:
-    return request.app.state.championships
+async def _is_organiser(pool: Pool, championship_id: str, user: User) -> bool:
+    return await has_role(pool, user.user_id, "organiser", ("championship", championship_id))
 
 
-async def _user(request: Request) -> User:
-    return await request.app.state.auth.user(request)
-
-
-async def _is_organiser(request: Request, championship_id: str, user: User) -> bool:
-    return await has_role(request.app.state.pool, user.user_id, "organiser", ("championship", championship_id))
-
-
-async def _organiser(request: Request, championship_id: str) -> tuple[User, Championship]:
-    """The caller, who must organise this (existing) championship."""
-    user = await _user(request)
-    champ = await _svc(request).load(championship_id)
-    if not await _is_organiser(request, championship_id, user):
+async def _organiser(championships: Championships, pool: Pool, championship_id: str, user: User) -> Championship:
+    """The championship, which the caller must organise."""
+    champ = await championships.load(championship_id)
+    if not await _is_organiser(pool, championship_id, user):
         raise Problem(403, "not_organiser", f"only the organisers of championship {championship_id} do this")
-    return user, champ
+    return champ
 
 
-async def _referee(request: Request, championship_id: str) -> User:
-    """The caller, who must referee or organise this (existing) championship."""
-    user = await _user(request)
-    await _svc(request).load(championship_id)
-    if not await has_role(request.app.state.pool, user.user_id, "referee", ("championship", championship_id)) \
-            and not await _is_organiser(request, championship_id, user):
+async def _referee(championships: Championships, pool: Pool, championship_id: str, user: User) -> None:
+    """The caller must referee or organise this (existing) championship."""
+    await championships.load(championship_id)
+    if not await has_role(pool, user.user_id, "referee", ("championship", championship_id)) \
+            and not await _is_organiser(pool, championship_id, user):
         raise Problem(403, "not_referee", f"only the referees and organisers of championship {championship_id} "
                                           "rule on its matches")
-    return user
 
 
-async def _check_users(request: Request, user_ids: list[str], field: str) -> None:
-    known = {r["user_id"] for r in await request.app.state.pool.fetch(
+async def _check_users(pool: Pool, user_ids: list[str], field: str) -> None:
+    known = {r["user_id"] for r in await pool.fetch(
         "SELECT user_id FROM users WHERE user_id = ANY($1)", user_ids)}
     missing = [u for u in user_ids if u not in known]
     if missing:
@@ -299,9 +287,9 @@ def _outcome(championship_id: str, outcome, champ: Championship) -> Championship
 
 @post("/", operation_id="createChampionship", status_code=201,
       summary="Create a championship; the caller becomes its organiser")
-async def create_championship(request: Request, data: JSONBody[NewChampionship]) -> ChampionshipCommandOut:
+async def create_championship(request: Request, data: JSONBody[NewChampionship], user: Caller, pool: Pool,
+                              championships: Championships) -> ChampionshipCommandOut:
     data = await strict_body(request, NewChampionship)
-    user = await _user(request)
     switches = dict(data.switches)
     if "target" in switches:
         raise Problem(400, "invalid_field", "set the game target with game_target, not as a switch",
@@ -319,35 +307,34 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship])
     cid = championship_id_for(user.user_id, data.command_id)
     run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
                       on_timeout=data.on_timeout)
-    outcome, champ = await _svc(request).execute(cid, data.command_id,
+    outcome, champ = await championships.execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
                                                  actor=user.user_id, digest=_digest(request, data), new=True,
                                                  metadata={"run": msgspec.to_builtins(run)})
-    await grant(request.app.state.pool, "championship", cid, user.user_id, "organiser")
+    await grant(pool, "championship", cid, user.user_id, "organiser")
     return _outcome(cid, outcome, champ)
 
 
 @post("/{championship_id:str}/registration/close", operation_id="closeRegistration", status_code=200,
       summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)")
-async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command]
-                             ) -> ChampionshipCommandOut:
+async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command],
+                             user: Caller, pool: Pool, championships: Championships) -> ChampionshipCommandOut:
     data = await strict_body(request, Command)
-    user, _ = await _organiser(request, championship_id)
-    svc = _svc(request)
-    outcome, champ = await svc.execute(championship_id, data.command_id,
-                                       lambda c: svc.close_registration(championship_id, c), actor=user.user_id,
+    await _organiser(championships, pool, championship_id, user)
+    outcome, champ = await championships.execute(championship_id, data.command_id,
+                                       lambda c: championships.close_registration(championship_id, c), actor=user.user_id,
                                        digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
 
 @post("/{championship_id:str}/draw", operation_id="makeDraw", status_code=200,
       summary="Make the draw: reveal the seed committed to at close (or seed by the given ratings)")
-async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw]) -> ChampionshipCommandOut:
+async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw], user: Caller, pool: Pool,
+                    championships: Championships) -> ChampionshipCommandOut:
     data = await strict_body(request, Draw)
-    user, _ = await _organiser(request, championship_id)
-    svc = _svc(request)
-    outcome, champ = await svc.execute(
-        championship_id, data.command_id, lambda c: [svc.make_draw(championship_id, c, data.ratings)],
+    await _organiser(championships, pool, championship_id, user)
+    outcome, champ = await championships.execute(
+        championship_id, data.command_id, lambda c: [championships.make_draw(championship_id, c, data.ratings)],
         actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 
@@ -355,20 +342,20 @@ async def make_draw(request: Request, championship_id: FromPath[str], data: JSON
 @post("/{championship_id:str}/rounds/{round_no:int}/start", operation_id="startRound", status_code=200,
       summary="Pair the round and open one table per match to play (team A at seats 0 and 2)")
 async def start_round(request: Request, championship_id: FromPath[str], round_no: FromPath[int],
-                      data: JSONBody[Command]) -> RoundStarted:
+                      data: JSONBody[Command], user: Caller, pool: Pool, championships: Championships
+                      ) -> RoundStarted:
     data = await strict_body(request, Command)
-    user, _ = await _organiser(request, championship_id)
-    svc = _svc(request)
-    await svc.collect_results(championship_id)
-    outcome, champ = await svc.execute(championship_id, data.command_id, lambda _: [StartRound(round_no)],
+    await _organiser(championships, pool, championship_id, user)
+    await championships.collect_results(championship_id)
+    outcome, champ = await championships.execute(championship_id, data.command_id, lambda _: [StartRound(round_no)],
                                        actor=user.user_id, digest=_digest(request, data))
     # Also on a retry: a request that stored the pairing may have failed before opening every table.
     # With a check-in window, a match's table opens once both its teams have checked in.
     if champ.run.check_in_seconds is None:
-        await svc.open_round_tables(championship_id, round_no, user.user_id)
+        await championships.open_round_tables(championship_id, round_no, user.user_id)
     matches = {m.match_id for m in champ.state.rounds[round_no - 1].matches}
     tables = [MatchTable(r["table_id"], r["game_no"], r["status"], list(r["seats"]))
-              for r in await svc.match_tables(championship_id) if r["match_id"] in matches and r["game_no"] == 1]
+              for r in await championships.match_tables(championship_id) if r["match_id"] in matches and r["game_no"] == 1]
     base = _outcome(championship_id, outcome, champ)
     return RoundStarted(**msgspec.structs.asdict(base), round=round_no, tables=tables)
 
@@ -376,10 +363,11 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
 @post("/{championship_id:str}/matches/{match_id:str}/forfeit", operation_id="recordForfeit", status_code=200,
       summary="Referee or organiser: a team did not play; the other wins the match")
 async def record_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                         data: JSONBody[Forfeit]) -> ChampionshipCommandOut:
+                         data: JSONBody[Forfeit], user: Caller, pool: Pool, championships: Championships
+                         ) -> ChampionshipCommandOut:
     data = await strict_body(request, Forfeit)
-    user = await _referee(request, championship_id)
-    outcome, champ = await _svc(request).execute(
+    await _referee(championships, pool, championship_id, user)
+    outcome, champ = await championships.execute(
         championship_id, data.command_id, lambda _: [RecordForfeit(match_id, data.absent, data.reason)],
         actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
@@ -388,10 +376,11 @@ async def record_forfeit(request: Request, championship_id: FromPath[str], match
 @post("/{championship_id:str}/matches/{match_id:str}/double-forfeit", operation_id="recordDoubleForfeit",
       status_code=200, summary="Referee or organiser: neither team played; nobody advances")
 async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                                data: JSONBody[WithReason]) -> ChampionshipCommandOut:
+                                data: JSONBody[WithReason], user: Caller, pool: Pool, championships: Championships
+                                ) -> ChampionshipCommandOut:
     data = await strict_body(request, WithReason)
-    user = await _referee(request, championship_id)
-    outcome, champ = await _svc(request).execute(
+    await _referee(championships, pool, championship_id, user)
+    outcome, champ = await championships.execute(
         championship_id, data.command_id,
         lambda _: [RecordDoubleForfeit(match_id, data.reason or "both absent")], actor=user.user_id,
         digest=_digest(request, data))
@@ -400,22 +389,23 @@ async def record_double_forfeit(request: Request, championship_id: FromPath[str]
 
 @post("/{championship_id:str}/referees", operation_id="grantReferee", status_code=200,
       summary="Organiser: make a user a referee of this championship")
-async def grant_referee(request: Request, championship_id: FromPath[str], data: JSONBody[NewReferee]
-                        ) -> RefereeGranted:
+async def grant_referee(request: Request, championship_id: FromPath[str], data: JSONBody[NewReferee],
+                        user: Caller, pool: Pool, championships: Championships) -> RefereeGranted:
     data = await strict_body(request, NewReferee)
-    await _organiser(request, championship_id)
-    await _check_users(request, [data.user_id], "user_id")
-    await grant(request.app.state.pool, "championship", championship_id, data.user_id, "referee")
+    await _organiser(championships, pool, championship_id, user)
+    await _check_users(pool, [data.user_id], "user_id")
+    await grant(pool, "championship", championship_id, data.user_id, "referee")
     return RefereeGranted(championship_id, data.user_id, "referee")
 
 
 @post("/{championship_id:str}/finish", operation_id="finishChampionship", status_code=200,
       summary="Organiser: close the championship once every round is decided, with its final ranking")
-async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command]) -> ChampionshipCommandOut:
+async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command], user: Caller, pool: Pool,
+                 championships: Championships) -> ChampionshipCommandOut:
     data = await strict_body(request, Command)
-    user, _ = await _organiser(request, championship_id)
-    await _svc(request).collect_results(championship_id)
-    outcome, champ = await _svc(request).execute(championship_id, data.command_id,
+    await _organiser(championships, pool, championship_id, user)
+    await championships.collect_results(championship_id)
+    outcome, champ = await championships.execute(championship_id, data.command_id,
                                                  lambda _: [FinishChampionship()], actor=user.user_id,
                                                  digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
@@ -432,34 +422,31 @@ class TeamRegistration(ChampionshipCommandOut):
 @post("/{championship_id:str}/teams", operation_id="registerTeam", status_code=201,
       summary="Register a team of two players: the organiser registers any team; a player proposes his own, "
               "and it registers once the other players and substitutes named have accepted")
-async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam]
-                        ) -> TeamRegistration:
-    user = await _user(request)
+async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam], user: Caller,
+                        pool: Pool, championships: Championships) -> TeamRegistration:
     data = await strict_body(request, NewTeam)
-    svc = _svc(request)
-    champ = await svc.load(championship_id)
-    organiser = await _is_organiser(request, championship_id, user)
+    champ = await championships.load(championship_id)
+    organiser = await _is_organiser(pool, championship_id, user)
     if user.user_id not in data.players and not organiser:
         raise Problem(403, "not_in_team", "a player registers their own team; the organiser registers any")
-    await _check_users(request, [*data.players, *data.substitutes], "players")
+    await _check_users(pool, [*data.players, *data.substitutes], "players")
     team_id = data.team_id or uuid.uuid5(uuid.NAMESPACE_URL, f"{championship_id}/{data.command_id}").hex[:12]
     command = RegisterTeam(team_id, tuple(data.players), tuple(data.substitutes))
     if organiser:
-        outcome, champ = await svc.execute(championship_id, data.command_id, lambda _: [command],
+        outcome, champ = await championships.execute(championship_id, data.command_id, lambda _: [command],
                                            actor=user.user_id, digest=_digest(request, data))
         return TeamRegistration(**msgspec.structs.asdict(_outcome(championship_id, outcome, champ)),
                                 team_id=team_id, status="registered", waiting=[])
-    invitation, replayed = await svc.propose_team(championship_id, command, user.user_id)
+    invitation, replayed = await championships.propose_team(championship_id, command, user.user_id)
     status = "declined" if invitation.declined else "invited" if invitation.waiting else "registered"
     return TeamRegistration(championship_id, champ.version, replayed, [] if replayed else ["team_proposed"],
                             summary(championship_id, champ), team_id=team_id, status=status,
                             waiting=list(invitation.waiting))
 
 
-async def _answer_team(request: Request, championship_id: str, team_id: str, accept: bool) -> TeamRegistration:
-    user = await _user(request)
-    svc = _svc(request)
-    invitation, outcome, champ = await svc.answer_team(championship_id, team_id, user.user_id, accept)
+async def _answer_team(championships: Championships, championship_id: str, team_id: str, user: User,
+                       accept: bool) -> TeamRegistration:
+    invitation, outcome, champ = await championships.answer_team(championship_id, team_id, user.user_id, accept)
     status = "declined" if invitation.declined else "invited" if invitation.waiting else "registered"
     return TeamRegistration(championship_id, outcome.version if outcome else champ.version,
                             bool(outcome and outcome.replayed), outcome.events if outcome else [],
@@ -469,33 +456,35 @@ async def _answer_team(request: Request, championship_id: str, team_id: str, acc
 
 @post("/{championship_id:str}/teams/{team_id:str}/accept", operation_id="acceptTeam", status_code=200,
       summary="Accept your place in a proposed team; the last acceptance registers it")
-async def accept_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str]) -> TeamRegistration:
-    return await _answer_team(request, championship_id, team_id, True)
+async def accept_team(championship_id: FromPath[str], team_id: FromPath[str], user: Caller,
+                      championships: Championships) -> TeamRegistration:
+    return await _answer_team(championships, championship_id, team_id, user, True)
 
 
 @post("/{championship_id:str}/teams/{team_id:str}/decline", operation_id="declineTeam", status_code=200,
       summary="Refuse your place in a proposed team: it is not registered")
-async def decline_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str]) -> TeamRegistration:
-    return await _answer_team(request, championship_id, team_id, False)
+async def decline_team(championship_id: FromPath[str], team_id: FromPath[str], user: Caller,
+                       championships: Championships) -> TeamRegistration:
+    return await _answer_team(championships, championship_id, team_id, user, False)
 
 
-async def _member_or_organiser(request: Request, championship_id: str, team_id: str) -> User:
-    user = await _user(request)
-    champ = await _svc(request).load(championship_id)
+async def _member_or_organiser(championships: Championships, pool: Pool, championship_id: str, team_id: str,
+                               user: User) -> None:
+    champ = await championships.load(championship_id)
     team = _team_of(champ.state, team_id)
     if user.user_id not in (*team.players, *team.substitutes) and not await _is_organiser(
-            request, championship_id, user):
+            pool, championship_id, user):
         raise Problem(403, "not_organiser", f"only team {team_id}'s players or the organisers do this")
-    return user
 
 
 @post("/{championship_id:str}/teams/{team_id:str}/withdraw", operation_id="withdrawTeam", status_code=200,
       summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited")
 async def withdraw_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
-                        data: JSONBody[WithReason]) -> ChampionshipCommandOut:
+                        data: JSONBody[WithReason], user: Caller, pool: Pool, championships: Championships
+                        ) -> ChampionshipCommandOut:
     data = await strict_body(request, WithReason)
-    user = await _member_or_organiser(request, championship_id, team_id)
-    outcome, champ = await _svc(request).execute(championship_id, data.command_id,
+    await _member_or_organiser(championships, pool, championship_id, team_id, user)
+    outcome, champ = await championships.execute(championship_id, data.command_id,
                                                  lambda _: [WithdrawTeam(team_id, data.reason)], actor=user.user_id,
                                                  digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
@@ -504,10 +493,11 @@ async def withdraw_team(request: Request, championship_id: FromPath[str], team_i
 @post("/{championship_id:str}/teams/{team_id:str}/substitute", operation_id="substitutePlayer", status_code=200,
       summary="Bring in a registered substitute for a player, from the next round on")
 async def substitute(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
-                     data: JSONBody[Substitution]) -> ChampionshipCommandOut:
+                     data: JSONBody[Substitution], user: Caller, pool: Pool, championships: Championships
+                     ) -> ChampionshipCommandOut:
     data = await strict_body(request, Substitution)
-    user = await _member_or_organiser(request, championship_id, team_id)
-    outcome, champ = await _svc(request).execute(
+    await _member_or_organiser(championships, pool, championship_id, team_id, user)
+    outcome, champ = await championships.execute(
         championship_id, data.command_id, lambda _: [SubstitutePlayer(team_id, data.player_out, data.player_in)],
         actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
@@ -517,54 +507,48 @@ async def substitute(request: Request, championship_id: FromPath[str], team_id: 
       summary="A player checks in for their match of the round being played; the table opens once both "
               "teams are in, and a team not in when the window closes forfeits")
 async def check_in(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                   data: JSONBody[CheckIn]) -> CheckInOut:
+                   data: JSONBody[CheckIn], user: Caller, championships: Championships) -> CheckInOut:
     await strict_body(request, CheckIn)         # validated; a check-in is idempotent per player
-    user = await _user(request)
-    svc = _svc(request)
-    stored, checks, champ = await svc.check_in(championship_id, match_id, user.user_id, by=user.user_id)
+    stored, checks, champ = await championships.check_in(championship_id, match_id, user.user_id, by=user.user_id)
     round_no = champ.state.rounds[-1].number
-    tables = [r["table_id"] for r in await svc.match_tables(championship_id) if r["match_id"] == match_id]
+    tables = [r["table_id"] for r in await championships.match_tables(championship_id) if r["match_id"] == match_id]
     return CheckInOut(championship_id, round_no, match_id, not stored,
-                      sorted(checks.of(round_no, match_id)), svc.check_in_closes(champ, round_no).isoformat(),
+                      sorted(checks.of(round_no, match_id)), championships.check_in_closes(champ, round_no).isoformat(),
                       tables)
 
 
 # ---- everyone ----
 
 @get("/{championship_id:str}", operation_id="getChampionship", summary="A championship's settings, teams and status")
-async def get_championship(request: Request, championship_id: FromPath[str]) -> ChampionshipSummary:
-    await _user(request)
-    return summary(championship_id, await _svc(request).load(championship_id))
+async def get_championship(championship_id: FromPath[str], user: Caller, championships: Championships
+                           ) -> ChampionshipSummary:
+    return summary(championship_id, await championships.load(championship_id))
 
 
 @get("/{championship_id:str}/standings", operation_id="getStandings",
      summary="Every team, best first, ordered by the championship's tie-breakers")
-async def get_standings(request: Request, championship_id: FromPath[str]) -> list[StandingRow]:
-    await _user(request)
-    champ = await _svc(request).load(championship_id)
-    return standings_projection.table(champ.standings)
+async def get_standings(championship_id: FromPath[str], user: Caller, championships: Championships
+                        ) -> list[StandingRow]:
+    return await championships.standings(championship_id)
 
 
 @get("/{championship_id:str}/bracket", operation_id="getBracket",
      summary="The bracket as a graph: matches, the winner/loser edges between them, each team's path")
-async def get_bracket(request: Request, championship_id: FromPath[str]) -> BracketOut:
-    await _user(request)
-    b = (await _svc(request).load(championship_id)).bracket
+async def get_bracket(championship_id: FromPath[str], user: Caller, championships: Championships) -> BracketOut:
+    b = (await championships.load(championship_id)).bracket
     return BracketOut(bracket_projection.nodes(b), list(b.edges),
                       {team: list(path) for team, path in sorted(b.paths.items())})
 
 
 @get("/{championship_id:str}/matches", operation_id="listMatches",
      summary="Every match with its tables and status (mine=true: only the caller's matches)")
-async def list_matches(request: Request, championship_id: FromPath[str],
+async def list_matches(championship_id: FromPath[str], user: Caller, championships: Championships,
                        mine: FromQuery[bool] = False,
                        round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None
                        ) -> list[MatchOut]:
-    user = await _user(request)
-    svc = _svc(request)
-    state = (await svc.load(championship_id)).state
+    state = (await championships.load(championship_id)).state
     tables: dict[str, list[MatchTable]] = {}
-    for r in await svc.match_tables(championship_id):
+    for r in await championships.match_tables(championship_id):
         tables.setdefault(r["match_id"], []).append(
             MatchTable(r["table_id"], r["game_no"], r["status"], list(r["seats"])))
     my_team = state.players.get(user.user_id)

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
-from litestar import Request, Router, get
+from litestar import Router, get
 from litestar.params import QueryParameter
 
 from services.anchor.checkpoints import SignedCheckpoint, checkpoints, consistency
 from services.anchor.keys import ALGORITHM
+from services.api.deps import Pool, ServerSigner
 from services.api.problems import Problem
 
 
@@ -40,24 +41,22 @@ class ConsistencyProof(msgspec.Struct):
 
 @get("/key", operation_id="logKey", summary="The public key that signs receipts and checkpoints",
      exclude_from_auth=True)
-async def log_key(request: Request) -> SigningKey:
-    signer = request.app.state.signer
+async def log_key(signer: ServerSigner) -> SigningKey:
     return SigningKey(algorithm=ALGORITHM, public_key=signer.public_key_hex, key_id=signer.key_id)
 
 
 @get("/checkpoints", operation_id="logCheckpoints", summary="The signed checkpoints of the log, oldest first",
      exclude_from_auth=True)
-async def log_checkpoints(request: Request) -> Checkpoints:
-    found = await checkpoints(request.app.state.pool)
-    return Checkpoints(key_id=request.app.state.signer.key_id, checkpoints=found)
+async def log_checkpoints(pool: Pool, signer: ServerSigner) -> Checkpoints:
+    found = await checkpoints(pool)
+    return Checkpoints(key_id=signer.key_id, checkpoints=found)
 
 
 @get("/checkpoints/consistency", operation_id="logConsistency",
      summary="A consistency proof between two checkpoint sizes", exclude_from_auth=True)
-async def log_consistency(request: Request,
+async def log_consistency(pool: Pool,
                           from_size: Annotated[int, QueryParameter(name="from", ge=0)],
                           to_size: Annotated[int, QueryParameter(name="to", ge=1)]) -> ConsistencyProof:
-    pool = request.app.state.pool
     if from_size > to_size:
         raise Problem(400, "invalid_field", f"from ({from_size}) must not exceed to ({to_size})", field="from")
     # Only sizes a checkpoint has covered are final: beyond, the order of events is not settled yet.

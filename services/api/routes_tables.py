@@ -23,46 +23,38 @@ from domain.shuffle import deck_from_seed, seed_commitment
 from domain.views import contract_view
 from services.anchor import Receipt, receipts_of
 from services.api import schemas
-from services.api.auth import User, grant, has_role
+from services.api.auth import grant, has_role
+from services.api.deps import Caller, Notifications, Pool, Streams, Tables
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
 from services.tables import Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of
 
 
-def _svc(request: Request):
-    return request.app.state.tables
-
-
-async def _user(request: Request) -> User:
-    return await request.app.state.auth.user(request)
-
-
-def _seats_of(table: Table, user: User) -> list[int]:
+def _seats_of(table: Table, user: Caller) -> list[int]:
     return [i for i, uid in enumerate(table.seats) if uid == user.user_id]
 
 
-async def _is_referee(request: Request, table: Table, user: User) -> bool:
+async def _is_referee(pool: Pool, table: Table, user: Caller) -> bool:
     """The table's referee, or its championship's referee or organiser, and never one of its players."""
     o = table.opened or table.proposed
     if user.user_id in o.seats:
         return False
-    return await has_role(request.app.state.pool, user.user_id, "referee", ("table", o.table_id),
+    return await has_role(pool, user.user_id, "referee", ("table", o.table_id),
                           ("championship", o.championship_id)) or await has_role(
-        request.app.state.pool, user.user_id, "organiser", ("championship", o.championship_id))
+        pool, user.user_id, "organiser", ("championship", o.championship_id))
 
 
 @post("/tables", operation_id="createTable", status_code=201,
       summary="Propose a table (one game): the seated users are invited, and the game starts once each has "
               "accepted (bot users and the caller accept by themselves)")
-async def create_table(request: Request, data: JSONBody[schemas.NewTable]) -> schemas.TableCreated:
-    user = await _user(request)
+async def create_table(request: Request, data: JSONBody[schemas.NewTable], user: Caller, pool: Pool,
+                       tables: Tables) -> schemas.TableCreated:
     data = await schemas.strict_body(request, schemas.NewTable)
     try:
         profile = profile_named(data.profile, data.switches)
     except ValueError as exc:
         raise Problem(400, "invalid_field", str(exc), field="switches") from None
-    pool = request.app.state.pool
     kinds = {r["user_id"]: r["kind"] for r in await pool.fetch(
         "SELECT user_id, kind FROM users WHERE user_id = ANY($1)", data.seats)}
     missing = [s for s in data.seats if s not in kinds]
@@ -79,41 +71,41 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable]) -> sc
                          opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
                          on_timeout=data.on_timeout, max_timeouts=data.max_timeouts)
     accepted = {user.user_id} | {s for s in data.seats if kinds[s] == "bot"}
-    table = await _svc(request).propose_table(opened, accepted)
+    table = await tables.propose_table(opened, accepted)
     if user.user_id not in data.seats:          # a seated creator plays; he is never his own referee
         await grant(pool, "table", table_id, user.user_id, "referee")
     return schemas.TableCreated(table_id, table.version, "live" if table.opened else "invited",
                                 list(table.waiting))
 
 
-async def _answer(request: Request, table_id: str, accept: bool) -> schemas.InvitationAnswered:
-    user = await _user(request)
-    svc = _svc(request)
-    table = await svc.load(table_id)
+async def _answer(tables: Tables, table_id: str, user: Caller, accept: bool) -> schemas.InvitationAnswered:
+    table = await tables.load(table_id)
     if user.user_id not in table.seats:
         raise Problem(403, "not_invited", f"you are not invited to table {table_id}")
-    outcome, table = await svc.answer_invitation(table_id, user.user_id, accept)
+    outcome, table = await tables.answer_invitation(table_id, user.user_id, accept)
     status = "cancelled" if table.cancelled else "live" if table.opened else "invited"
     return schemas.InvitationAnswered(table_id, outcome.version, outcome.replayed, status, list(table.waiting))
 
 
 @post("/tables/{table_id:str}/accept", operation_id="acceptInvitation", status_code=200,
       summary="Take the seat you are invited to; the last acceptance starts the game")
-async def accept_invitation(request: Request, table_id: FromPath[str]) -> schemas.InvitationAnswered:
-    return await _answer(request, table_id, True)
+async def accept_invitation(table_id: FromPath[str], user: Caller, tables: Tables
+                            ) -> schemas.InvitationAnswered:
+    return await _answer(tables, table_id, user, True)
 
 
 @post("/tables/{table_id:str}/decline", operation_id="declineInvitation", status_code=200,
       summary="Refuse the seat you are invited to: the table is cancelled")
-async def decline_invitation(request: Request, table_id: FromPath[str]) -> schemas.InvitationAnswered:
-    return await _answer(request, table_id, False)
+async def decline_invitation(table_id: FromPath[str], user: Caller, tables: Tables
+                             ) -> schemas.InvitationAnswered:
+    return await _answer(tables, table_id, user, False)
 
 
 @get("/tables", operation_id="listTables", summary="Tables, live ones first")
-async def list_tables(request: Request, status: str = Parameter(default="live", pattern="^(live|finished|all)$"),
+async def list_tables(user: Caller, pool: Pool,
+                      status: str = Parameter(default="live", pattern="^(live|finished|all)$"),
                       limit: int = Parameter(default=100, ge=1, le=1000)) -> list[schemas.TableSummary]:
-    await _user(request)
-    rows = await request.app.state.pool.fetch(
+    rows = await pool.fetch(
         "SELECT table_id, profile, mode, status, seats, championship_id, match_id FROM tables_index "
         "WHERE $1 = 'all' OR status = $1 ORDER BY created_at DESC LIMIT $2", status, limit)
     return [schemas.TableSummary(r["table_id"], r["profile"], r["mode"], r["status"], list(r["seats"]),
@@ -127,7 +119,7 @@ class Audience(NamedTuple):
     live: bool             # players and referees see the table as it is; spectators behind its delay
 
 
-async def _audience(request: Request, table: Table, user: User, wanted: int | None = None) -> Audience:
+async def _audience(pool: Pool, table: Table, user: Caller, wanted: int | None = None) -> Audience:
     mine = _seats_of(table, user)
     if wanted is not None and wanted not in mine:
         raise Problem(403, "not_your_seat", f"seat {wanted} is not yours; you may see only your own cards")
@@ -135,26 +127,25 @@ async def _audience(request: Request, table: Table, user: User, wanted: int | No
         turn = table.game.deal.turn
         seat = wanted if wanted is not None else mine[0] if len(mine) == 1 or turn not in mine else turn
         return Audience(seat, True)
-    return Audience(None, await _is_referee(request, table, user))
+    return Audience(None, await _is_referee(pool, table, user))
 
 
-async def _visible(request: Request, table_id: str, table: Table, audience: Audience) -> Table:
+async def _visible(tables: Tables, table_id: str, table: Table, audience: Audience) -> Table:
     """The table as ``audience`` may see it now: as it is, or, for spectators, as it was the delay ago."""
-    version = await _svc(request).visible_version(table, audience.live)
-    return table if version == table.version else await _svc(request).table_at(table_id, version)
+    version = await tables.visible_version(table, audience.live)
+    return table if version == table.version else await tables.table_at(table_id, version)
 
 
 @get("/tables/{table_id:str}/view", operation_id="viewTable",
      summary="The table as the caller sees it: a seated player's own seat, else the spectator view")
-async def view_table(request: Request, table_id: FromPath[str],
+async def view_table(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
                      seat: int | None = Parameter(default=None, ge=0, le=3)) -> schemas.TableView:
-    user = await _user(request)
-    table = await _svc(request).load(table_id)
-    audience = await _audience(request, table, user, seat)
-    return table_view(await _visible(request, table_id, table, audience), audience.seat)
+    table = await tables.load(table_id)
+    audience = await _audience(pool, table, user, seat)
+    return table_view(await _visible(tables, table_id, table, audience), audience.seat)
 
 
-def _player_seat(table: Table, user: User, wanted: int | None) -> int:
+def _player_seat(table: Table, user: Caller, wanted: int | None) -> int:
     mine = _seats_of(table, user)
     if not mine:
         raise Problem(403, "not_seated", "only the players seated at this table act at it")
@@ -170,11 +161,10 @@ def _player_seat(table: Table, user: User, wanted: int | None) -> int:
 
 @post("/tables/{table_id:str}/commands", operation_id="actAtTable", status_code=200,
       summary="Bid, double, declare, play, claim Sawa or call Qayd for your own seat")
-async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand],
-              seat: int | None = Parameter(default=None, ge=0, le=3)) -> schemas.CommandAccepted:
-    user = await _user(request)
-    svc = _svc(request)
-    table = await svc.load(table_id)
+async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand], user: Caller,
+              tables: Tables, seat: int | None = Parameter(default=None, ge=0, le=3)
+              ) -> schemas.CommandAccepted:
+    table = await tables.load(table_id)
     # Who may act is settled before anything else, a replayed command id included.
     my_seat = _player_seat(table, user, seat)
     if table.opened is None:
@@ -182,7 +172,7 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
                                              f"{', '.join(table.waiting) or 'cancelled'}")
     data = await schemas.strict_body(request, schemas.PlayerCommand)
     command = to_command(data.action, my_seat)
-    outcome, table = await svc.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
+    outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
                                        role="player", digest=command_digest(command), seat=my_seat,
                                        expected_version=data.expected_version, table=table)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
@@ -192,12 +182,10 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
 @post("/tables/{table_id:str}/rulings", operation_id="ruleAtTable", status_code=200,
       summary="Referee: call Qayd for a seat (the engine rules from the log), record the result, annul "
               "or replay a deal, end the game")
-async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand]
-               ) -> schemas.CommandAccepted:
-    user = await _user(request)
-    svc = _svc(request)
-    table = await svc.load(table_id)
-    if not await _is_referee(request, table, user):
+async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand], user: Caller,
+               pool: Pool, tables: Tables) -> schemas.CommandAccepted:
+    table = await tables.load(table_id)
+    if not await _is_referee(pool, table, user):
         raise Problem(403, "not_referee", "only this table's referee or its championship's organiser or referees "
                                           "rule here, and never one of its players")
     if table.opened is None:
@@ -216,7 +204,7 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
                 raise Problem(400, "invalid_field", "a championship game ends with a winner; for a match "
                                                     "nobody wins, record a double forfeit", field="ruling.winner")
             command = EndGame(reason=r.reason, winner=r.winner)
-    outcome, table = await svc.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
+    outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
                                        role="referee", digest=command_digest(command),
                                        expected_version=data.expected_version, table=table)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
@@ -228,33 +216,31 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
              "the table's delay)",
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
                                   description="`view` events (the view as JSON), then `end`")})
-async def follow(request: Request, table_id: FromPath[str],
+async def follow(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
+                 notifier: Notifications, streams: Streams,
                  after: int = Parameter(default=0, ge=0, le=schemas.MAX_VERSION, description="start after this version")
                  ) -> ServerSentEvent:
-    user = await _user(request)
-    svc = _svc(request)
-    table = await svc.load(table_id)
-    audience = await _audience(request, table, user)
-    slot = request.app.state.streams.take(user.user_id)       # 429 too_many_streams before any data
+    table = await tables.load(table_id)
+    audience = await _audience(pool, table, user)
+    slot = streams.take(user.user_id)       # 429 too_many_streams before any data
     delay = 0.0 if audience.live or table.opened is None else table.opened.delay_seconds
-    notifier = request.app.state.notifier
     stream = stream_of(table_id)
 
     async def messages():
         state = Table()
-        rows = await read_stream(svc.pool, stream, 1, after) if after else []
+        rows = await read_stream(tables.pool, stream, 1, after) if after else []
         if rows:
-            state = svc.fold(state, rows)
+            state = tables.fold(state, rows)
         while True:
             waiter = notifier.waiter(stream)
-            rows = await read_stream(svc.pool, stream, state.version + 1)
+            rows = await read_stream(tables.pool, stream, state.version + 1)
             for row in rows:
                 if delay > 0:
                     due = row.recorded_at + dt.timedelta(seconds=delay)
                     wait = (due - dt.datetime.now(dt.timezone.utc)).total_seconds()
                     if wait > 0:
                         await asyncio.sleep(wait)     # the broadcast delay itself, not synchronisation
-                state = svc.fold(state, [row])
+                state = tables.fold(state, [row])
                 yield ServerSentEventMessage(data=msgspec.json.encode(table_view(state, audience.seat)).decode(),
                                              event="view", id=str(state.version))
             if state.game.phase == "ended" or state.cancelled:
@@ -265,21 +251,22 @@ async def follow(request: Request, table_id: FromPath[str],
     return ServerSentEvent(slot.hold(messages()), background=slot.when_sent())
 
 
-async def _visible_events(request: Request, table_id: str, user: User, *, hands: bool = False):
+async def _visible_events(tables: Tables, pool: Pool, table_id: str, user: Caller, *,
+                          hands: bool = False):
     """The table's events the caller may see now (spectators: those stored the table's delay ago); with
     ``hands``, the caller must also be allowed hand records (under hands_policy 'never': players and referees)."""
-    svc = _svc(request)
-    table = await svc.load(table_id)
-    audience = await _audience(request, table, user)
+    table = await tables.load(table_id)
+    audience = await _audience(pool, table, user)
     if hands and not audience.live and (table.opened is None or table.opened.hands_policy == "never"):
         raise Problem(403, "hands_hidden", "this table never shows hands to spectators; its players and "
                                            "referees may read its hand records")
-    return await svc.events(table_id, await svc.visible_version(table, audience.live))
+    return await tables.events(table_id, await tables.visible_version(table, audience.live))
 
 
 @get("/tables/{table_id:str}/deals", operation_id="listDeals", summary="The deals of a table, for replays")
-async def list_deals(request: Request, table_id: FromPath[str]) -> list[schemas.DealSummary]:
-    events = await _visible_events(request, table_id, await _user(request))
+async def list_deals(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables
+                     ) -> list[schemas.DealSummary]:
+    events = await _visible_events(tables, pool, table_id, user)
     out = []
     for n, first, evs in deal_spans(events):
         state = game_mod.deal_mod.fold(evs)
@@ -302,10 +289,11 @@ def _finished_deal(events, deal_no: int) -> list:
 
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord",
      summary="A finished deal as a baloot-hand/1 hand record, with the server's signed receipt of its end")
-async def hand_record(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> HandRecord:
-    events = await _visible_events(request, table_id, await _user(request), hands=True)
+async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
+                      tables: Tables) -> HandRecord:
+    events = await _visible_events(tables, pool, table_id, user, hands=True)
     record = export_record(_finished_deal(events, deal_no))
-    receipt = next((r for r in await receipts_of(request.app.state.pool, stream_of(table_id))
+    receipt = next((r for r in await receipts_of(pool, stream_of(table_id))
                     if r.kind == "deal" and r.ref == str(deal_no)), None)
     if receipt is not None:
         record = msgspec.structs.replace(record, receipt=msgspec.convert(msgspec.to_builtins(receipt), HandReceipt))
@@ -315,37 +303,34 @@ async def hand_record(request: Request, table_id: FromPath[str], deal_no: FromPa
 @get("/tables/{table_id:str}/receipts", operation_id="tableReceipts",
      summary="The server's signed receipts of the table's stream head at the end of each deal and of the game "
              "(keep them: `baloot verify --receipts` checks the log against them)")
-async def table_receipts(request: Request, table_id: FromPath[str]) -> list[Receipt]:
-    user = await _user(request)
-    svc = _svc(request)
-    table = await svc.load(table_id)
-    visible = await svc.visible_version(table, (await _audience(request, table, user)).live)
-    return [r for r in await receipts_of(svc.pool, stream_of(table_id)) if r.version <= visible]
+async def table_receipts(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables
+                         ) -> list[Receipt]:
+    table = await tables.load(table_id)
+    visible = await tables.visible_version(table, (await _audience(pool, table, user)).live)
+    return [r for r in await receipts_of(pool, stream_of(table_id)) if r.version <= visible]
 
 
 @get("/tables/{table_id:str}/state", operation_id="tableStateAt",
      summary="The caller's view after event number `at` (step-by-step replay; spectators behind the table's "
              "delay)")
-async def state_at(request: Request, table_id: FromPath[str], at: int = Parameter(ge=0, le=2**31 - 1)
-                   ) -> schemas.TableView:
-    user = await _user(request)
-    svc = _svc(request)
-    table = await svc.load(table_id)
-    audience = await _audience(request, table, user)
-    visible = await svc.visible_version(table, audience.live)
+async def state_at(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
+                   at: int = Parameter(ge=0, le=2**31 - 1)) -> schemas.TableView:
+    table = await tables.load(table_id)
+    audience = await _audience(pool, table, user)
+    visible = await tables.visible_version(table, audience.live)
     if at > visible:
         raise Problem(404, "not_yet_visible", f"event {at} is not visible yet ({visible} are)", field="at")
-    return table_view(await svc.table_at(table_id, at), audience.seat)
+    return table_view(await tables.table_at(table_id, at), audience.seat)
 
 
 @get("/tables/{table_id:str}/deals/{deal_no:int}/audit", operation_id="auditStoredDeal",
      summary="Verify the stream's hash chain, the revealed seed against the commitment and the dealt hands, "
              "and replay the rules")
-async def audit_stored(request: Request, table_id: FromPath[str], deal_no: FromPath[int]) -> schemas.StoredAudit:
-    events = await _visible_events(request, table_id, await _user(request), hands=True)
-    svc = _svc(request)
+async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
+                       tables: Tables) -> schemas.StoredAudit:
+    events = await _visible_events(tables, pool, table_id, user, hands=True)
     evs = _finished_deal(events, deal_no)
-    broken = await verify_stream(svc.pool, stream_of(table_id))
+    broken = await verify_stream(pool, stream_of(table_id))
     start = evs[0]
     reveal = next((e for e in evs if isinstance(e, SeedRevealed)), None)
     dealt = start.deck if start.deck is not None else next((e.deck for e in evs if isinstance(e, CardsDealt)), None)
@@ -365,8 +350,7 @@ async def audit_stored(request: Request, table_id: FromPath[str], deal_no: FromP
 
 @post("/audit", operation_id="auditHandRecord", status_code=200,
       summary="Audit an uploaded hand record (baloot-hand/1), as `baloot audit --json` does")
-async def audit_upload(request: Request) -> AuditReport:
-    await _user(request)
+async def audit_upload(request: Request, user: Caller) -> AuditReport:
     body = await request.body()
     try:
         record = parse_record(body)

@@ -1,4 +1,4 @@
-"""A cap on the live streams (Server-Sent Events) each user holds open at once.
+"""The live streams (Server-Sent Events): what wakes them, and a cap on those each user holds open at once.
 
 Every stream wakes on each append and renders a view, so one client holding thousands slowed every
 command. A stream takes a slot before its first byte (the next one is refused with 429
@@ -10,15 +10,56 @@ the response never ran, when its generator is collected.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import weakref
 from collections.abc import AsyncIterator
 
+import asyncpg
 from litestar.background_tasks import BackgroundTask
 
 from services.api.limits import RateLimited
+from services.eventstore import CHANNEL
 
 DEFAULT_MAX_STREAMS = 8
+
+
+class Notifier:
+    """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback).
+
+    Bounded: each notification empties ``_events``, so it holds at most one entry per table followed since
+    the last append anywhere (and /live refuses unknown tables and caps streams per user).
+    """
+
+    def __init__(self) -> None:
+        self._events: dict[str, asyncio.Event] = {}
+        self._conn: asyncpg.Connection | None = None
+
+    async def start(self, url: str) -> None:
+        self._conn = await asyncpg.connect(url)
+        await self._conn.add_listener(CHANNEL, self._on_notify)
+
+    async def stop(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                await self._conn.close()
+
+    def _on_notify(self, _conn, _pid, _channel, _payload: str) -> None:
+        # The store notifies once per burst of appends, without naming streams: wake every waiter.
+        events, self._events = self._events, {}
+        for event in events.values():
+            event.set()
+
+    def waiter(self, stream: str) -> asyncio.Event:
+        """Take this before reading, then wait on it: a notification in between is not lost."""
+        event = self._events.get(stream)
+        if event is None:
+            event = self._events[stream] = asyncio.Event()
+        return event
+
+    async def wait(self, event: asyncio.Event, timeout: float) -> None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
 
 
 class StreamSlots:

@@ -53,7 +53,7 @@ from domain.tournament import (
 )
 from domain.tournament.results import games_to_win
 from projections import bracket as bracket_projection
-from projections import standings as standings_projection
+from projections.standings import StandingRow
 from domain.tournament import checkin
 from domain.tournament.checkin import CheckIns, CheckInClosed, PlayerCheckedIn, team_checked_in
 from services import repository
@@ -88,10 +88,10 @@ class RunSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Championship(msgspec.Struct, frozen=True):
-    """A championship as the service folds it: the tournament, its projections, version and command ids."""
+    """A championship as the service folds it: its state, its bracket, version and command ids. (Its standings
+    are the ``standings_rm`` read model the projection runner keeps: ``ChampionshipService.standings``.)"""
 
     state: ChampionshipState = msgspec.field(default_factory=ChampionshipState)
-    standings: standings_projection.Standings = msgspec.field(default_factory=standings_projection.initial)
     bracket: bracket_projection.Bracket = msgspec.field(default_factory=bracket_projection.initial)
     version: int = 0
     # (actor, command id) -> (version after it, digest of the request)
@@ -223,6 +223,14 @@ class ChampionshipService:
         if champ.version == 0 and not missing_ok:
             raise NotFound("unknown_championship", f"there is no championship {championship_id!r}")
         return champ
+
+    async def standings(self, championship_id: str) -> list[StandingRow]:
+        """Every team, best first, as the standings read model has it (``standings_rm``, kept by the workers'
+        projection runner: it follows the championship's stream within the projection's lag)."""
+        await self.load(championship_id)
+        table = await self.pool.fetchval("SELECT standings FROM standings_rm WHERE championship_id = $1",
+                                         championship_id)
+        return msgspec.json.decode(table, type=list[StandingRow]) if table is not None else []
 
     async def events(self, championship_id: str) -> list:
         """Every stored event of the championship, decoded."""
@@ -560,18 +568,17 @@ class ChampionshipService:
 
 
 def fold_rows(champ: Championship, rows) -> Championship:
-    """Fold stored rows into ``champ`` (the tournament and both projections)."""
-    state, standings, bracket = champ.state, champ.standings, champ.bracket
+    """Fold stored rows into ``champ`` (the championship and its bracket)."""
+    state, bracket = champ.state, champ.bracket
     run, started = champ.run, champ.round_started_at
     for r in rows:
         e = CODEC.decode(r)
         state = evolve(state, e)
-        standings = standings_projection.evolve(standings, e)
         bracket = bracket_projection.evolve(bracket, e)
         meta = r.metadata
         if r.version == 1 and meta.get("run"):
             run = msgspec.convert(meta["run"], RunSettings)
         if isinstance(e, RoundPaired):
             started = started + (r.recorded_at,)
-    return Championship(state, standings, bracket, rows[-1].version, {**champ.commands, **applied_by(rows)}, run,
+    return Championship(state, bracket, rows[-1].version, {**champ.commands, **applied_by(rows)}, run,
                         started)

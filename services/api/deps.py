@@ -1,0 +1,47 @@
+"""What a route handler is given (Litestar dependency injection) instead of reaching into ``app.state``.
+
+The app's lifespan builds the pool and the services once and keeps them on the app's state; these providers
+hand them to the handlers that name them as parameters (``pool``, ``auth``, ``signer``, ``tables``,
+``championships``, ``notifier``, ``streams``), and ``user`` is the caller behind the request's bearer token
+(a 401 problem document when there is none, before the handler runs).
+"""
+
+from __future__ import annotations
+
+import asyncpg
+from litestar import Request
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
+
+from services.anchor.keys import Signer
+from services.api.auth import Authenticator, User
+from services.api.streams import Notifier, StreamSlots
+from services.championships import ChampionshipService
+from services.tables import TableService
+
+# The parameter types a handler names them by (each parameter's name is the dependency's key).
+Caller = NamedDependency[User]
+Pool = NamedDependency[asyncpg.Pool]
+Auth = NamedDependency[Authenticator]
+ServerSigner = NamedDependency[Signer]
+Tables = NamedDependency[TableService]
+Championships = NamedDependency[ChampionshipService]
+Notifications = NamedDependency[Notifier]
+Streams = NamedDependency[StreamSlots]
+
+STATE_DEPENDENCIES = ("pool", "auth", "signer", "tables", "championships", "notifier", "streams")
+
+
+def _from_state(name: str) -> Provide:
+    def provide(state: State):
+        return getattr(state, name)
+
+    provide.__name__ = f"provide_{name}"
+    return Provide(provide, sync_to_thread=False)
+
+
+async def provide_user(request: Request, state: State) -> User:
+    return await state.auth.user(request)
+
+
+DEPENDENCIES = {name: _from_state(name) for name in STATE_DEPENDENCIES} | {"user": Provide(provide_user)}
