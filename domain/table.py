@@ -92,9 +92,48 @@ class AnswerInvitation(msgspec.Struct, frozen=True, tag="answer_invitation", kw_
     accept: bool
 
 
-def decide(table, command, open_game=None) -> list:
-    """The events of a command at ``table`` (its ``game``, ``proposed``, ``waiting``, ``cancelled``,
-    ``opened``): the table's own commands, else the game's; DomainError naming the rule if refused.
+class TableState(msgspec.Struct, frozen=True):
+    """A table as its events make it: the invitation, the opening, who plays each seat, and the game."""
+
+    opened: TableOpened | None = None
+    game: GameState = game_mod.INITIAL
+    bots: tuple[str | None, ...] = (None, None, None, None)          # who plays each seat now
+    proposed: TableOpened | None = None                              # a table waiting for its invitees
+    waiting: tuple[str, ...] = ()                                    # invitees who have not accepted
+    cancelled: bool = False                                          # an invitee declined
+
+    @property
+    def table_id(self) -> str | None:
+        o = self.opened or self.proposed
+        return o.table_id if o else None
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        o = self.opened or self.proposed
+        return o.seats if o else ()
+
+
+def evolve(table: TableState, e) -> TableState:
+    """One event into the table: the table's own events here, the game's to the game (``table`` may be a
+    subclass carrying more, e.g. the service's version and command ids: it is kept)."""
+    replace = msgspec.structs.replace
+    match e:
+        case TableOpened():
+            return replace(table, opened=e, bots=e.bots, waiting=())
+        case SeatHandedToBot():
+            return replace(table, bots=table.bots[:e.seat] + (e.level,) + table.bots[e.seat + 1:])
+        case TableProposed():
+            return replace(table, proposed=e.table, waiting=e.waiting)
+        case InvitationAccepted():
+            return replace(table, waiting=tuple(u for u in table.waiting if u != e.user))
+        case InvitationDeclined():
+            return replace(table, cancelled=True)
+    return replace(table, game=game_mod.evolve(table.game, e))
+
+
+def decide(table: TableState, command, open_game=None) -> list:
+    """The events of a command at ``table``: the table's own commands, else the game's; DomainError naming
+    the rule if refused.
     ``open_game(table_opened)`` gives the events that start the game (they need the server's seeds)."""
     match command:
         case AnswerInvitation():

@@ -34,11 +34,9 @@ from domain.deal import dealt_from_seed
 from domain.events import (
     EVENT_TYPES, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed, StartGame,
 )
-from domain.game import GameState
 from domain.shuffle import seed_commitment
 from domain.table import (
-    TABLE_EVENTS, AnswerInvitation, InvitationAccepted, InvitationDeclined, SeatHandedToBot, TableOpened,
-    TableProposed, follow_ups,
+    TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, follow_ups,
 )
 from services import repository
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
@@ -62,30 +60,15 @@ def _deck_stays(data: dict) -> dict:
 CODEC = Codec(tuple(EVENT_TYPES) + TABLE_EVENTS, UPCASTERS)
 
 
-class Table(msgspec.Struct, frozen=True):
-    """A table as the service folds it: its opening, the game, its version and the commands applied."""
+class Table(TableState, frozen=True):
+    """A table as the service folds it: the table's state (``domain.table``), its stream version, the commands
+    applied, when its last event was stored, and the seats timed out since a player acted."""
 
-    opened: TableOpened | None = None
-    game: GameState = game_mod.INITIAL
     version: int = 0
     # (actor, command id) -> (version after it, digest of the command)
     commands: dict[tuple[str, str], tuple[int, str]] = msgspec.field(default_factory=dict)
-    bots: tuple[str | None, ...] = (None, None, None, None)          # who plays each seat now
     last_at: datetime.datetime | None = None                         # when the last event was stored
-    proposed: TableOpened | None = None                              # a table waiting for its invitees
-    waiting: tuple[str, ...] = ()                                    # invitees who have not accepted
-    cancelled: bool = False                                          # an invitee declined
     timeouts: tuple[int, ...] = ()                                   # seats timed out since a player acted
-
-    @property
-    def table_id(self) -> str | None:
-        o = self.opened or self.proposed
-        return o.table_id if o else None
-
-    @property
-    def seats(self) -> tuple[str, ...]:
-        o = self.opened or self.proposed
-        return o.seats if o else ()
 
 
 def stream_of(table_id: str) -> str:
@@ -308,22 +291,11 @@ def _timeouts(table: Table, role: str, seat: int | None) -> tuple[int, ...]:
 
 
 def _fold_event(table: Table, e, seed_of) -> Table:
-    """One event into the table (the game, its seats and invitations), private cards re-derived."""
-    match e:
-        case TableOpened():
-            return msgspec.structs.replace(table, opened=e, bots=e.bots, waiting=())
-        case SeatHandedToBot():
-            return msgspec.structs.replace(table, bots=table.bots[:e.seat] + (e.level,) + table.bots[e.seat + 1:])
-        case TableProposed():
-            return msgspec.structs.replace(table, proposed=e.table, waiting=e.waiting)
-        case InvitationAccepted():
-            return msgspec.structs.replace(table, waiting=tuple(u for u in table.waiting if u != e.user))
-        case InvitationDeclined():
-            return msgspec.structs.replace(table, cancelled=True)
-    game = game_mod.evolve(table.game, e)
+    """One event into the table (``domain.table.evolve``), with a seeded deal's private cards re-derived."""
+    table = table_rules.evolve(table, e)
     if type(e) is DealStarted and e.deck is None and seed_of is not None and table.opened is not None:
-        game = game_mod.evolve(game, private_cards(table.opened.table_id, game.deal_no, e, seed_of))
-    return msgspec.structs.replace(table, game=game)
+        table = table_rules.evolve(table, private_cards(table.opened.table_id, table.game.deal_no, e, seed_of))
+    return table
 
 
 def private_cards(table_id: str, deal_no: int, started: DealStarted, seed_of):
