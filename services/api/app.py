@@ -24,6 +24,7 @@ from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
 from services.api.streams import StreamSlots
 from services.tables import TableService
+from services.web import watch_router
 from services.secret import server_secret
 from services.eventstore import CHANNEL
 
@@ -108,7 +109,8 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
             await pool.close()
 
     config = AppConfig(
-        route_handlers=[health, auth_router, table_router, championship_router, log_router, *extra_routers],
+        route_handlers=[health, auth_router, table_router, championship_router, log_router, watch_router,
+                        *extra_routers],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[RejectNul, Throttle],
