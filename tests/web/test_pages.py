@@ -4,7 +4,6 @@ Each test saves a screenshot in tests/web/screenshots/."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 

@@ -63,7 +63,7 @@ function pathEl() {
   if (!path) return h("p", {class: "error", id: "path"}, t("no_team"));
   return h("section", {id: "path"}, h("h3", {}, `${t("path_of")} ${view.team}`),
     h("ol", {}, path.map(match_id => {
-      const n = bracket.nodes.find(x => x.match_id === match_id);
+      const n = byRound.get(rounds.get(match_id).round)[rounds.get(match_id).position];
       const other = n.team_a === view.team ? n.team_b : n.team_a;
       return h("li", {"data-match": match_id},
         h("a", {href: "#", onclick: e => { e.preventDefault(); goTo(match_id); }},
