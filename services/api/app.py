@@ -23,6 +23,7 @@ from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
 from services.api.streams import Notifier, StreamSlots
 from services.tables import TableService
+from services.web import watch_router
 from services.secret import server_secret
 
 log = logging.getLogger("baloot.api")
@@ -68,7 +69,8 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
             await pool.close()
 
     config = AppConfig(
-        route_handlers=[health, auth_router, table_router, championship_router, log_router, *extra_routers],
+        route_handlers=[health, auth_router, table_router, championship_router, log_router, watch_router,
+                        *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,

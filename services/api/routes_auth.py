@@ -6,7 +6,7 @@ import datetime as dt
 
 import msgspec
 from litestar import Request, Router, delete, get, post
-from litestar.params import JSONBody
+from litestar.params import JSONBody, Parameter
 
 from services.api import schemas
 from services.api.auth import User, register
@@ -45,6 +45,19 @@ async def who_am_i(user: Caller) -> User:
     return user
 
 
+@get("/users", operation_id="listUsers", summary="Public names of the users named in `ids` (comma-separated, "
+     "at most 100): who sits at a table, who plays in a team")
+async def list_users(request: Request, ids: str = Parameter(max_length=100 * 40, pattern=r"^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$")
+                     ) -> list[User]:
+    await request.app.state.auth.user(request)
+    wanted = list(dict.fromkeys(ids.split(",")))
+    if len(wanted) > 100:
+        raise Problem(400, "invalid_field", f"{len(wanted)} ids asked for; at most 100 at once", field="ids")
+    rows = await request.app.state.pool.fetch(
+        "SELECT user_id, name, kind FROM users WHERE user_id = ANY($1) ORDER BY user_id", wanted)
+    return [User(r["user_id"], r["name"], r["kind"]) for r in rows]
+
+
 @post("/tokens", operation_id="createToken", status_code=201,
       summary="A new bearer token for the caller (e.g. another device, or before this one expires)")
 async def create_token(request: Request, auth: Auth, pool: Pool) -> TokenIssued:
@@ -72,4 +85,4 @@ async def revoke_all(request: Request, auth: Auth) -> TokensRevoked:
     return TokensRevoked(await auth.revoke_all(session.user.user_id))
 
 
-auth_router = Router(path="/", route_handlers=[create_user, who_am_i, create_token, revoke_current, revoke_all])
+auth_router = Router(path="/", route_handlers=[create_user, list_users, who_am_i, create_token, revoke_current, revoke_all])

@@ -36,6 +36,7 @@ from services.championships import (
     championship_id_for,
     decode_switches,
     encode_switches,
+    stream_of,
 )
 from services.api.problems import Problem
 from services.api.schemas import NUL_FREE, CommandId, Name, TurnSeconds, strict_body
@@ -212,6 +213,17 @@ class BracketOut(msgspec.Struct):
     nodes: list[bracket_projection.Node]
     edges: list[bracket_projection.Edge]
     paths: dict[str, list[str]]
+
+
+class ChampionshipListed(msgspec.Struct):
+    championship_id: str
+    name: str
+    format: str
+    status: str
+    teams: int
+    rounds: int                               # rounds paired so far
+    champion: str | None
+    created_at: dt.datetime
 
 
 class RefereeGranted(msgspec.Struct):
@@ -519,6 +531,22 @@ async def check_in(request: Request, championship_id: FromPath[str], match_id: F
 
 # ---- everyone ----
 
+@get("/", operation_id="listChampionships", summary="Championships, the newest first")
+async def list_championships(request: Request, limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100
+                             ) -> list[ChampionshipListed]:
+    await _user(request)
+    rows = await request.app.state.pool.fetch(
+        "SELECT g.scope_id, e.recorded_at FROM grants g JOIN events e ON e.stream_id = $2 || g.scope_id "
+        "AND e.version = 1 WHERE g.scope = 'championship' AND g.role = 'organiser' "
+        "ORDER BY e.recorded_at DESC, g.scope_id LIMIT $1", limit, stream_of(""))
+    out = []
+    for r in rows:
+        state = (await _svc(request).load(r["scope_id"])).state
+        out.append(ChampionshipListed(r["scope_id"], state.settings.name, state.settings.format, state.status,
+                                      len(state.team_order), len(state.rounds), state.champion, r["recorded_at"]))
+    return out
+
+
 @get("/{championship_id:str}", operation_id="getChampionship", summary="A championship's settings, teams and status")
 async def get_championship(championship_id: FromPath[str], user: Caller, championships: Championships
                            ) -> ChampionshipSummary:
@@ -575,5 +603,5 @@ championship_router = Router(path="/championships", route_handlers=[
     create_championship, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
     make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
-    list_matches, check_in,
+    list_matches, check_in, list_championships,
 ])

@@ -288,3 +288,17 @@ async def test_a_user_holds_a_bounded_number_of_valid_tokens(api, pool):
     assert (await api.delete("/tokens/current", headers=h)).status_code == 204      # one revoked: room for one
     last = {"Authorization": f"Bearer {r.json()['token']}"}
     assert (await api.post("/tokens", headers=last)).status_code == 201
+
+
+async def test_users_public_names_are_listed_by_id(api):
+    alice, headers = await new_user(api, "Alice")
+    bot, _ = await new_user(api, "Bot 1", kind="bot")
+    r = await api.get("/users", params={"ids": f"{bot},{alice},{alice},nobody"}, headers=headers)
+    assert r.status_code == 200, r.text
+    assert sorted((u["user_id"], u["name"], u["kind"]) for u in r.json()) == sorted(
+        [(alice, "Alice", "human"), (bot, "Bot 1", "bot")])
+    assert all(set(u) == {"user_id", "name", "kind"} for u in r.json())        # never a token
+    too_many = ",".join(f"u{i}" for i in range(101))
+    assert_problem(await api.get("/users", params={"ids": too_many}, headers=headers), 400, "invalid_field")
+    assert_problem(await api.get("/users", params={"ids": "a;b"}, headers=headers), 400, "invalid_field")
+    assert_problem(await api.get("/users", params={"ids": alice}), 401, "bad_token")

@@ -313,3 +313,24 @@ async def test_a_four_team_knockout_played_at_the_tables_reaches_a_champion(api,
     bracket = r.json()
     assert len(bracket["nodes"]) == 3 and all(n["decided"] == "played" for n in bracket["nodes"])
     assert {e["target"] for e in bracket["edges"]} == {final["match_id"]}
+
+
+async def test_championships_are_listed_newest_first_with_their_progress(api):
+    organiser = (await new_user(api, "organiser"))[1]
+    spectator = (await new_user(api, "spectator"))[1]
+    assert (await api.get("/championships", headers=spectator)).json() == []
+    first = await drawn(api, organiser, await teams_of(api, 2), command_id="create-first")
+    second = await create(api, organiser, command_id="create-second", format="swiss")
+    r = await api.get("/championships", headers=spectator)
+    assert r.status_code == 200, r.text
+    listed = r.json()
+    assert [c["championship_id"] for c in listed] == [second, first]
+    assert {k: listed[1][k] for k in ("name", "format", "status", "teams", "rounds", "champion")} == {
+        "name": "Riyadh Cup", "format": "single_elimination", "status": "drawn", "teams": 2, "rounds": 0,
+        "champion": None}
+    assert (listed[0]["format"], listed[0]["status"], listed[0]["teams"]) == ("swiss", "registration", 0)
+    limited = (await api.get("/championships", params={"limit": 1}, headers=spectator)).json()
+    assert [c["championship_id"] for c in limited] == [second]
+    refused = await api.get("/championships", params={"limit": 0}, headers=spectator)
+    assert refused.status_code == 400 and refused.json()["rule"] == "invalid_field"
+    assert (await api.get("/championships")).status_code == 401

@@ -1,0 +1,16 @@
+"""Pages for people under ``/watch/``: championships, brackets, live tables, replays and audits.
+
+Plain HTML, CSS and ES modules shipped in the package (``static/``), with no build step: the pages call only
+the public API and its live stream, as a spectator with a token of their own (``POST /users``). What a
+spectator may see is decided by the server; the pages show what the API answers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litestar.static_files import create_static_files_router
+
+STATIC = Path(__file__).parent / "static"
+
+watch_router = create_static_files_router(path="/watch", directories=[STATIC], html_mode=True, name="watch")

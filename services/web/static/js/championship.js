@@ -1,0 +1,146 @@
+// A championship: its bracket by round and section, a team's path, standings, links to the match tables.
+import {get, userNames} from "./api.js";
+import {h} from "./cards.js";
+import {onChange, setUp, t} from "./i18n.js";
+
+const PER_SECTION = 32;
+const main = document.getElementById("main");
+const params = new URLSearchParams(location.search);
+const id = params.get("id");
+const view = {
+  tab: params.get("tab"), round: Number(params.get("round")) || 1, section: Number(params.get("section")) || 1,
+  team: params.get("team") || "", match: params.get("match") || "",
+};
+let summary, bracket, standings, rounds = new Map(), byRound = new Map(), nameOf = () => undefined;
+const matchTables = new Map();     // round -> Map(match_id -> tables)
+
+function remember() {
+  const url = new URL(location.href);
+  for (const [k, v] of Object.entries(view)) {
+    if (v) url.searchParams.set(k, v); else url.searchParams.delete(k);
+  }
+  history.replaceState(null, "", url);
+}
+
+async function tablesOf(round) {
+  if (!matchTables.has(round)) {
+    const matches = await get(`/championships/${id}/matches?round=${round}`);
+    matchTables.set(round, new Map(matches.map(m => [m.match_id, m.tables])));
+  }
+  return matchTables.get(round);
+}
+
+function teamCell(team, winner) {
+  if (!team) return h("span", {class: "team bye"}, t("bye"));
+  return h("span", {class: ["team", team === winner ? "winner" : "", team === view.team ? "found" : ""].join(" "),
+                    "data-team": team}, team);
+}
+
+function matchEl(node, tables) {
+  const links = (tables || []).map(tb => h("a", {href: `/watch/table.html?id=${tb.table_id}`, class: "table-link"},
+                                           `${t("table")} ${tb.game_no}`));
+  return h("li", {class: `match${node.match_id === view.match ? " selected" : ""}`, id: `m-${node.match_id}`,
+                  "data-match": node.match_id},
+    h("div", {class: "match-head"}, h("span", {class: "match-id"}, node.match_id),
+      h("span", {class: "stage"}, `${node.stage}${node.decided ? " · " + node.decided : ""}`)),
+    h("div", {class: "teams"}, teamCell(node.team_a, node.winner), h("span", {class: "vs"}, "—"),
+      teamCell(node.team_b, node.winner)),
+    links.length ? h("div", {class: "links"}, links) : null);
+}
+
+function goTo(match_id) {
+  const index = rounds.get(match_id);
+  if (!index) return;
+  view.round = index.round;
+  view.section = Math.floor(index.position / PER_SECTION) + 1;
+  view.match = match_id;
+  renderBracket().then(() => document.getElementById(`m-${match_id}`)?.scrollIntoView({block: "center"}));
+}
+
+function pathEl() {
+  if (!view.team) return null;
+  const path = bracket.paths[view.team];
+  if (!path) return h("p", {class: "error", id: "path"}, t("no_team"));
+  return h("section", {id: "path"}, h("h3", {}, `${t("path_of")} ${view.team}`),
+    h("ol", {}, path.map(match_id => {
+      const n = byRound.get(rounds.get(match_id).round)[rounds.get(match_id).position];
+      const other = n.team_a === view.team ? n.team_b : n.team_a;
+      return h("li", {"data-match": match_id},
+        h("a", {href: "#", onclick: e => { e.preventDefault(); goTo(match_id); }},
+          `${t("round")} ${n.round}: ${match_id}`),
+        ` — ${other ?? t("bye")}${n.winner ? ` · ${t("winner")}: ${n.winner}` : ""}`);
+    })));
+}
+
+async function renderBracket() {
+  remember();
+  const roundNumbers = [...byRound.keys()].sort((a, b) => a - b);
+  const nodes = byRound.get(view.round) || [];
+  const sections = Math.max(1, Math.ceil(nodes.length / PER_SECTION));
+  view.section = Math.min(view.section, sections);
+  const shown = nodes.slice((view.section - 1) * PER_SECTION, view.section * PER_SECTION);
+  const tables = await tablesOf(view.round).catch(() => new Map());
+  const search = h("form", {class: "search", role: "search", onsubmit: e => {
+      e.preventDefault();
+      const wanted = e.target.elements.team.value.trim();
+      view.team = Object.keys(bracket.paths).find(k => k.toLowerCase() === wanted.toLowerCase()) ?? wanted;
+      const path = bracket.paths[view.team];
+      if (path) goTo(path[path.length - 1]); else renderBracket();
+    }},
+    h("label", {for: "team"}, t("search_team")),
+    h("input", {id: "team", name: "team", value: view.team, list: "team-ids", autocomplete: "off"}),
+    h("button", {type: "submit"}, t("find")));
+  document.getElementById("tab-body").replaceChildren(
+    search, pathEl(),
+    h("nav", {class: "rounds", "aria-label": t("rounds")}, roundNumbers.map(r =>
+      h("button", {type: "button", "aria-pressed": String(r === view.round), "data-round": r,
+                   onclick: () => { view.round = r; view.section = 1; view.match = ""; renderBracket(); }},
+        `${t("round")} ${r}`))),
+    sections > 1 ? h("nav", {class: "sections", "aria-label": t("section")},
+      Array.from({length: sections}, (_, k) => h("button", {type: "button", "aria-pressed": String(k + 1 === view.section),
+          onclick: () => { view.section = k + 1; renderBracket(); }},
+        `${k * PER_SECTION + 1}–${Math.min((k + 1) * PER_SECTION, nodes.length)}`))) : null,
+    h("ol", {class: "matches", id: "bracket", "data-round": view.round}, shown.map(n => matchEl(n, tables.get(n.match_id)))));
+}
+
+function renderStandings() {
+  remember();
+  const cols = ["rank", "team", "points", "wins", "losses", "byes", "buchholz", "gp_diff"];
+  document.getElementById("tab-body").replaceChildren(h("table", {class: "list", id: "standings"},
+    h("thead", {}, h("tr", {}, cols.map(c => h("th", {}, t(c))))),
+    h("tbody", {}, standings.map(r => h("tr", {}, [r.rank, r.team_id, r.points, r.wins, r.losses, r.byes, r.buchholz,
+      r.game_point_difference].map(v => h("td", {}, String(v))))))));
+}
+
+function render() {
+  if (!summary) return;
+  const s = summary;
+  const tabs = byRound.size ? ["bracket", "standings"] : ["standings"];
+  if (!tabs.includes(view.tab)) view.tab = ["swiss", "round_robin"].includes(s.settings.format) ? "standings" : tabs[0];
+  const players = new Map(s.teams.map(tm => [tm.team_id, tm.players.map(p => nameOf(p)?.name ?? p).join(" & ")]));
+  main.replaceChildren(
+    h("h1", {}, s.name),
+    h("p", {class: "facts"}, `${t("format")}: ${s.settings.format.replaceAll("_", " ")} · ${t("status")}: ${s.status} · `
+      + `${t("teams")}: ${s.teams.length}${s.champion ? ` · ${t("champion")}: ${s.champion}` : ""}`),
+    h("datalist", {id: "team-ids"}, s.teams.slice(0, 2000).map(tm => h("option", {value: tm.team_id}, players.get(tm.team_id)))),
+    h("nav", {class: "tabs"}, tabs.map(tab => h("button", {type: "button", "aria-pressed": String(tab === view.tab),
+      onclick: () => { view.tab = tab; render(); }}, t(tab)))),
+    h("div", {id: "tab-body"}));
+  if (view.tab === "bracket") renderBracket(); else renderStandings();
+}
+
+async function load() {
+  [summary, bracket, standings] = await Promise.all([get(`/championships/${id}`), get(`/championships/${id}/bracket`),
+                                                    get(`/championships/${id}/standings`)]);
+  for (const n of bracket.nodes) {
+    if (!byRound.has(n.round)) byRound.set(n.round, []);
+    rounds.set(n.match_id, {round: n.round, position: byRound.get(n.round).length});
+    byRound.get(n.round).push(n);
+  }
+  if (summary.teams.length <= 200) nameOf = await userNames(summary.teams.flatMap(tm => tm.players));
+  render();
+}
+
+setUp();
+onChange(render);
+load().catch(error => main.replaceChildren(h("p", {class: "error"}, `${t("error")}: ${error.message}`)));

@@ -1,0 +1,100 @@
+// English and Arabic; Arabic is laid out right to left, with the game's own words (as in the rules).
+const WORDS = {
+  en: {
+    title: "Baloot arena — watch", home: "Championships and tables", language: "العربية",
+    championships: "Championships", live_tables: "Live tables", finished_tables: "Finished tables",
+    none: "None yet.", name: "Name", format: "Format", status: "Status", teams: "Teams", rounds: "Rounds",
+    champion: "Champion", table: "Table", open: "Open", watch: "Watch",
+    bracket: "Bracket", standings: "Standings", round: "Round", section: "Section", matches: "Matches",
+    search_team: "Find a team", find: "Find", path_of: "Path of", no_team: "No team with that name.",
+    match: "Match", stage: "Stage", team_a: "Team A", team_b: "Team B", winner: "Winner", result: "Result",
+    bye: "bye", tables: "Tables", rank: "Rank", team: "Team", points: "Points", wins: "Wins", losses: "Losses",
+    byes: "Byes", buchholz: "Buchholz", gp_diff: "Game-point difference",
+    seat: "Seat", team_us: "Team 1", team_them: "Team 2", dealer: "dealer", to_play: "to play",
+    contract: "Contract", hokum: "Hokum (حكم)", sun: "Sun (صن)", ashkal: "Ashkal (أشكل)", buyer: "buyer",
+    closed: "closed", gahwa: "Gahwa", bidding: "Bidding", trick: "Trick", tricks: "Tricks",
+    tricks_won: "Tricks taken", card_points: "Card points", score: "Game score", target: "target",
+    projects: "Projects", baloot: "Baloot (بلوت)", sawa: "Sawa (سوا)", qayd: "Qayd (قيد)",
+    deal: "Deal", hand_hidden: "hidden", faceup: "Face-up card",
+    live: "Live", reconnecting: "Reconnecting…", ended: "Game over", replay: "Replay",
+    previous: "Previous", next: "Next", play: "Play", pause: "Pause", go_trick: "Go to trick", go: "Go",
+    position: "Position", of: "of", share: "Link to this position", audit: "Audit of this deal",
+    back_to_live: "Live view", deals: "Deals", game_points: "Game points", phase: "Phase",
+    chain: "Hash chain", chain_ok: "intact", chain_broken: "broken at event", seed: "Seed",
+    violations: "Violations", no_violations: "No violation.", verdicts: "Qayd (قيد) verdicts",
+    proven: "proven", not_proven: "not proven", rule: "Rule", index: "Action", download: "Download the hand record (baloot-hand/1)",
+    actions: "Actions", valid: "Valid", kaboot: "Kaboot", failed: "Buyer fails", notes: "Notes",
+    pass: "Pass", wala: "Wala", before_you: "Before you", confirm: "Confirm", kawesh: "Kawesh",
+    double: "Double", three: "Three", four: "Four", error: "Error",
+    suit_S: "spades", suit_H: "hearts", suit_D: "diamonds", suit_C: "clubs",
+    rank_7: "seven", rank_8: "eight", rank_9: "nine", rank_T: "ten", rank_J: "jack", rank_Q: "queen",
+    rank_K: "king", rank_A: "ace", card_of: "{rank} of {suit}",
+  },
+  ar: {
+    title: "ساحة البلوت — مشاهدة", home: "البطولات والطاولات", language: "English",
+    championships: "البطولات", live_tables: "طاولات مباشرة", finished_tables: "طاولات منتهية",
+    none: "لا شيء بعد.", name: "الاسم", format: "النظام", status: "الحالة", teams: "الفرق", rounds: "الجولات",
+    champion: "البطل", table: "الطاولة", open: "افتح", watch: "شاهد",
+    bracket: "شجرة البطولة", standings: "الترتيب", round: "الجولة", section: "القسم", matches: "المباريات",
+    search_team: "ابحث عن فريق", find: "ابحث", path_of: "مسار", no_team: "لا يوجد فريق بهذا الاسم.",
+    match: "المباراة", stage: "المرحلة", team_a: "الفريق أ", team_b: "الفريق ب", winner: "الفائز",
+    result: "النتيجة", bye: "تأهل مباشر", tables: "الطاولات", rank: "المركز", team: "الفريق", points: "النقاط",
+    wins: "فوز", losses: "خسارة", byes: "تأهل مباشر", buchholz: "بوخهولز", gp_diff: "فارق النقاط",
+    seat: "المقعد", team_us: "الفريق ١", team_them: "الفريق ٢", dealer: "الموزع", to_play: "دوره",
+    contract: "المشترى", hokum: "حكم", sun: "صن", ashkal: "أشكل", buyer: "المشتري", closed: "مقفول",
+    gahwa: "قهوة", bidding: "الشراء", trick: "الأكلة", tricks: "الأكلات", tricks_won: "الأكلات المأخوذة",
+    card_points: "الأبناط", score: "النشرة", target: "الهدف", projects: "المشاريع", baloot: "بلوت",
+    sawa: "سوا", qayd: "قيد", deal: "التوزيعة", hand_hidden: "مخفية", faceup: "الورقة المكشوفة",
+    live: "مباشر", reconnecting: "إعادة الاتصال…", ended: "انتهت الصكة", replay: "إعادة",
+    previous: "السابق", next: "التالي", play: "تشغيل", pause: "إيقاف", go_trick: "انتقل إلى الأكلة", go: "انتقل",
+    position: "الموضع", of: "من", share: "رابط هذا الموضع", audit: "تدقيق هذه التوزيعة",
+    back_to_live: "المشاهدة المباشرة", deals: "التوزيعات", game_points: "النقاط", phase: "المرحلة",
+    chain: "سلسلة التجزئة", chain_ok: "سليمة", chain_broken: "مكسورة عند الحدث", seed: "البذرة",
+    violations: "المخالفات", no_violations: "لا مخالفات.", verdicts: "أحكام القيد", proven: "ثابت",
+    not_proven: "غير ثابت", rule: "القاعدة", index: "الحركة", download: "نزّل سجل اليد (baloot-hand/1)",
+    actions: "الحركات", valid: "سليمة", kaboot: "كبوت", failed: "المشتري خسران", notes: "ملاحظات",
+    pass: "بس", wala: "ولا", before_you: "قبلك", confirm: "تأكيد", kawesh: "كوش",
+    double: "دبل", three: "ثري", four: "فور", error: "خطأ",
+    suit_S: "سبيت", suit_H: "هاص", suit_D: "ديمن", suit_C: "شريا",
+    rank_7: "سبعة", rank_8: "ثمانية", rank_9: "تسعة", rank_T: "عشرة", rank_J: "ولد", rank_Q: "بنت",
+    rank_K: "شايب", rank_A: "إكة", card_of: "{rank} {suit}",
+  },
+};
+
+const KEY = "baloot.watch.lang";
+const listeners = [];
+
+export function lang() {
+  const asked = new URLSearchParams(location.search).get("lang");
+  return WORDS[asked] ? asked : WORDS[localStorage.getItem(KEY)] ? localStorage.getItem(KEY) : "en";
+}
+
+export function t(key, values = {}) {
+  const text = WORDS[lang()][key] ?? WORDS.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, k) => values[k] ?? "");
+}
+
+// Static words of the page (data-i18n) and its direction; pages re-render their own content on change.
+export function apply() {
+  const l = lang();
+  document.documentElement.lang = l;
+  document.documentElement.dir = l === "ar" ? "rtl" : "ltr";
+  document.title = t("title");
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of document.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
+}
+
+export function onChange(render) { listeners.push(render); }
+
+export function setUp() {
+  apply();
+  const toggle = document.getElementById("lang");
+  toggle?.addEventListener("click", () => {
+    localStorage.setItem(KEY, lang() === "ar" ? "en" : "ar");
+    const url = new URL(location.href);
+    url.searchParams.delete("lang");
+    history.replaceState(null, "", url);
+    apply();
+    listeners.forEach(render => render());
+  });
+}

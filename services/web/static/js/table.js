@@ -1,0 +1,160 @@
+// A table: live (following the stream) or a replay position (?at=N, a link to share); the server decides which
+// cards a spectator sees, this page draws what it is sent.
+import {follow, get, userNames} from "./api.js";
+import {backEl, cardEl, h, suitName} from "./cards.js";
+import {onChange, setUp, t} from "./i18n.js";
+
+const main = document.getElementById("main");
+const params = new URLSearchParams(location.search);
+const id = params.get("id");
+let current = null, nameOf = () => undefined, mode = "live", liveState = "live";
+let last = 0, deals = [], timer = null;    // replay: the last visible version, the deals, the play timer
+
+const SEAT_PLACE = ["south", "east", "north", "west"];   // seat 0 at the bottom; play goes round to the right
+
+function bidText(b) {
+  if (b.bid === "hokum") return `${t("hokum")} ${suitName(b.suit)}`;
+  return t(b.bid);
+}
+
+function contractText(c) {
+  if (!c) return "—";
+  const kind = c.ashkal ? t("ashkal") : t(c.type);
+  return [kind, c.type === "hokum" && c.suit ? suitName(c.suit) : "", `· ${t("buyer")}: ${seatName(c.buyer)}`,
+          c.multiplier > 1 ? `×${c.multiplier}` : "", c.gahwa ? t("gahwa") : "", c.closed ? t("closed") : ""]
+    .filter(Boolean).join(" ");
+}
+
+function seatName(seat) {
+  const user = current && nameOf(current.seats[seat]);
+  return `${user?.name ?? `${t("seat")} ${seat + 1}`}`;
+}
+
+function seatEl(deal, seat) {
+  const hand = deal.hands ? deal.hands[seat].map(cardEl)
+    : Array.from({length: deal.hand_sizes[seat]}, backEl);
+  const marks = [deal.dealer === seat ? t("dealer") : "", deal.turn === seat ? t("to_play") : ""].filter(Boolean);
+  return h("section", {class: `seat ${SEAT_PLACE[seat]}${deal.turn === seat ? " turn" : ""}`, "data-seat": seat},
+    h("div", {class: "who"}, h("strong", {}, seatName(seat)), ` · ${t(seat % 2 ? "team_them" : "team_us")}`,
+      marks.length ? h("span", {class: "marks"}, ` (${marks.join(", ")})`) : null),
+    h("div", {class: "hand", "aria-label": `${t("seat")} ${seat + 1}`}, hand));
+}
+
+function boardEl(deal) {
+  const onTable = new Map(deal.trick.map(p => [p.seat, p.card]));
+  return h("div", {class: "board", id: "board"},
+    [0, 1, 2, 3].map(s => seatEl(deal, s)),
+    h("div", {class: "trick", id: "trick", "aria-label": t("trick")}, [0, 1, 2, 3].map(s =>
+      h("div", {class: `slot ${SEAT_PLACE[s]}`}, onTable.has(s) ? cardEl(onTable.get(s)) : null))),
+    deal.faceup && deal.faceup_taken_by === null ? h("div", {class: "faceup"}, `${t("faceup")}: `, cardEl(deal.faceup)) : null);
+}
+
+function panelEl(v, deal) {
+  const r = deal.result;
+  return h("div", {class: "panel"},
+    h("dl", {class: "facts"},
+      h("dt", {}, t("contract")), h("dd", {id: "contract"}, contractText(deal.contract)),
+      h("dt", {}, t("tricks_won")), h("dd", {id: "tricks-won"}, `${deal.tricks_won[0]} – ${deal.tricks_won[1]}`),
+      h("dt", {}, t("card_points")), h("dd", {}, `${deal.points[0]} – ${deal.points[1]}`),
+      deal.baloot.length ? [h("dt", {}, t("baloot")), h("dd", {}, deal.baloot.map(seatName).join(", "))] : null,
+      r ? [h("dt", {}, t("game_points")), h("dd", {id: "deal-result"}, `${r.game_points[0]} – ${r.game_points[1]}`
+            + (r.kaboot ? ` · ${t("kaboot")}` : "") + (r.failed ? ` · ${t("failed")}` : ""))] : null),
+    h("h3", {}, t("bidding")),
+    h("ol", {class: "bids", id: "bids"}, deal.bids.map(b => h("li", {}, `${seatName(b.seat)}: ${bidText(b)}`)),
+      deal.doubles.map(d => h("li", {}, `${seatName(d.seat)}: ${t(d.call)}${d.closed ? ` (${t("closed")})` : ""}`))),
+    deal.declarations.length ? [h("h3", {}, t("projects")), h("ul", {id: "projects"}, deal.declarations.map(d =>
+      h("li", {}, `${seatName(d.seat)}: ${d.kinds.join(", ")} `, (d.cards || []).flat().map(cardEl))))] : null,
+    h("h3", {}, t("tricks")),
+    h("ol", {class: "tricks-list", id: "tricks"}, deal.tricks.map(tr => h("li", {},
+      tr.cards.map(p => h("span", {class: "played", title: seatName(p.seat)}, cardEl(p.card)))))));
+}
+
+function controlsEl(v) {
+  if (mode === "live") {
+    return h("div", {class: "controls"},
+      h("span", {class: `state ${liveState}`, id: "live-state"}, t(liveState)),
+      h("a", {href: `/watch/table.html?id=${id}&at=${v.version}`, id: "to-replay"}, t("replay")));
+  }
+  const deal = deals.findLast(d => d.first_version <= v.version);
+  return h("div", {class: "controls", id: "controls"},
+    h("button", {type: "button", id: "prev", disabled: v.version <= 1, onclick: () => show(v.version - 1)}, t("previous")),
+    h("button", {type: "button", id: "playpause", onclick: playPause}, timer ? t("pause") : t("play")),
+    h("button", {type: "button", id: "next", disabled: v.version >= last, onclick: () => show(v.version + 1)}, t("next")),
+    h("span", {id: "position"}, `${t("position")} ${v.version} ${t("of")} ${last}`),
+    h("label", {}, `${t("deal")} `, h("select", {id: "deal", onchange: e => show(deals[e.target.value - 1].first_version)},
+      deals.map(d => h("option", {value: d.deal_no, selected: deal?.deal_no === d.deal_no}, String(d.deal_no))))),
+    h("form", {id: "jump", onsubmit: e => { e.preventDefault(); jumpToTrick(Number(e.target.elements.trick.value)); }},
+      h("label", {for: "trick-no"}, t("go_trick")),
+      h("input", {id: "trick-no", name: "trick", type: "number", min: 1, max: 8, value: v.deal?.tricks.length || 1}),
+      h("button", {type: "submit"}, t("go"))),
+    h("a", {href: location.href, id: "share"}, t("share")),
+    deal?.finished ? h("a", {href: `/watch/audit.html?table=${id}&deal=${deal.deal_no}`, id: "audit"}, t("audit")) : null,
+    h("a", {href: `/watch/table.html?id=${id}`}, t("back_to_live")));
+}
+
+function render() {
+  const v = current;
+  if (!v) return;
+  const deal = v.deal;
+  main.replaceChildren(
+    h("h1", {}, `${t("table")} ${id}`),
+    h("p", {class: "facts", id: "score"}, `${t("deal")} ${v.deal_no} · ${t("score")}: ${v.scores[0]} – ${v.scores[1]}`
+      + ` (${t("target")} ${v.target})${v.phase === "ended" ? ` · ${t("ended")}` : ""}`),
+    controlsEl(v),
+    deal ? h("div", {class: "game", "data-version": v.version, id: "game"}, boardEl(deal), panelEl(v, deal)) : null);
+}
+
+async function showView(v) {
+  if (!current || current.seats.join() !== v.seats.join()) nameOf = await userNames(v.seats);
+  current = v;
+  render();
+}
+
+async function show(version) {
+  version = Math.max(1, Math.min(version, last));
+  const url = new URL(location.href);
+  url.searchParams.set("at", version);
+  history.replaceState(null, "", url);
+  await showView(await get(`/tables/${id}/state?at=${version}`));
+}
+
+// The first position of the current deal at which `k` tricks are complete (tricks taken only grow in a deal).
+async function jumpToTrick(k) {
+  const index = deals.findLastIndex(d => d.first_version <= current.version);
+  if (index < 0) return;
+  let lo = deals[index].first_version, hi = index + 1 < deals.length ? deals[index + 1].first_version - 1 : last;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const v = await get(`/tables/${id}/state?at=${mid}`);
+    if ((v.deal?.tricks.length ?? 0) >= k) hi = mid; else lo = mid + 1;
+  }
+  await show(lo);
+}
+
+function playPause() {
+  if (timer) { clearInterval(timer); timer = null; render(); return; }
+  timer = setInterval(() => {
+    if (current.version >= last) { clearInterval(timer); timer = null; render(); return; }
+    show(current.version + 1);
+  }, 800);
+  render();
+}
+
+async function load() {
+  const now = await get(`/tables/${id}/view`);
+  const at = params.get("at");
+  if (at === null && now.status !== "finished") {
+    await showView(now);
+    follow(`/tables/${id}/live`, (event, data) => { if (event === "view") showView(JSON.parse(data)); },
+           state => { liveState = state; render(); }, now.version - 1);
+    return;
+  }
+  mode = "replay";
+  last = now.version;
+  deals = await get(`/tables/${id}/deals`);
+  await show(at === null ? last : Number(at));
+}
+
+setUp();
+onChange(render);
+load().catch(error => main.replaceChildren(h("p", {class: "error"}, `${t("error")}: ${error.message}`)));

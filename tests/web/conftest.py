@@ -1,0 +1,168 @@
+"""The pages under /watch/ in a real browser: Debian's headless Chromium driven by Selenium, against the app
+served by uvicorn in a thread on this test's PostgreSQL schema, with the in-process workers (bots) started
+when a test says so.
+
+Every response the server sends to the browser is recorded by an ASGI wrapper around the app (streamed
+bodies chunk by chunk), so a test can look at everything the page received; Chrome's own network log says
+that the page asked nothing of any other server.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import uvicorn
+
+from services.api.app import create_app
+from services.db import schema_url
+from tests.workers.helpers import InProcess
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SCREENSHOTS = Path(__file__).parent / "screenshots"
+HUGE = ("second", 100_000)
+
+
+def pytest_configure(config):
+    # The database fixtures: one plugin for the whole run, loaded only where tests need a database.
+    config.pluginmanager.import_plugin("tests.db_fixtures")
+
+
+class Recorder:
+    """ASGI middleware: keeps (method, path, status, body) of each HTTP response sent to a browser."""
+
+    def __init__(self, app):
+        self.app = app
+        self.responses: list[dict] = []
+        self._lock = threading.Lock()
+
+    async def __call__(self, scope, receive, send):
+        agent = dict(scope.get("headers") or ()).get(b"user-agent", b"")
+        if scope["type"] != "http" or b"Chrome" not in agent:
+            return await self.app(scope, receive, send)
+        entry = {"method": scope["method"], "path": scope["path"], "query": scope["query_string"].decode(),
+                 "status": None, "body": bytearray()}
+        with self._lock:
+            self.responses.append(entry)
+
+        async def recording_send(message):
+            if message["type"] == "http.response.start":
+                entry["status"] = message["status"]
+            elif message["type"] == "http.response.body":
+                entry["body"] += message.get("body", b"")
+            await send(message)
+
+        await self.app(scope, receive, recording_send)
+
+    def api_bodies(self) -> list[tuple[str, bytes]]:
+        """(path, body) of every response that was not a static file of the pages."""
+        with self._lock:
+            return [(e["path"], bytes(e["body"])) for e in self.responses if not e["path"].startswith("/watch")]
+
+
+class Served:
+    def __init__(self, base: str, app, recorder: Recorder, workers: InProcess):
+        self.base, self.app, self.recorder, self.workers = base, app, recorder, workers
+        self.http = httpx.Client(base_url=base, timeout=30)
+
+    def user(self, name: str, kind: str = "human") -> tuple[str, dict]:
+        r = self.http.post("/users", json={"name": name, "kind": kind})
+        assert r.status_code == 201, r.text
+        return r.json()["user_id"], {"Authorization": f"Bearer {r.json()['token']}"}
+
+    def start_workers(self) -> None:
+        self.workers.start()
+
+    def follow_to_end(self, table_id: str, headers: dict) -> int:
+        """Read the table's live stream until its `end` event (the game is over); returns the last version."""
+        last = 0
+        with self.http.stream("GET", f"/tables/{table_id}/live", headers=headers, timeout=120) as r:
+            assert r.status_code == 200
+            for line in r.iter_lines():
+                if line.startswith("id: "):
+                    last = int(line[4:])
+                if line == "event: end":
+                    return last
+        raise AssertionError("the stream closed before the game ended")
+
+
+@pytest.fixture
+def served(database_url, db_schema):
+    url = schema_url(database_url, db_schema)
+    workers = InProcess(url, threads=2)
+    app = create_app(url, rate_limit=HUGE, signup_limit=HUGE, work=workers.workers)
+    recorder = Recorder(app)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(256)
+    server = uvicorn.Server(uvicorn.Config(recorder, lifespan="on", log_level="warning", timeout_graceful_shutdown=2))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    s = Served(f"http://127.0.0.1:{sock.getsockname()[1]}", app, recorder, workers)
+    try:
+        yield s
+    finally:
+        s.http.close()
+        workers.stop()
+        server.should_exit = True
+        thread.join(30)
+        sock.close()
+    assert not thread.is_alive()
+
+
+@pytest.fixture(scope="session")
+def chromium_paths():
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    if missing:
+        pytest.fail(f"the browser tests need Debian's chromium and chromium-driver ({', '.join(missing)} missing): "
+                    "apt-get install -y chromium chromium-driver")
+    return CHROMIUM, CHROMEDRIVER
+
+
+@pytest.fixture
+def browser(chromium_paths, request):
+    """Headless Chromium (Debian's, never downloaded) with its performance (network) log on."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(chromium_paths[0])
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1200,900", "--no-first-run", "--disable-extensions"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=str(chromium_paths[1])), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def screenshot(driver, name: str) -> Path:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    assert driver.save_screenshot(str(path)), f"no screenshot saved at {path}"
+    return path
+
+
+def requested_urls(driver) -> list[str]:
+    """Every URL the page requested, from Chrome's performance log (emptied by reading it)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def same_origin(urls: list[str], base: str) -> list[str]:
+    """The URLs not served by ``base`` (should be none)."""
+    origin = urlsplit(base).netloc
+    return [u for u in urls if urlsplit(u).netloc != origin and not u.startswith(("data:", "blob:"))]

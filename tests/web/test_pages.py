@@ -1,0 +1,266 @@
+"""Spectating and replays in a real browser (issue 13): a live all-bot table, a finished deal stepped to a
+trick and reloaded from its link, hidden cards that stay hidden, and a 1,024-team bracket with a team's path.
+Each test saves a screenshot in tests/web/screenshots/."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import msgspec
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from domain.tournament import commands as c
+from domain.tournament.events import Settings
+from domain.tournament.simulation import Simulation
+from services.api.auth import grant
+from services.championships import ChampionshipService, RunSettings
+from services.tables import TableService
+from services.secret import server_secret
+from tests.web.conftest import requested_urls, same_origin, screenshot
+
+WAIT = 60
+
+
+def wait(driver, condition, timeout: float = WAIT):
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+
+
+def cards(driver, css: str) -> list[str]:
+    """The cards shown by the elements matching ``css``, read in one go (the live page redraws itself)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(e => e.dataset.card)", css)
+
+
+def count(driver, css: str) -> int:
+    return driver.execute_script("return document.querySelectorAll(arguments[0]).length", css)
+
+
+def game_version(driver) -> int | None:
+    version = driver.execute_script("return document.getElementById('game')?.dataset.version ?? null")
+    return None if version is None else int(version)
+
+
+def text_of(driver, element_id: str) -> str:
+    return driver.execute_script("return document.getElementById(arguments[0])?.innerText ?? null", element_id)
+
+
+def bot_table(served, hands_policy: str = "after_deal") -> tuple[str, dict]:
+    """An all-bot table opened by a referee (who does not play); returns its id and the referee's headers."""
+    _, referee = served.user("referee")
+    bots = [served.user(f"bot {i}", "bot")[0] for i in range(4)]
+    r = served.http.post("/tables", headers=referee, json={"seats": bots, "hands_policy": hands_policy})
+    assert r.status_code == 201 and r.json()["status"] == "live", r.text
+    return r.json()["table_id"], referee
+
+
+def test_a_live_all_bot_table_shows_the_cards_as_the_bots_play(served, browser):
+    table_id, referee = bot_table(served)
+    browser.get(f"{served.base}/watch/table.html?id={table_id}")
+    wait(browser, lambda d: game_version(d) is not None)
+    # The workers have not started: no bot has acted, no card is on the table.
+    assert cards(browser, "#trick .card, #tricks .card") == []
+    assert text_of(browser, "live-state") == "Live"
+    browser.execute_script("window.notReloaded = true")
+    served.start_workers()
+    wait(browser, lambda d: count(d, "#tricks li") >= 3)
+    screenshot(browser, "live-table")
+    assert browser.execute_script("return window.notReloaded") is True      # the same page, never reloaded
+    seen = cards(browser, "#tricks .card")
+    assert len(seen) >= 12 and len(set(seen)) == len(seen)
+    # It keeps up to the end of the game, still without a reload.
+    last = served.follow_to_end(table_id, referee)
+    wait(browser, lambda d: game_version(d) == last)
+    assert browser.execute_script("return window.notReloaded") is True
+    assert "Game over" in text_of(browser, "score")
+    assert same_origin(requested_urls(browser), served.base) == []
+
+
+def test_a_finished_deal_steps_to_trick_5_and_its_link_shows_the_same_position(served, browser):
+    table_id, referee = bot_table(served)
+    served.start_workers()
+    last = served.follow_to_end(table_id, referee)
+    deal = next(d for d in served.http.get(f"/tables/{table_id}/deals", headers=referee).json() if d["contract"])
+    first = deal["first_version"]                   # the first deal that was played (not all passes)
+    browser.get(f"{served.base}/watch/table.html?id={table_id}&at={first}")
+    wait(browser, lambda d: game_version(d) == first)
+    assert browser.find_element(By.ID, "position").text == f"Position {first} of {last}"
+    browser.find_element(By.ID, "next").click()
+    wait(browser, lambda d: game_version(d) == first + 1)
+    browser.find_element(By.ID, "prev").click()
+    wait(browser, lambda d: game_version(d) == first)
+
+    box = browser.find_element(By.ID, "trick-no")
+    box.clear()
+    box.send_keys("5")
+    browser.find_element(By.CSS_SELECTOR, "#jump button").click()
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#tricks li")) == 5)
+    at = game_version(browser)
+    # The first position with five tricks taken: one event earlier, four were.
+    before = served.http.get(f"/tables/{table_id}/state", params={"at": at - 1}, headers=referee).json()
+    assert len(before["deal"]["tricks"]) == 4 and before["deal_no"] == deal["deal_no"]
+    link = browser.current_url
+    assert f"at={at}" in link
+    shown = browser.find_element(By.ID, "game").text
+    played = cards(browser, "#tricks .card")
+    assert len(played) == 20
+
+    browser.get(link)                                               # reload the deep link
+    wait(browser, lambda d: game_version(d) == at)
+    assert browser.find_element(By.ID, "game").text == shown
+    assert cards(browser, "#tricks .card") == played
+    screenshot(browser, "replay-trick-5")
+
+    # In Arabic: right to left, the game's own words, cards labelled for screen readers in Arabic.
+    browser.find_element(By.ID, "lang").click()
+    wait(browser, lambda d: d.execute_script("return document.documentElement.dir") == "rtl")
+    contract = browser.find_element(By.ID, "contract").text
+    assert any(word in contract for word in ("حكم", "صن", "أشكل")), contract
+    label = browser.find_element(By.CSS_SELECTOR, "#tricks .card").get_attribute("aria-label")
+    assert any(s in label for s in ("سبيت", "هاص", "ديمن", "شريا")), label
+    browser.get(link)
+    wait(browser, lambda d: game_version(d) == at)
+    assert browser.execute_script("return document.documentElement.lang") == "ar"
+    screenshot(browser, "replay-trick-5-ar")
+
+
+def choose(actions: list[dict], rng: random.Random) -> dict:
+    """A legal action that keeps the deal going: no double, no Sawa claim, no Qayd."""
+    calm = [a for a in actions if a["type"] not in ("double", "sawa", "qayd")]
+    return rng.choice(calm) if calm else next(a for a in actions if a.get("call") == "pass")
+
+
+def act_until(served, table_id: str, players: list[dict], done) -> dict:
+    """Play for the seat whose turn it is, each with its own token, until ``done(view)``; returns the view."""
+    rng = random.Random(table_id)
+    for n in range(400):
+        view = served.http.get(f"/tables/{table_id}/view", headers=players[0]).json()
+        if done(view):
+            return view
+        seat = view["deal"]["turn"]
+        mine = served.http.get(f"/tables/{table_id}/view", headers=players[seat]).json()
+        r = served.http.post(f"/tables/{table_id}/commands", headers=players[seat],
+                             json={"command_id": f"v-{view['version']}", "action": choose(mine["deal"]["legal_actions"], rng)})
+        assert r.status_code == 200, r.text
+    raise AssertionError("the table never got there")
+
+
+def hidden_cards(served, table_id: str, players: list[dict]) -> set[str]:
+    """The cards still in the players' hands that nothing has shown (no declared project, not the face-up card)."""
+    held, shown = set(), set()
+    for seat, headers in enumerate(players):
+        deal = served.http.get(f"/tables/{table_id}/view", headers=headers).json()["deal"]
+        held |= set(deal["hand"])
+        shown |= {card for d in deal["declarations"] for group in (d.get("cards") or []) for card in group}
+        shown |= {deal["faceup"]} if deal["faceup"] else set()
+    return held - shown
+
+
+def sse_views(body: bytes) -> list[dict]:
+    return [json.loads(line[6:]) for line in body.decode().splitlines() if line.startswith("data: {\"")]
+
+
+@pytest.mark.parametrize("policy", ["never", "after_deal"])
+def test_hidden_cards_stay_out_of_the_page_and_of_every_response(served, browser, policy):
+    players, ids = [], []
+    for i in range(4):
+        uid, headers = served.user(f"player {i}")
+        ids.append(uid)
+        players.append(headers)
+    r = served.http.post("/tables", headers=players[0], json={"seats": ids, "hands_policy": policy})
+    table_id = r.json()["table_id"]
+    for headers in players[1:]:
+        assert served.http.post(f"/tables/{table_id}/accept", headers=headers).status_code == 200
+    act_until(served, table_id, players, lambda v: len(v["deal"]["tricks"]) >= 2)
+
+    browser.get(f"{served.base}/watch/table.html?id={table_id}")
+    wait(browser, lambda d: game_version(d) is not None)
+    # One more card played while the page watches: it arrives by the stream.
+    before = served.http.get(f"/tables/{table_id}/view", headers=players[0]).json()
+    played = act_until(served, table_id, players, lambda v: v["version"] > before["version"]
+                       and v["deal"]["phase"] == "playing" and len(v["deal"]["trick"]) != len(before["deal"]["trick"]))
+    wait(browser, lambda d: game_version(d) == played["version"])
+    assert played["deal"]["phase"] == "playing" and played["deal_no"] == before["deal_no"]    # not ended
+    screenshot(browser, f"hidden-{policy}")
+
+    hidden = hidden_cards(served, table_id, players)
+    assert len(hidden) >= 10
+    # The page: hands are drawn face down, and no hidden card is anywhere in it.
+    assert browser.find_elements(By.CSS_SELECTOR, ".hand .card:not(.back)") == []
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".hand .card.back")) == sum(played["deal"]["hand_sizes"])
+    assert set(cards(browser, "[data-card]")) & hidden == set()
+    source = browser.page_source
+    assert [c for c in hidden if f'"{c}"' in source] == []
+    # Every response the page received (the live stream included, chunk by chunk), and nothing from elsewhere.
+    bodies = served.recorder.api_bodies()
+    paths = {p for p, _ in bodies}
+    assert {f"/tables/{table_id}/view", f"/tables/{table_id}/live"} <= paths
+    for path, body in bodies:
+        assert [c for c in hidden if f'"{c}"'.encode() in body] == [], path
+    views = [v for p, b in bodies if p.endswith("/live") for v in sse_views(b)]
+    assert views and all(v["deal"]["hands"] is None and v["deal"]["hand"] is None for v in views)
+    assert same_origin(requested_urls(browser), served.base) == []
+
+
+async def knock_out(pool, teams: int) -> tuple[str, Simulation]:
+    """A finished single-elimination championship of ``teams`` teams (simulated results), stored under an
+    organiser so that it is listed."""
+    tables = TableService(pool, await server_secret(pool))
+    svc = ChampionshipService(pool, tables)
+    organiser = "organiser"
+    await pool.execute("INSERT INTO users (user_id, name) VALUES ($1, 'organiser')", organiser)
+    sim = Simulation(Settings(name=f"Riyadh Cup {teams}"), teams, seed="13")
+    commands = []
+    sim.apply = lambda command, apply=sim.apply: (apply(command), commands.append(command))[0]   # decided ones
+    sim.run()
+    cid = f"cup-{teams}"
+    commands[0] = c.CreateChampionship(cid, commands[0].settings)
+    await svc.execute(cid, "setup", lambda _: commands, actor=organiser, new=True,
+                      metadata={"run": msgspec.to_builtins(RunSettings())})
+    await grant(pool, "championship", cid, organiser, "organiser")
+    return cid, sim
+
+
+def path_in(sim: Simulation, team: str) -> list[str]:
+    return [m.match_id for r in sim.state.rounds for m in r.matches if team in (m.team_a, m.team_b)]
+
+
+async def test_a_1024_team_bracket_renders_and_a_team_search_finds_its_path(served, browser, pool):
+    cid, sim = await knock_out(pool, 1024)
+    browser.get(f"{served.base}/watch/")
+    wait(browser, lambda d: d.find_elements(By.LINK_TEXT, "Riyadh Cup 1024"))[0].click()
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#bracket .match")) == 32)
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".rounds button")) == 10
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".sections button")) == 512 // 32
+    first_round = sim.state.rounds[0].matches
+    assert [e.get_attribute("data-match") for e in browser.find_elements(By.CSS_SELECTOR, "#bracket .match")] == [
+        m.match_id for m in first_round[:32]]
+
+    # A team knocked out in round 3: its path is its three matches, and the page shows where it lost.
+    team = next(t for t in sim.state.team_order if len(path_in(sim, t)) == 3)
+    box = browser.find_element(By.ID, "team")
+    box.send_keys(team.lower())
+    browser.find_element(By.CSS_SELECTOR, "form.search button").click()
+    wait(browser, lambda d: [e.get_attribute("data-match") for e in d.find_elements(By.CSS_SELECTOR, "#path li")]
+         == path_in(sim, team))
+    wait(browser, lambda d: d.find_element(By.ID, "bracket").get_attribute("data-round") == "3")
+    selected = browser.find_element(By.CSS_SELECTOR, "#bracket .match.selected")
+    assert selected.get_attribute("data-match") == path_in(sim, team)[-1]
+    assert selected.find_element(By.CSS_SELECTOR, ".team.found").text == team
+    assert selected.find_element(By.CSS_SELECTOR, ".team.winner").text != team
+    screenshot(browser, "bracket-1024")
+
+    # The champion's path runs through all ten rounds, to the final; the link keeps the search.
+    browser.get(f"{served.base}/watch/championship.html?id={cid}&team={sim.state.champion}&round=10")
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#path li")) == 10)
+    final = browser.find_element(By.CSS_SELECTOR, "#bracket .match")
+    assert final.find_element(By.CSS_SELECTOR, ".team.winner").text == sim.state.champion
+    # Nobody by that name: said so, nothing highlighted.
+    box = browser.find_element(By.ID, "team")
+    box.clear()
+    box.send_keys("T9999")
+    browser.find_element(By.CSS_SELECTOR, "form.search button").click()
+    wait(browser, lambda d: d.find_element(By.ID, "path").text == "No team with that name.")
+    assert browser.find_elements(By.CSS_SELECTOR, ".team.found") == []
