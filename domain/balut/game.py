@@ -242,3 +242,17 @@ def replay(events, state: BalutState = INITIAL) -> BalutState:
     for e in events:
         state = evolve(state, e)
     return state
+
+
+def follow_ups(s: BalutState, events: list, seed_of) -> list:
+    """``events`` and what follows them by itself: a written row reveals its turn's seed, then, while the
+    game goes on, the next turn starts from ``seed_of(its number)`` (turns counted from 0)."""
+    for e in events:
+        s = evolve(s, e)
+    out = list(events)
+    if needs(s) == "reveal_seed":
+        s, revealed = step(s, RevealSeed(seed_of(s.turns - 1)))
+        out.extend(revealed)
+    if needs(s) == "start_turn":
+        out.extend(decide(s, StartTurn(seed=seed_of(s.turns))))
+    return out
