@@ -2,8 +2,10 @@
 need no ``if game == ...``. Two games stand behind it: the card game (``baloot``) and the dice game
 (``balut``).
 
-A game provides its decider (``initial``, ``step``, ``replay``), its stored event types, what follows a
-command by itself (``follow_ups``, given seeds as data), what each seat or a spectator sees (``view``) and
+A game provides its decider (``initial``, ``step``, ``replay``), its stored event types, the events that open
+it (``open``) and what follows a command by itself (``follow_ups``), both given seeds as data (``seed_of(n)``
+for the n-th deal or turn, from 1), the private events a stored one implies (``private_events``: the cards or
+dice re-derived from the committed seed), what each seat or a spectator sees (``view``) and
 may do (``legal_actions``), bot levels that choose from a seat's view only (``choose``), its record format
 (parse, audit, render, export, schema) and, once over, a result the tournament layer can rank (``result``:
 places per seat, ties sharing a place). Records are told apart by their ``format`` field
@@ -30,8 +32,9 @@ from domain.balut.events import EVENT_TYPES as BALUT_EVENT_TYPES
 from domain.balut.events import StartBalut
 from domain.balut.profiles import STC
 from domain.events import EVENT_TYPES as BALOOT_EVENT_TYPES
-from domain.events import StartGame
+from domain.events import DealNext, DealStarted, StartGame
 from domain.profiles import SAUDI
+from domain.shuffle import seed_commitment
 
 
 class GameResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -64,7 +67,8 @@ class Game(Protocol):
     event_types: tuple[type, ...]              # stored events (private ones are re-derived from seeds)
     record: RecordFormat
 
-    def start(self, seats: int, first_seat: int, profile=None) -> Any: ...
+    def open(self, seats: int, first_seat: int, profile, seed_of) -> list: ...
+    def private_events(self, state, event, seed_of) -> list: ...
     def step(self, state, command) -> tuple[Any, list]: ...
     def replay(self, events, state=None) -> Any: ...
     def follow_ups(self, state, events: list, seed_of) -> list: ...
@@ -96,8 +100,17 @@ class Baloot:
                      baloot_audit.audit_record, baloot_audit.render_report, handrecord.export_record,
                      handrecord.encode_record, handrecord.hand_record_schema)
 
-    def start(self, seats: int, first_seat: int, profile=None):
-        return StartGame(first_dealer=first_seat, profile=profile or SAUDI)
+    def open(self, seats: int, first_seat: int, profile, seed_of) -> list:
+        state, events = baloot_game.step(self.initial, StartGame(first_dealer=first_seat, profile=profile or SAUDI))
+        return events + baloot_game.step(state, DealNext(seed=seed_of(1)))[1]
+
+    def private_events(self, state, event, seed_of) -> list:
+        if type(event) is not DealStarted or event.commitment is None:
+            return []
+        seed = seed_of(state.deal_no)
+        if seed_commitment(seed) != event.commitment:
+            raise ValueError(f"deal {state.deal_no}: the seed given is not the one committed to")
+        return [baloot_deal.dealt_from_seed(seed)]
 
     def step(self, state, command):
         return baloot_game.step(state, command)
@@ -140,8 +153,12 @@ class Balut:
                      balut_audit.audit_record, balut_audit.render_report, balut_record.export_record,
                      balut_record.encode_record, balut_record.game_record_schema)
 
-    def start(self, seats: int, first_seat: int, profile=None):
-        return StartBalut(players=seats, first_player=first_seat, profile=profile or STC)
+    def open(self, seats: int, first_seat: int, profile, seed_of) -> list:
+        start = StartBalut(players=seats, first_player=first_seat, profile=profile or STC)
+        return balut_game.follow_ups(self.initial, balut_game.decide(self.initial, start), seed_of)
+
+    def private_events(self, state, event, seed_of) -> list:
+        return balut_game.private_events(state, event, seed_of)
 
     def step(self, state, command):
         return balut_game.step(state, command)

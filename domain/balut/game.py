@@ -237,6 +237,17 @@ def step(s: BalutState, cmd) -> tuple[BalutState, list]:
     return s, events
 
 
+def private_events(s: BalutState, e, seed_of) -> list:
+    """The private events that follow stored event ``e`` (folded into ``s``), re-derived from the seeds:
+    a seeded turn's faces. ValueError when ``seed_of`` does not give the seed committed to."""
+    if type(e) is not TurnStarted or e.commitment is None:
+        return []
+    seed = seed_of(s.turns)
+    if seed_commitment(seed) != e.commitment:
+        raise ValueError(f"turn {s.turns}: the seed given is not the one committed to")
+    return [DiceDrawn(faces_from_seed(seed))]
+
+
 def replay(events, state: BalutState = INITIAL) -> BalutState:
     """Fold ``events`` into a state."""
     for e in events:
@@ -246,13 +257,13 @@ def replay(events, state: BalutState = INITIAL) -> BalutState:
 
 def follow_ups(s: BalutState, events: list, seed_of) -> list:
     """``events`` and what follows them by itself: a written row reveals its turn's seed, then, while the
-    game goes on, the next turn starts from ``seed_of(its number)`` (turns counted from 0)."""
+    game goes on, the next turn starts from ``seed_of(its number)`` (turns counted from 1, as deals are)."""
     for e in events:
         s = evolve(s, e)
     out = list(events)
     if needs(s) == "reveal_seed":
-        s, revealed = step(s, RevealSeed(seed_of(s.turns - 1)))
+        s, revealed = step(s, RevealSeed(seed_of(s.turns)))
         out.extend(revealed)
     if needs(s) == "start_turn":
-        out.extend(decide(s, StartTurn(seed=seed_of(s.turns))))
+        out.extend(decide(s, StartTurn(seed=seed_of(s.turns + 1))))
     return out

@@ -137,12 +137,12 @@ def test_the_last_row_ends_the_game_with_the_result_in_the_same_decision():
 
 
 def test_follow_ups_reveal_the_seed_and_start_the_next_turn():
-    seeds = [f"seed-{n}" for n in range(20)]
+    seeds = [f"seed-{n}" for n in range(20)]     # turn n is thrown from seeds[n], from 1
     state, events = step(INITIAL, StartBalut(players=2))
     events = follow_ups(INITIAL, events, seeds.__getitem__)
     state = replay(events)
-    assert state.turn == 0 and state.commitment == seed_commitment("seed-0")
+    assert state.turn == 0 and state.commitment == seed_commitment("seed-1")
     state2, new = step(state, Roll(0))
     more = follow_ups(state2, step(state2, Score(0, "choice"))[1], seeds.__getitem__)
     assert [type(e) for e in more] == [CategoryScored, TurnSeedRevealed, TurnStarted, DiceDrawn]
-    assert more[1] == TurnSeedRevealed("seed-0") and more[2].commitment == seed_commitment("seed-1")
+    assert more[1] == TurnSeedRevealed("seed-1") and more[2].commitment == seed_commitment("seed-2")
