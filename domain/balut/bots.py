@@ -184,16 +184,21 @@ def _heuristic_table(profile: BalutProfile, rows: dict[str, list[int]], open_ind
     ibf = profile.points == "ibf"
     before = sum(row_points(sheet, profile).values()) if ibf else 0
 
-    def worth(c: int, o: int) -> float:
-        value = scores[c][o] - par[c]
-        if ibf:
-            v = scores[c][o]
-            after = sheet[:c] + (sheet[c] + (v,),) + sheet[c + 1:]
-            value += 50 * (sum(row_points(after, profile).values()) - before)
-            name = CATEGORIES[c]
-            if name in ("straight", "house") and v == 0 and all(sheet[c]):
-                value -= 50 * IBF_ROW_POINTS[name] * 0.5
+    @functools.cache
+    def bonus(c: int, v: int) -> float:
+        """What writing ``v`` in row ``c`` moves the IBF points, in units of total (50 a point)."""
+        if not ibf:
+            return 0.0
+        after = sheet[:c] + (sheet[c] + (v,),) + sheet[c + 1:]
+        value = 50.0 * (sum(row_points(after, profile).values()) - before)
+        name = CATEGORIES[c]
+        if name in ("straight", "house") and v == 0 and all(sheet[c]):
+            value -= 50 * IBF_ROW_POINTS[name] * 0.5      # the row's bonus is lost; it was about even odds
         return value
+
+    def worth(c: int, o: int) -> float:
+        v = scores[c][o]
+        return v - par[c] + bonus(c, v)
 
     end = [max(worth(c, o) for c in open_index) for o in range(len(OUTCOMES))]
     return TurnTable(end), lambda name, o: worth(CATEGORIES.index(name), o)
