@@ -87,12 +87,24 @@ class _Format:
         self.export, self.encode, self.schema = export, encode, schema
 
 
-class Baloot:
+class _Decided:
+    """What both games do the same way: ``step`` and ``replay`` of their decider module ``rules``."""
+
+    rules: Any
+
+    def step(self, state, command):
+        return self.rules.step(state, command)
+
+    def replay(self, events, state=None):
+        return self.rules.replay(events, self.rules.INITIAL if state is None else state)
+
+
+class Baloot(_Decided):
     """The card game: four seats in two teams; its record is one deal (``baloot-hand/1``)."""
 
     name = "baloot"
+    rules = baloot_game
     seat_counts = range(4, 5)
-
     bot_levels = tuple(baloot_bots.BOTS)
     initial = baloot_game.INITIAL
     event_types = BALOOT_EVENT_TYPES
@@ -111,12 +123,6 @@ class Baloot:
         if seed_commitment(seed) != event.commitment:
             raise ValueError(f"deal {state.deal_no}: the seed given is not the one committed to")
         return [baloot_deal.dealt_from_seed(seed)]
-
-    def step(self, state, command):
-        return baloot_game.step(state, command)
-
-    def replay(self, events, state=None):
-        return baloot_game.replay(events, self.initial if state is None else state)
 
     def follow_ups(self, state, events, seed_of):
         return table.follow_ups(state, events, seed_of)
@@ -140,11 +146,11 @@ class Baloot:
                           reason=state.end_reason or "target")
 
 
-class Balut:
+class Balut(_Decided):
     """The dice game: 1-8 seats, each for himself; its record is a whole game (``balut-game/1``)."""
 
     name = "balut"
-
+    rules = balut_game
     seat_counts = range(balut_game.MIN_PLAYERS, balut_game.MAX_PLAYERS + 1)
     bot_levels = tuple(balut_bots.BOTS)
     initial = balut_game.INITIAL
@@ -159,12 +165,6 @@ class Balut:
 
     def private_events(self, state, event, seed_of) -> list:
         return balut_game.private_events(state, event, seed_of)
-
-    def step(self, state, command):
-        return balut_game.step(state, command)
-
-    def replay(self, events, state=None):
-        return balut_game.replay(events, self.initial if state is None else state)
 
     def follow_ups(self, state, events, seed_of):
         return balut_game.follow_ups(state, events, seed_of)

@@ -12,6 +12,7 @@ from domain.balut.dice import dice_text, faces_from_seed, parse_dice, parse_face
 from domain.balut.game import INITIAL, BalutState, game_result, next_turn, step
 from domain.balut.record import GameRecord, record_start, turn_commands
 from domain.balut.scoring import CATEGORIES
+from domain.audit import violation_lines
 from domain.events import DomainError
 
 FORMAT = "balut-game/1"
@@ -124,13 +125,7 @@ def render_report(report: AuditReport) -> str:
     out = [f"{FORMAT} audit — profile {report.profile}, {report.players} players", "", "Turns:"]
     out.extend(f"  {line}" for line in report.actions)
     out.append("")
-    if report.violations:
-        out.append("Violations:")
-        for v in report.violations:
-            seat = f"seat {v.seat}" if v.seat is not None else "record"
-            out.append(f"  turn {v.turn}, {seat}: {v.rule} — {v.message}")
-    else:
-        out.append("Violations: none")
+    out.extend(violation_lines(report.violations, lambda v: f"turn {v.turn}"))
     out.append(f"Seeds checked: {report.seeds_checked}")
     out.append("")
     out.append("Sheets:" + ("" if report.complete else " (the game is not finished)"))

@@ -125,15 +125,24 @@ def _keep_positions(dice: list[int], keep: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
-class SimpleBot:
+class _Bot:
+    """What every level shares: the first throw is of all five dice; levels differ after it."""
+
+    level = ""
+
+    def choose(self, v: BalutView):
+        return Roll(v.viewer) if v.throws == 0 else self.after_throw(v, v.viewer)
+
+    def after_throw(self, v: BalutView, seat: int):
+        raise NotImplementedError
+
+
+class SimpleBot(_Bot):
     """Keep the most frequent face, throw three times, write the row that scores most now."""
 
     level = "simple"
 
-    def choose(self, v: BalutView):
-        seat = v.viewer
-        if v.throws == 0:
-            return Roll(seat)
+    def after_throw(self, v: BalutView, seat: int):
         dice = v.dice
         if v.throws < 3 and len(set(dice)) > 1:
             counts = Counter(dice)
@@ -144,15 +153,12 @@ class SimpleBot:
                                                           -CATEGORIES.index(c))))
 
 
-class StrongBot:
+class StrongBot(_Bot):
     """Maximise the expected final points (see the module docstring)."""
 
     level = "strong"
 
-    def choose(self, v: BalutView):
-        seat = v.viewer
-        if v.throws == 0:
-            return Roll(seat)
+    def after_throw(self, v: BalutView, seat: int):
         table, end_value = self._table(v)
         o = OUTCOME_INDEX[tuple(sorted(v.dice))]
         if v.throws < 3:

@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from domain.profiles import pick_profile, switches_of
+
 
 class BalutProfile(msgspec.Struct, frozen=True, kw_only=True):
     name: str = "stc"
@@ -31,21 +33,9 @@ SWITCH_NAMES = frozenset(f for f in BalutProfile.__struct_fields__ if f != "name
 
 def profile_named(name: str, switches: dict | None = None) -> BalutProfile:
     """The profile ``name`` with ``switches`` applied; unknown names and bad values raise ValueError."""
-    if name not in PROFILES:
-        raise ValueError(f"unknown Balut profile {name!r} (known: {', '.join(sorted(PROFILES))})")
-    profile = PROFILES[name]
-    if not switches:
-        return profile
-    unknown = sorted(set(switches) - SWITCH_NAMES)
-    if unknown:
-        raise ValueError(f"unknown switch {unknown[0]!r} (known: {', '.join(sorted(SWITCH_NAMES))})")
-    try:
-        return msgspec.convert(msgspec.structs.asdict(profile) | dict(switches), BalutProfile)
-    except msgspec.ValidationError as exc:
-        raise ValueError(f"bad switch value: {exc}") from None
+    return pick_profile(PROFILES, name, switches, "Balut ")
 
 
 def profile_switches(profile: BalutProfile) -> dict:
     """The switches in which ``profile`` differs from its named base profile."""
-    base = PROFILES.get(profile.name, STC)
-    return {f: getattr(profile, f) for f in SWITCH_NAMES if getattr(profile, f) != getattr(base, f)}
+    return switches_of(profile, PROFILES, STC)

@@ -21,6 +21,7 @@ from domain.balut.events import (
 )
 from domain.balut.game import MAX_PLAYERS
 from domain.balut.profiles import profile_named, profile_switches
+from domain.handrecord import decode_record
 
 FORMAT = "balut-game/1"
 Seat = Annotated[int, msgspec.Meta(ge=0, le=MAX_PLAYERS - 1)]
@@ -62,12 +63,7 @@ class MalformedRecord(ValueError):
 
 def parse_record(data: bytes | str) -> GameRecord:
     """Decode and check a game record; MalformedRecord names the field at fault."""
-    try:
-        record = msgspec.json.decode(data, type=GameRecord)
-    except msgspec.ValidationError as exc:
-        raise MalformedRecord(f"not a {FORMAT} record: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise MalformedRecord(f"not JSON: {exc}") from None
+    record = decode_record(data, GameRecord, MalformedRecord, FORMAT)
     try:
         profile_named(record.profile, record.switches)
     except ValueError as exc:
