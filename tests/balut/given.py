@@ -14,6 +14,7 @@ from domain.balut.dice import parse_faces
 from domain.balut.events import Roll, Score, StartBalut, StartTurn
 from domain.balut.game import INITIAL, BalutState, step
 from domain.balut.profiles import STC, BalutProfile
+from domain.balut.scoring import CATEGORY_INDEX
 from domain.events import DomainError
 
 
@@ -50,5 +51,4 @@ def then_refused(state: BalutState, command, rule: str, message: str | None = No
 
 
 def row(state: BalutState, seat: int, category: str) -> tuple[int, ...]:
-    from domain.balut.scoring import CATEGORY_INDEX
     return state.sheets[seat][CATEGORY_INDEX[category]]

@@ -9,6 +9,7 @@ from domain.balut.game import step
 from domain.balut.profiles import IBF, STC
 from domain.balut.simulate import play_game
 from domain.balut.views import view
+from domain.events import RevealSeed
 
 from tests.balut.given import faces, given_game, turn, when
 
@@ -20,7 +21,6 @@ def test_every_choice_is_legal_and_the_same_for_the_same_view(profile, games):
         n = 0
         while state.phase == "playing":
             if state.stage != "rolling":
-                from domain.events import RevealSeed
                 state, _ = step(state, RevealSeed(f"legal-{g}-{n}"))
                 n += 1
                 state, _ = step(state, StartTurn(seed=f"legal-{g}-{n}"))

@@ -3,10 +3,11 @@ hand in the test."""
 
 import pytest
 
+from domain.balut.events import Roll, Score, StartTurn
 from domain.balut.profiles import IBF, STC
 from domain.balut.scoring import final_points, row_points, total_band_points
 
-from tests.balut.given import given_game, row, turn
+from tests.balut.given import faces, given_game, row, then_refused, turn, when
 
 
 def score(dice: str, category: str, profile=STC) -> int:
@@ -115,8 +116,6 @@ def test_ibf_total_bands():
 
 
 def test_ibf_sheet_fills_each_row_four_times_and_a_fifth_is_refused():
-    from domain.balut.events import Roll, Score, StartTurn
-    from tests.balut.given import faces, then_refused, when
     state = given_game(profile=IBF)
     for _ in range(4):
         state = turn(state, "44444", category="fours")
