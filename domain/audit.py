@@ -155,6 +155,17 @@ def _report(record, state, violations, lines, verdicts, complete) -> AuditReport
     )
 
 
+def violation_lines(violations, where) -> list[str]:
+    """The violations block of a report: ``where(v)`` says where each one is (an action, a turn)."""
+    if not violations:
+        return ["Violations: none"]
+    lines = ["Violations:"]
+    for v in violations:
+        seat = f"seat {v.seat}" if v.seat is not None else "record"
+        lines.append(f"  {where(v)}, {seat}: {v.rule} — {v.message}")
+    return lines
+
+
 def render_report(report: AuditReport) -> str:
     """The report as text a referee reads."""
     out = [f"baloot-hand/1 audit — profile {report.profile}, {report.table_mode} table"]
@@ -170,13 +181,7 @@ def render_report(report: AuditReport) -> str:
     out.append("Actions:")
     out.extend(f"  {line}" for line in report.actions)
     out.append("")
-    if report.violations:
-        out.append("Violations:")
-        for v in report.violations:
-            seat = f"seat {v.seat}" if v.seat is not None else "record"
-            out.append(f"  action {v.index}, {seat}: {v.rule} — {v.message}")
-    else:
-        out.append("Violations: none")
+    out.extend(violation_lines(report.violations, lambda v: f"action {v.index}"))
     for q in report.qayd:
         out.append(f"Qayd verdict: {q.message}")
     if report.seed_check:

@@ -77,14 +77,19 @@ _KINDS = ("bid", "double", "declare", "play", "sawa", "qayd")
 
 def parse_record(data: bytes | str) -> HandRecord:
     """Decode and check a hand record; MalformedRecord names the field at fault."""
-    try:
-        record = msgspec.json.decode(data, type=HandRecord)
-    except msgspec.ValidationError as exc:
-        raise MalformedRecord(f"not a {FORMAT} record: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise MalformedRecord(f"not JSON: {exc}") from None
+    record = decode_record(data, HandRecord, MalformedRecord, FORMAT)
     check_record(record)
     return record
+
+
+def decode_record(data: bytes | str, type_, malformed: type[ValueError], fmt: str):
+    """``data`` decoded as ``type_``; ``malformed`` (any record format's error) names the field at fault."""
+    try:
+        return msgspec.json.decode(data, type=type_)
+    except msgspec.ValidationError as exc:
+        raise malformed(f"not a {fmt} record: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise malformed(f"not JSON: {exc}") from None
 
 
 def check_record(record: HandRecord) -> None:

@@ -74,26 +74,38 @@ SWITCH_NAMES = frozenset(f for f in RuleProfile.__struct_fields__ if f != "name"
 
 def profile_named(name: str, switches: dict | None = None) -> RuleProfile:
     """The profile ``name`` with ``switches`` applied; unknown names and bad values raise ValueError."""
-    if name not in PROFILES:
-        raise ValueError(f"unknown profile {name!r} (known: {', '.join(sorted(PROFILES))})")
-    profile = PROFILES[name]
-    if not switches:
-        return profile
-    unknown = sorted(set(switches) - SWITCH_NAMES)
-    if unknown:
-        raise ValueError(f"unknown switch {unknown[0]!r} (known: {', '.join(sorted(SWITCH_NAMES))})")
-    merged = msgspec.structs.asdict(profile) | dict(switches)
-    try:
-        return msgspec.convert(merged, RuleProfile)
-    except msgspec.ValidationError as exc:
-        raise ValueError(f"bad switch value: {exc}") from None
+    return pick_profile(PROFILES, name, switches)
 
 
 def profile_switches(profile: RuleProfile) -> dict:
     """The switches in which ``profile`` differs from its named base profile."""
-    base = PROFILES.get(profile.name, SAUDI)
+    return switches_of(profile, PROFILES, SAUDI)
+
+
+def pick_profile(profiles: dict, name: str, switches: dict | None = None, game: str = ""):
+    """``profiles[name]`` with ``switches`` applied (any game's profiles: frozen Structs with a ``name``);
+    unknown names and switches, and bad values, raise ValueError."""
+    if name not in profiles:
+        raise ValueError(f"unknown {game}profile {name!r} (known: {', '.join(sorted(profiles))})")
+    profile = profiles[name]
+    if not switches:
+        return profile
+    known = sorted(f for f in type(profile).__struct_fields__ if f != "name")
+    unknown = sorted(set(switches) - set(known))
+    if unknown:
+        raise ValueError(f"unknown switch {unknown[0]!r} (known: {', '.join(known)})")
+    merged = msgspec.structs.asdict(profile) | dict(switches)
+    try:
+        return msgspec.convert(merged, type(profile))
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"bad switch value: {exc}") from None
+
+
+def switches_of(profile, profiles: dict, default) -> dict:
+    """The switches in which ``profile`` differs from its named base profile (``default`` if unnamed)."""
+    base = profiles.get(profile.name, default)
     return {
         f: getattr(profile, f)
-        for f in RuleProfile.__struct_fields__
+        for f in type(profile).__struct_fields__
         if f != "name" and getattr(profile, f) != getattr(base, f)
     }

@@ -8,9 +8,9 @@ import sys
 
 import msgspec
 
-from domain.audit import audit_record, render_report
 from domain.deal import fold as fold_deal
-from domain.handrecord import MalformedRecord, encode_record, export_record, parse_record
+from domain.games import record_format_of
+from domain.handrecord import encode_record, export_record
 from domain.profiles import PROFILES, profile_named
 from domain.simulate import POLICIES, deal_events_of_game, play_game_events
 
@@ -25,8 +25,8 @@ def register(subparsers) -> None:
     sim.add_argument("--out", type=pathlib.Path, help="write each deal's hand record (baloot-hand/1) here")
     sim.set_defaults(func=simulate)
 
-    aud = subparsers.add_parser("audit", help="replay a hand record (baloot-hand/1) and report")
-    aud.add_argument("file", help="the hand record, or - for standard input")
+    aud = subparsers.add_parser("audit", help="replay a record (baloot-hand/1 or balut-game/1) and report")
+    aud.add_argument("file", help="the record, or - for standard input; its `format` field says which game")
     aud.add_argument("--json", action="store_true", help="print the report as JSON")
     aud.set_defaults(func=audit)
 
@@ -39,15 +39,16 @@ def audit(args) -> int:
         print(f"baloot audit: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
     try:
-        record = parse_record(data)
-    except MalformedRecord as exc:
-        print(f"baloot audit: {args.file}: malformed hand record: {exc}", file=sys.stderr)
+        fmt = record_format_of(data)
+        record = fmt.parse(data)
+    except ValueError as exc:      # an unknown format, or the format's MalformedRecord
+        print(f"baloot audit: {args.file}: malformed record: {exc}", file=sys.stderr)
         return 2
-    report = audit_record(record)
+    report = fmt.audit(record)
     if args.json:
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(report), indent=2).decode() + "\n")
     else:
-        print(render_report(report))
+        print(fmt.render(report))
     return 0 if report.valid else 1
 
 

@@ -532,16 +532,15 @@ async def check_in(request: Request, championship_id: FromPath[str], match_id: F
 # ---- everyone ----
 
 @get("/", operation_id="listChampionships", summary="Championships, the newest first")
-async def list_championships(request: Request, limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100
-                             ) -> list[ChampionshipListed]:
-    await _user(request)
-    rows = await request.app.state.pool.fetch(
+async def list_championships(user: Caller, pool: Pool, championships: Championships,
+                             limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100) -> list[ChampionshipListed]:
+    rows = await pool.fetch(
         "SELECT g.scope_id, e.recorded_at FROM grants g JOIN events e ON e.stream_id = $2 || g.scope_id "
         "AND e.version = 1 WHERE g.scope = 'championship' AND g.role = 'organiser' "
         "ORDER BY e.recorded_at DESC, g.scope_id LIMIT $1", limit, stream_of(""))
     out = []
     for r in rows:
-        state = (await _svc(request).load(r["scope_id"])).state
+        state = (await championships.load(r["scope_id"])).state
         out.append(ChampionshipListed(r["scope_id"], state.settings.name, state.settings.format, state.status,
                                       len(state.team_order), len(state.rounds), state.champion, r["recorded_at"]))
     return out

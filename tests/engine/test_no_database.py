@@ -1,7 +1,8 @@
-"""The rules engine's and the tournament's tests need no database: running them imports no database code.
+"""The rules engine's, Balut's and the tournament's tests need no database: running them imports no database
+code.
 
-The probe runs pytest in a fresh interpreter on ``tests/engine`` and ``tests/tournament``: every module and
-conftest is collected (so imported), a few tests actually run, and then ``sys.modules`` is inspected.
+The probe runs pytest in a fresh interpreter on ``tests/engine``, ``tests/balut`` and ``tests/tournament``: every
+module and conftest is collected (so imported), a few tests actually run, and then ``sys.modules`` is inspected.
 """
 
 import json
@@ -14,12 +15,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, sys
 import pytest
-code = pytest.main(["-q", "-p", "no:cacheprovider", "tests/engine", "tests/tournament",
-                    "-k", "test_shuffle or test_step"])
+code = pytest.main(["-q", "-p", "no:cacheprovider", "tests/engine", "tests/balut", "tests/tournament",
+                    "-k", "test_shuffle or test_step or test_scoring"])
 database = ("asyncpg", "psycopg", "psycopg2", "pgserver", "testcontainers", "services")
 print(json.dumps({
     "code": int(code),
-    "collected": "tests.engine.test_play" in sys.modules and "tests.tournament.test_commands" in sys.modules,
+    "collected": all(m in sys.modules for m in ("tests.engine.test_play", "tests.balut.test_record",
+                                                 "tests.tournament.test_commands")),
     "database_modules": sorted(m for m in sys.modules if m.split(".")[0] in database),
 }))
 """
