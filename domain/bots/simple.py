@@ -1,9 +1,5 @@
-"""Bot seats: a bot receives exactly the view a human in its seat gets and answers one of its legal actions.
-
-Levels (seed 001): ``easy`` plays its lowest legal card and bids simply; ``normal`` estimates the trick,
-keeps strong trumps, trumps when needed, supports its partner, and bids and doubles sensibly. A stronger
-level plugs in by adding a class with ``choose(view) -> command`` to ``BOTS``.
-"""
+"""The simple levels (seed 001): ``easy`` plays its lowest legal card and bids simply; ``normal`` estimates
+the trick, keeps strong trumps, trumps when needed, supports its partner, and bids and doubles sensibly."""
 
 from __future__ import annotations
 
@@ -194,12 +190,3 @@ def _beats(card: int, best: int, led: int, trump: int) -> bool:
     if card >> 3 == trump:
         return best >> 3 != trump or _strength(card, trump) > _strength(best, trump)
     return card >> 3 == led and best >> 3 == led and _strength(card, trump) > _strength(best, trump)
-
-
-BOTS: dict[str, type] = {"easy": EasyBot, "normal": NormalBot}
-
-
-def bot(level: str) -> Bot:
-    if level not in BOTS:
-        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(BOTS)})")
-    return BOTS[level]()
