@@ -9,13 +9,17 @@ against another in duplicate. A level plugs in by adding a class with ``choose(v
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 from domain.bots.hard import HardBot
 from domain.bots.simple import Bot, EasyBot, NormalBot, lowest_legal_card
 
-__all__ = ["BOTS", "LEVELS", "Bot", "EasyBot", "HardBot", "NormalBot", "bot", "lowest_legal_card"]
+__all__ = ["BOTS", "LEVELS", "BotLevel", "Bot", "EasyBot", "HardBot", "NormalBot", "bot", "lowest_legal_card"]
 
+BotLevel = Literal["easy", "normal", "hard"]          # what the API and the tables accept
 BOTS: dict[str, type] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
-LEVELS = tuple(BOTS)
+LEVELS: tuple[str, ...] = get_args(BotLevel)
+assert LEVELS == tuple(BOTS), "every level has a bot and every bot a level"
 
 
 def bot(level: str) -> Bot:

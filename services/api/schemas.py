@@ -7,6 +7,7 @@ from typing import Annotated, Literal, TypeVar
 import msgspec
 
 from domain.audit import AuditReport
+from domain.bots import BotLevel
 from domain.views import ContractView, DealView, GameView
 from services.anchor import Receipt
 
@@ -130,9 +131,10 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     mode: Literal["strict", "recorded"] = "strict"
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
-    bot_level: Literal["easy", "normal"] = "normal"        # for seats whose user is a bot
+    bot_level: BotLevel = "normal"                         # for seats whose user is a bot
     turn_seconds: TurnSeconds | None = None
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    timeout_bot_level: BotLevel = "normal"                 # on_timeout "bot": the level that takes the seat
     max_timeouts: MaxTimeouts = 8
 
 
