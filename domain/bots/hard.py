@@ -51,8 +51,8 @@ def view_seed(view: DealView, seed: int) -> int:
 class HardBot:
     level = "hard"
 
-    def __init__(self, seed: int = 0, samples: int = 24, bid_samples: int = 16, bid_margin: float = 1.0,
-                 double_margin: float = 4.0, sawa_cards: int = 3):
+    def __init__(self, seed: int = 0, samples: int = 48, bid_samples: int = 32, bid_margin: float = 1.0,
+                 double_margin: float = 4.0, sawa_cards: int = 2):
         self.seed = seed
         self.samples = samples
         self.bid_samples = bid_samples
@@ -172,25 +172,18 @@ class HardBot:
         scorers = {}
         for _ in range(self.bid_samples):
             sample_seed = rng.getrandbits(64)
+            dealt: dict = {}
+            rollouts: dict = {}
             for i, (contract, receiver) in enumerate(contracts):
                 # The same hidden cards for every contract (common random numbers): one seed per sample.
-                hands = list(k.deal_after_contract(random.Random(sample_seed), receiver, view.dealer))
+                if receiver not in dealt:
+                    dealt[receiver] = k.deal_after_contract(random.Random(sample_seed), receiver, view.dealer)
                 trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
                 key = (contract.kind, contract.suit)
                 if key not in scorers:
                     template = DealState(profile=k.rules, contract=contract, order=order, trump=trump)
                     scorers[key] = Scorer(template, me & 1)
-                declared = ()
-                if k.rules.projects != "none":
-                    sun = contract.kind == "sun"
-                    declared = tuple((s, g) for s in order
-                                     if (g := best_declaration(s, hands[s], k.rules.projects, sun)))
-                tb = Table(trump, False, k.rules.partner_winning_exemption, k.rules.undertrump_required,
-                           contract.buyer & 1)
-                baloot = baloot_holders(trump, hands, (0, 0, 0, 0), ())
-                points, tricks = [0, 0], [0, 0]
-                play_out(tb, hands, order[0], (), 0, points, tricks)
-                totals[i] += scorers[key].margin(points, tricks, baloot, declared, contract)
+                totals[i] += _deal_out(k.rules, contract, dealt[receiver], order, scorers[key], rollouts)
         return [t / self.bid_samples for t in totals]
 
     # ------------------------------------------------------------ doubling
@@ -205,23 +198,33 @@ class HardBot:
         c = k.contract
         raised = (msgspec.structs.replace(c, gahwa=True, closed=False) if call.call == "gahwa"
                   else msgspec.structs.replace(c, multiplier=2 + DOUBLE_STEPS.index(call.call)))
-        template = _template(view, k)
-        scorer = Scorer(template, view.viewer & 1)
-        tb = Table(k.trump, c.closed, k.rules.partner_winning_exemption, k.rules.undertrump_required, c.buyer & 1)
+        scorer = Scorer(_template(view, k), view.viewer & 1)
         order = speaking_order(view.dealer)
-        now = after = 0.0
+        gain = 0.0
         for _ in range(self.samples):
-            hands, _declared = k.sample(rng)
-            declared = ()
-            if k.rules.projects != "none":
-                declared = tuple((s, g) for s in order
-                                 if (g := best_declaration(s, hands[s], k.rules.projects, c.kind == "sun")))
-            baloot = baloot_holders(k.trump, hands, (0, 0, 0, 0), ())
-            points, tricks = [0, 0], [0, 0]
-            play_out(tb, list(hands), order[0], (), 0, points, tricks)
-            now += scorer.margin(points, tricks, baloot, declared, c)
-            after += scorer.margin(points, tricks, baloot, declared, raised)
-        return call if (after - now) / self.samples >= self.double_margin else passing
+            hands, _ = k.sample(rng)
+            gain += _deal_out(k.rules, raised, hands, order, scorer) - _deal_out(k.rules, c, hands, order, scorer)
+        return call if gain / self.samples >= self.double_margin else passing
+
+
+def _deal_out(rules, contract: Contract, hands, order, scorer: Scorer, memo: dict | None = None) -> float:
+    """The margin of a deal played out from its first card under ``contract``, every seat declaring its best
+    projects and announcing Baloot (``memo`` keeps the rollouts and declarations of one set of hands)."""
+    memo = {} if memo is None else memo
+    trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
+    sun = contract.kind == "sun"
+    key = (hands, trump, contract.buyer & 1, sun)
+    if key not in memo:
+        declared = ()
+        if rules.projects != "none":
+            declared = tuple((s, g) for s in order if (g := best_declaration(s, hands[s], rules.projects, sun)))
+        tb = Table(trump, contract.closed, rules.partner_winning_exemption, rules.undertrump_required,
+                   contract.buyer & 1)
+        points, tricks = [0, 0], [0, 0]
+        play_out(tb, list(hands), order[0], (), 0, points, tricks)
+        memo[key] = (points, tricks, baloot_holders(trump, hands, (0, 0, 0, 0), ()), declared)
+    points, tricks, baloot, declared = memo[key]
+    return scorer.margin(points, tricks, baloot, declared, contract)
 
 
 def _suit(name: str) -> int:

@@ -13,7 +13,7 @@ from msgspec.structs import replace
 
 from domain.cards import (
     ACE, JACK, KING, LAST_TRICK_BONUS, NINE, PLAIN_POINTS, PLAIN_STRENGTH, QUEEN, SUIT_MASKS, TRUMP_POINTS,
-    TRUMP_STRENGTH, cards_of,
+    TRUMP_STRENGTH,
 )
 from domain.dealstate import DealState
 from domain.result import deal_result
@@ -46,20 +46,34 @@ class Table:
         self.strength = _STRENGTH[self.t]
 
 
-def choose_card(tb: Table, hands, seat: int, trick: tuple[int, ...], leader: int) -> int:
-    """The card ``seat`` plays in a rollout (its legal cheapest-sensible card)."""
+# The cards of each byte of a mask (ranks), to list a hand's cards quickly.
+_BYTE_RANKS = tuple(tuple(r for r in range(8) if b >> r & 1) for b in range(256))
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    for s in (0, 8, 16, 24):
+        b = mask >> s & 0xFF
+        if b:
+            out.extend(s + r for r in _BYTE_RANKS[b])
+    return out
+
+
+def choose_card(tb: Table, hands, seat: int, trick: tuple[int, ...], win: int) -> int:
+    """The card ``seat`` plays in a rollout (its legal cheapest-sensible card); ``win``: the position of the
+    card winning ``trick``."""
     hand = hands[seat]
     legal = legal_plays(hand, trick, tb.trump, tb.closed, tb.exemption, tb.undertrump)
     if not legal & (legal - 1):
         return legal.bit_length() - 1
     pts, strength, trump = tb.points, tb.strength, tb.trump
-    cards = cards_of(legal)
+    cards = _cards(legal)
     if not trick:
         out = hands[0] | hands[1] | hands[2] | hands[3]
         if trump != NO_TRUMP and seat & 1 == tb.buyer_team:
             trumps = legal & SUIT_MASKS[trump]
             if trumps:
-                top = max(cards_of(trumps), key=strength.__getitem__)
+                top = max(_cards(trumps), key=strength.__getitem__)
                 others = out & ~hand & SUIT_MASKS[trump]
                 if others and not others & _ABOVE_TRUMP[top]:
                     return top                     # the master trump draws the opponents' trumps
@@ -68,7 +82,6 @@ def choose_card(tb: Table, hands, seat: int, trick: tuple[int, ...], leader: int
                     and pts[c] >= 10:
                 return c                           # a master card with points
         return min(cards, key=lambda c: (pts[c], strength[c]))
-    win = winning_index(trick, trump)
     best = trick[win]
     pos = len(trick)
     partner_winning = win == pos - 2
@@ -93,16 +106,24 @@ def play_out(tb: Table, hands: list[int], leader: int, trick: tuple[int, ...], t
     the card the seat to play plays now (the action being evaluated)."""
     trump = tb.trump
     tpts = tb.points
+    strength = tb.strength
+    win = winning_index(trick, trump) if trick else 0
     while trick_no < 8:
-        seat = (leader + len(trick)) & 3
+        pos = len(trick)
+        seat = (leader + pos) & 3
         if first >= 0:
             card, first = first, -1
         else:
-            card = choose_card(tb, hands, seat, trick, leader)
+            card = choose_card(tb, hands, seat, trick, win)
         hands[seat] &= ~(1 << card)
+        if pos:
+            best = trick[win]
+            if strength[card] > strength[best] and (card >> 3 == trump or card >> 3 == best >> 3):
+                win = pos
         trick = trick + (card,)
-        if len(trick) == 4:
-            winner = (leader + winning_index(trick, trump)) & 3
+        if pos == 3:
+            winner = (leader + win) & 3
+            win = 0
             trick_no += 1
             pts = tpts[trick[0]] + tpts[trick[1]] + tpts[trick[2]] + tpts[trick[3]]
             if trick_no == 8:
