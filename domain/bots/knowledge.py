@@ -23,6 +23,8 @@ from domain.views import DealView
 
 __all__ = ["Knowledge", "contract_of", "project_groups"]
 
+UNLIKELY = 0.25       # the chance a sampled deal is kept when the buyer's hand would hardly have bought
+
 
 def contract_of(view: DealView) -> Contract | None:
     c = view.contract
@@ -111,21 +113,40 @@ class Knowledge:
 
     # ------------------------------------------------------------ sampling
 
-    def sample(self, rng: random.Random, extra: tuple[int, int, int, int] = (0, 0, 0, 0),
-               sizes: list[int] | None = None):
-        """Hands for all four seats consistent with the view (``sizes``: how many cards each seat holds,
-        the view's by default), and the declared groups: ``(hands, declared)``; exclusions are dropped if no
-        deal respects them (a recorded table's illegal plays can make them contradict)."""
-        sizes = sizes or self.sizes
-        for strict in (True, True, True, True, True, True, True, True, False):
-            out = self._try_sample(rng, sizes, extra, strict)
-            if out is not None:
+    def sample(self, rng: random.Random):
+        """Hands for all four seats consistent with the view, and the declared groups: ``(hands, declared)``.
+        Exclusions are dropped if no deal respects them (a recorded table's illegal plays can contradict
+        them). The bidding weighs the deals: one where the buyer's hand would hardly have bought is kept
+        only with probability ``UNLIKELY`` (else another is drawn, a few times at most)."""
+        out = None
+        for attempt in range(4):
+            for strict in (True, True, True, True, True, True, True, True, False):
+                out = self._try_sample(rng, strict)
+                if out is not None:
+                    break
+            if out is None:
+                raise ValueError("no deal is consistent with the view")   # pragma: no cover - sizes fit
+            if self._likely_buyer(out[0]) or rng.random() < UNLIKELY:
                 return out
-        raise ValueError("no deal is consistent with the view")   # pragma: no cover - sizes always fit
+        return out
 
-    def _try_sample(self, rng, sizes, extra, strict):
-        known = [self.known[s] | extra[s] for s in range(4)]
-        pool = self.pool & ~(extra[0] | extra[1] | extra[2] | extra[3])
+    def _likely_buyer(self, hands) -> bool:
+        """Whether the contract's buyer (someone else) holds what one buys with: in Hokum three trumps, or
+        two with the Jack or the Nine; in Sun two Aces, or an Ace with the Ten of its suit."""
+        c = self.contract
+        if c is None or c.buyer == self.me or c.ashkal:
+            return True
+        held = hands[c.buyer] | self.played_by[c.buyer]
+        if c.kind == "hokum":
+            trumps = held >> (8 * c.suit) & 0xFF
+            return trumps.bit_count() >= 3 or (trumps.bit_count() >= 2 and bool(trumps & (1 << JACK | 1 << NINE)))
+        aces = [s for s in range(4) if held >> (8 * s + ACE) & 1]
+        return len(aces) >= 2 or any(held >> (8 * s + TEN) & 1 for s in aces)
+
+    def _try_sample(self, rng: random.Random, strict: bool) -> tuple | None:
+        sizes = self.sizes
+        known = list(self.known)
+        pool = self.pool
         excluded = self.excluded if strict else [0, 0, 0, 0]
         declared = []
         for seat, groups, kinds in self.declared:
