@@ -5,6 +5,7 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import os
+import sys
 import time
 
 from domain.bots import LEVELS
@@ -56,7 +57,7 @@ def render(a: str, b: str, summary: Summary, what: str) -> str:
 
 def match_command(args) -> int:
     if args.boards < 1:
-        print("baloot bots match: --boards must be at least 1")
+        print("baloot bots match: --boards must be at least 1", file=sys.stderr)
         return 2
     results = run_match(args.a, args.b, args.boards, args.seed, games=args.games, profile=args.profile,
                         jobs=args.jobs)

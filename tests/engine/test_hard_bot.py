@@ -3,6 +3,7 @@ same seed gives the same moves, and duplicate matches of a level against itself 
 
 import hashlib
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,30 @@ def test_samples_respect_the_voids_the_view_proves():
                 checked += bool(voids)
             state, _ = deal_mod.step(state, players[seat].choose(view(state, seat)))
     assert checked
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "services.cli", "bots", "match", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_bots_match_prints_the_margin_with_its_interval_the_share_won_and_decision_times():
+    run = _cli("--a", "hard", "--b", "easy", "--boards", "4", "--seed", "cli", "--jobs", "2")
+    assert run.returncode == 0, run.stderr
+    text = run.stdout
+    assert "hard vs easy: 4 boards (deals)" in text
+    assert re.search(r"mean GP margin per board \(hard minus easy, both tables\): [+-]\d+\.\d\d, "
+                     r"95% CI \[[+-]\d+\.\d\d, [+-]\d+\.\d\d\]", text)
+    assert re.search(r"boards won by hard: \d+\.\d%", text)
+    for level in ("hard", "easy"):
+        assert re.search(rf"decision time {level}: p50 [\d.]+ ms, p95 [\d.]+ ms, max [\d.]+ ms \(\d+ decisions\)", text)
+    # The same boards in one process give the same margins (the bots are deterministic).
+    assert _cli("--a", "hard", "--b", "easy", "--boards", "4", "--seed", "cli", "--jobs", "1").stdout.split(
+        "decision time")[0] == text.split("decision time")[0]
+
+
+def test_bots_match_plays_whole_games_and_refuses_no_boards():
+    run = _cli("--a", "normal", "--b", "easy", "--boards", "1", "--games", "--jobs", "1")
+    assert run.returncode == 0, run.stderr
+    assert "1 boards (games to the target)" in run.stdout
+    assert _cli("--boards", "0").returncode == 2
