@@ -11,7 +11,7 @@ the action with the best mean GP margin for the bot's team is chosen:
   out with the rest of the pack at random and played out; it bids when the best expected margin clears
   ``bid_margin`` GP (passing counts as 0), Kawesh when it may;
 - a double: the same rollouts scored at the current and the next multiplier; it doubles (open) when the
-  next one is better by ``double_margin``;
+  next one is better by ``double_margin`` (Gahwa, which stakes the game, only when nine samples in ten win);
 - a declaration, Baloot: always; Sawa: when it holds for every way the hidden cards may lie (checked
   exactly once few cards are left).
 
@@ -38,6 +38,7 @@ from domain.tricks import NO_TRUMP, sawa_holds
 from domain.views import DealView
 
 DOUBLE_STEPS = ("double", "three", "four", "gahwa")
+GAHWA_SHARE = 0.9      # Gahwa (قهوة) is called only when this share of the samples wins the deal
 
 
 def view_seed(view: DealView, seed: int) -> int:
@@ -201,9 +202,15 @@ class HardBot:
         scorer = Scorer(_template(view, k), view.viewer & 1)
         order = speaking_order(view.dealer)
         gain = 0.0
+        won = 0
         for _ in range(self.samples):
             hands, _ = k.sample(rng)
-            gain += _deal_out(k.rules, raised, hands, order, scorer) - _deal_out(k.rules, c, hands, order, scorer)
+            memo: dict = {}
+            after = _deal_out(k.rules, raised, hands, order, scorer, memo)
+            gain += after - _deal_out(k.rules, c, hands, order, scorer, memo)
+            won += after > 0
+        if call.call == "gahwa":       # the whole game on one deal: only when it is (almost) always won
+            return call if won >= GAHWA_SHARE * self.samples else passing
         return call if gain / self.samples >= self.double_margin else passing
 
 

@@ -189,3 +189,44 @@ def test_bots_match_plays_whole_games_and_refuses_no_boards():
     assert run.returncode == 0, run.stderr
     assert "1 boards (games to the target)" in run.stdout
     assert _cli("--boards", "0").returncode == 2
+
+
+def _to_phase(seed: str, dealer: int, phase: str):
+    """A deal from ``seed`` bid by normal bots until it reaches ``phase`` (None if it never does)."""
+    normal = bot("normal")
+    state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=dealer, seed=seed))
+    while state.phase == "bidding" and phase != "bidding":
+        state, _ = deal_mod.step(state, normal.choose(view(state, state.turn)))
+    return state if state.phase == phase else None
+
+
+def test_hard_doubles_from_its_evaluation_never_without_a_trump():
+    calls = {"weak": [], "strong": []}
+    for n in range(100):
+        state = _to_phase(f"dbl-{n}", n & 3, "doubling")
+        if state is None or state.contract.kind != "hokum":
+            continue
+        seat = state.turn
+        trumps = state.hands[seat] >> (8 * state.contract.suit) & 0xFF
+        kind = "weak" if not trumps else "strong" if trumps & 1 << 4 and trumps.bit_count() >= 3 else None
+        if kind:
+            calls[kind].append(HardBot().choose(view(state, seat)).call)
+    assert calls["weak"] and set(calls["weak"]) == {"pass"}
+    assert "double" in calls["strong"]
+
+
+def test_hard_buys_with_a_strong_hand_and_passes_with_a_weak_one():
+    choices = {"weak": set(), "strong": set()}
+    for n in range(60):
+        state = _to_phase(f"bid-{n}", n & 3, "bidding")
+        seat = state.turn
+        faceup = state.faceup >> 3
+        hand = state.hands[seat]
+        trumps = (hand | 1 << state.faceup) >> (8 * faceup) & 0xFF
+        aces = sum(hand >> (8 * s + 7) & 1 for s in range(4))
+        if trumps & 1 << 4 and trumps & 1 << 2 and trumps.bit_count() >= 4:
+            choices["strong"].add(HardBot().choose(view(state, seat)).bid)
+        elif not trumps & 0b11110100 and not aces:
+            choices["weak"].add(HardBot().choose(view(state, seat)).bid)
+    assert choices["weak"] == {"pass"}
+    assert choices["strong"] and choices["strong"] <= {"hokum", "sun"}
