@@ -29,10 +29,10 @@ import msgspec
 
 from domain.bots.knowledge import Knowledge
 from domain.bots.rollout import Scorer, Table, baloot_holders, play_out
-from domain.bots.simple import _plays
+from domain.bots.simple import _Bot
 from domain.cards import cards_of, parse_card
 from domain.dealstate import DealState, speaking_order
-from domain.events import Bid, ClaimSawa, Contract, Declare, Double, PlayCard, RecordResult
+from domain.events import ClaimSawa, Contract, PlayCard
 from domain.projects import best_declaration
 from domain.tricks import NO_TRUMP, sawa_holds
 from domain.views import DealView
@@ -49,7 +49,7 @@ def view_seed(view: DealView, seed: int) -> int:
     return int.from_bytes(digest, "big")
 
 
-class HardBot:
+class HardBot(_Bot):
     level = "hard"
 
     def __init__(self, seed: int = 0, samples: int = 48, bid_samples: int = 32, bid_margin: float = 1.0,
@@ -63,26 +63,24 @@ class HardBot:
 
     def choose(self, view: DealView):
         actions = view.legal_actions
-        if len(actions) == 1:
-            return actions[0]
-        first = actions[0]
-        rng = random.Random(view_seed(view, self.seed))
-        if type(first) is Bid:
-            return self._bid(view, rng)
-        if type(first) is Double:
-            return self._double(view, rng)
-        for a in actions:
-            if type(a) is Declare:
-                return a
-        plays = _plays(view)
-        if not plays:
-            return next((a for a in actions if type(a) is RecordResult), first)
+        return actions[0] if len(actions) == 1 else super().choose(view)
+
+    def _rng(self, view: DealView) -> random.Random:
+        return random.Random(view_seed(view, self.seed))
+
+    def bid(self, view: DealView):
+        return self._bid(view, self._rng(view))
+
+    def double(self, view: DealView, actions):
+        return self._double(view, self._rng(view))
+
+    def play(self, view: DealView, plays: list[PlayCard]):
         k = Knowledge(view)
         if view.may_claim_sawa and self._sawa_holds(k):
             return ClaimSawa(view.viewer)
         if len(plays) == 1:
             return plays[0]
-        return self._play(view, k, plays, rng)
+        return self._play(view, k, plays, self._rng(view))
 
     # ------------------------------------------------------------ card play
 

@@ -58,7 +58,7 @@ class _Bot:
         actions = view.legal_actions
         first = actions[0]
         if type(first) is Bid:
-            return _bid(view, self.hokum_threshold, self.sun_threshold)
+            return self.bid(view)
         if type(first) is Double:
             return self.double(view, actions)
         for a in actions:
@@ -68,6 +68,9 @@ class _Bot:
         if not plays:
             return next((a for a in actions if type(a) is RecordResult), first)
         return self.play(view, plays)
+
+    def bid(self, view: DealView):
+        return _bid(view, self.hokum_threshold, self.sun_threshold)
 
     def double(self, view: DealView, actions):
         return next(a for a in actions if a.call == "pass")
