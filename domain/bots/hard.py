@@ -30,7 +30,7 @@ import msgspec
 from domain.bots.knowledge import Knowledge
 from domain.bots.rollout import Scorer, Table, baloot_holders, play_out
 from domain.bots.simple import _Bot
-from domain.cards import cards_of, parse_card
+from domain.cards import cards_of, parse_card, parse_suit
 from domain.dealstate import DealState, speaking_order
 from domain.events import ClaimSawa, Contract, PlayCard
 from domain.projects import best_declaration
@@ -97,11 +97,10 @@ class HardBot(_Bot):
         for _ in range(self.samples):
             hands, declared = k.sample(rng)
             declared = _with_pending(view, k, hands, declared)
+            baloot = baloot_holders(k.trump, hands, k.played_by, tuple(view.baloot))
             for i, a in enumerate(plays):
-                h = list(hands)
                 points, tricks = list(view.points), list(view.tricks_won)
-                baloot = baloot_holders(k.trump, hands, k.played_by, tuple(view.baloot))
-                play_out(tb, h, leader, trick, trick_no, points, tricks, a.card)
+                play_out(tb, list(hands), leader, trick, trick_no, points, tricks, a.card)
                 totals[i] += scorer.margin(points, tricks, baloot, declared)
         best = max(range(len(plays)), key=lambda i: (totals[i], -i))
         return plays[best]
@@ -144,7 +143,7 @@ class HardBot(_Bot):
                 candidates.append((a, Contract("sun", None, me, True), (me + 2) & 3))
             elif a.bid == "confirm":
                 suit = next((b.suit for b in reversed(view.bids) if b.bid == "hokum"), None)
-                trump = _suit(suit) if suit else faceup_suit
+                trump = parse_suit(suit) if suit else faceup_suit
                 candidates.append((a, Contract("hokum", trump, me), me))
         passing = kinds.get("pass") or kinds.get("wala")
         if "before_you" in kinds:
@@ -230,10 +229,6 @@ def _deal_out(rules, contract: Contract, hands, order, scorer: Scorer, memo: dic
         memo[key] = (points, tricks, baloot_holders(trump, hands, (0, 0, 0, 0), ()), declared)
     points, tricks, baloot, declared = memo[key]
     return scorer.margin(points, tricks, baloot, declared, contract)
-
-
-def _suit(name: str) -> int:
-    return "SHDC".index(name)
 
 
 def _template(view: DealView, k: Knowledge) -> DealState:
