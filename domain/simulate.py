@@ -11,7 +11,7 @@ from typing import Callable
 
 from domain import deal as deal_mod
 from domain import game as game_mod
-from domain.bots import EasyBot
+from domain.bots import LEVELS, EasyBot, bot
 from domain.events import (
     ClaimSawa, DealNext, DealStarted, Declare, GameEnded, GameStarted, RecordResult, RevealSeed, StartDeal,
     StartGame, TableMode,
@@ -45,7 +45,21 @@ def lowest_policy(rng: random.Random | None = None) -> Policy:
     return act
 
 
-POLICIES = {"random": random_policy, "lowest": lowest_policy}
+def bot_policy(level: str) -> Callable[[random.Random | None], Policy]:
+    """A bot level on the seat's view (its own decisions are seeded from the view, not from ``rng``)."""
+
+    def make(rng: random.Random | None = None) -> Policy:
+        player = bot(level)
+
+        def act(state, seat, actions):
+            return player.choose(view(state, seat))
+
+        return act
+
+    return make
+
+
+POLICIES = {"random": random_policy, "lowest": lowest_policy} | {level: bot_policy(level) for level in LEVELS}
 
 
 def next_action(state: deal_mod.DealState, policies, sawa: bool = False):

@@ -38,6 +38,7 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     bots: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)  # bot levels
     turn_seconds: float | None = None                     # the turn clock; None: no clock
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    timeout_bot_level: str = "normal"                     # on_timeout "bot": the level that takes the seat
     review_seconds: float = 30.0                          # recorded tables: time for Qayd after the last trick
     # After this many turns in a row run out with no player acting, the table is abandoned: the teams
     # whose seats timed out lose the game (both: nobody wins it). Without it an empty table auto-passes
@@ -181,7 +182,7 @@ def timeout_action(game: GameState, seat: int):
     return lowest_legal_card(v) or actions[0]
 
 
-def timeout_command(opened: TableOpened, game: GameState, timeouts: tuple[int, ...], seat: int, bot_level: str):
+def timeout_command(opened: TableOpened, game: GameState, timeouts: tuple[int, ...], seat: int):
     """What the table does when ``seat``'s clock runs out: its ``on_timeout`` rule, and once ``max_timeouts``
     turns in a row have run out with no player acting (``timeouts``: the seats timed out so far), the end
     of the game: the teams of the seats that timed out lose it (both teams: nobody wins)."""
@@ -192,5 +193,5 @@ def timeout_command(opened: TableOpened, game: GameState, timeouts: tuple[int, .
         teams = tuple(sorted({s & 1 for s in run}))
         return AbandonGame(teams=teams, reason=f"{len(run)} turns in a row ran out with no player acting")
     if opened.on_timeout == "bot":
-        return HandSeatToBot(seat=seat, level=bot_level, reason="the turn clock ran out")
+        return HandSeatToBot(seat=seat, level=opened.timeout_bot_level, reason="the turn clock ran out")
     return timeout_action(game, seat)

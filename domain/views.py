@@ -1,7 +1,8 @@
 """What each seat may see (and what a spectator may see): the only thing clients and bots receive.
 
-A seat's view holds its own hand and what is public at the table: the face-up card, every bid and double,
-the cards played, declared projects (their cards once trick 1 is over), Baloot announcements, the score.
+A seat's view holds its own hand and what is public at the table: the rules (the profile with its switches),
+the face-up card, every bid and double, the cards played, declared projects (their cards once trick 1 is
+over), Baloot announcements, the score.
 Other seats' cards: the players see the cards left in hand laid open once the deal has ended (scored or
 void), as at a real table. A spectator sees hands as the table's policy says (``HandsPolicy``): ``never``,
 ``after_deal`` (the laid-open cards of an ended deal) or ``always``. This is the one place that decides it.
@@ -17,6 +18,7 @@ from domain.cards import card_name, cards_of, suit_name
 from domain.deal import DealState, legal_actions
 from domain.events import DealResult, TableMode
 from domain.game import GameState
+from domain.profiles import RuleProfile
 from domain.projects import evaluate
 
 
@@ -72,6 +74,7 @@ class DeclarationView(msgspec.Struct, frozen=True, omit_defaults=True):
 class DealView(msgspec.Struct, frozen=True, kw_only=True):
     viewer: int | None                     # the seat, or None for a spectator
     phase: str
+    rules: RuleProfile                     # the switches the deal is played under (public)
     dealer: int
     turn: int | None
     round: int
@@ -132,6 +135,7 @@ def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -
     return DealView(
         viewer=seat,
         phase=s.phase,
+        rules=s.profile,
         dealer=s.dealer,
         turn=s.turn if s.turn >= 0 else None,
         round=s.round,

@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "services.cli_serve",       # serve (the HTTP API)
     "services.cli_worker",      # worker, status
     "services.cli_anchor",      # verify, checkpoint, checkpoints, key (the anchored log)
+    "services.cli_bots",        # bots match (duplicate matches between bot levels)
 )
 
 

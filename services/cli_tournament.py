@@ -33,13 +33,15 @@ def register(subparsers) -> None:
     sim.add_argument("--no-reset", action="store_true", help="double elimination: no grand final reset")
     sim.add_argument("--seeding", choices=("draw", "rating"), default="draw")
     sim.add_argument("--profile", default="saudi", help="rule profile for --play")
+    sim.add_argument("--policy", default="random", choices=("random", "lowest", "easy", "normal", "hard"),
+                     help="who plays the games with --play: random legal actions or a bot level")
     sim.set_defaults(func=simulate)
 
 
-def _engine(profile: str):
+def _engine(profile: str, policy: str = "random"):
     from domain.simulate import play_game  # the rules engine, only when games are really played
 
-    return lambda seed: play_game(seed, profile)
+    return lambda seed: play_game(seed, profile, policy)
 
 
 def simulate(args: argparse.Namespace) -> int:
@@ -61,7 +63,7 @@ def simulate(args: argparse.Namespace) -> int:
         group_size=args.group_size, qualifiers_per_group=args.qualifiers,
         grand_final_reset=not args.no_reset, table_mode="recorded" if args.play else "strict")
     try:
-        game_scores = _engine(args.profile) if args.play else None
+        game_scores = _engine(args.profile, args.policy) if args.play else None
     except ImportError as error:
         err.print(f"[red]--play needs the rules engine's domain.simulate.play_game: {error}[/red]")
         return 2

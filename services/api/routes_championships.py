@@ -11,6 +11,7 @@ import msgspec
 from litestar import Request, Router, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
+from domain.bots import BotLevel
 from domain.events import TableMode
 from domain.profiles import profile_named
 from domain.tournament import (
@@ -73,6 +74,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     check_in_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)] | None = None   # None: no check-in
     turn_seconds: TurnSeconds | None = None                                             # None: no turn clock
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    bot_level: BotLevel = "normal"          # bot players' seats, and seats handed to a bot when a clock runs out
 
 
 class NewTeam(msgspec.Struct, forbid_unknown_fields=True):
@@ -318,7 +320,7 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
         qualifiers_per_group=data.qualifiers_per_group, grand_final_reset=data.grand_final_reset)
     cid = championship_id_for(user.user_id, data.command_id)
     run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
-                      on_timeout=data.on_timeout)
+                      on_timeout=data.on_timeout, bot_level=data.bot_level)
     outcome, champ = await championships.execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
                                                  actor=user.user_id, digest=_digest(request, data), new=True,

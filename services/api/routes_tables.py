@@ -69,7 +69,8 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable], user:
     opened = TableOpened(table_id=table_id, seats=tuple(data.seats), profile=profile, table_mode=data.table_mode,
                          hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
                          opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
-                         on_timeout=data.on_timeout, max_timeouts=data.max_timeouts)
+                         on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level,
+                         max_timeouts=data.max_timeouts)
     accepted = {user.user_id} | {s for s in data.seats if kinds[s] == "bot"}
     table = await tables.propose_table(opened, accepted)
     if user.user_id not in data.seats:          # a seated creator plays; he is never his own referee

@@ -8,6 +8,7 @@ import msgspec
 
 from domain.events import TableMode
 from domain.audit import AuditReport
+from domain.bots import BotLevel
 from domain.views import ContractView, DealView, GameView
 from services.anchor import Receipt
 
@@ -131,9 +132,10 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     table_mode: TableMode = msgspec.field(default="strict", name="mode")
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
-    bot_level: Literal["easy", "normal"] = "normal"        # for seats whose user is a bot
+    bot_level: BotLevel = "normal"                         # for seats whose user is a bot
     turn_seconds: TurnSeconds | None = None
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    timeout_bot_level: BotLevel = "normal"                 # on_timeout "bot": the level that takes the seat
     max_timeouts: MaxTimeouts = 8
 
 

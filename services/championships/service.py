@@ -84,7 +84,7 @@ class RunSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     check_in_seconds: float | None = None     # None: no check-in, a round's tables open when it starts
     turn_seconds: float | None = None         # the tables' turn clock; None: no clock
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
-    bot_level: str = "normal"                 # the level of bot users' seats
+    bot_level: str = "normal"                 # the level of bot users' seats and of on_timeout "bot"
 
 
 class Championship(msgspec.Struct, frozen=True):
@@ -310,7 +310,8 @@ class ChampionshipService:
                                 profile=profile, table_mode=settings.table_mode, opened_by=actor,
                                 championship_id=championship_id, match_id=m.match_id, game_no=1,
                                 bots=tuple(run.bot_level if p in bots else None for p in seats),
-                                turn_seconds=run.turn_seconds, on_timeout=run.on_timeout)
+                                turn_seconds=run.turn_seconds, on_timeout=run.on_timeout,
+                                timeout_bot_level=run.bot_level)
             opened.append(await self.tables.open_table(table))
         return opened
 
@@ -559,6 +560,7 @@ class ChampionshipService:
                                     delay_seconds=o.delay_seconds, opened_by=SYSTEM_ACTOR, championship_id=cid,
                                     match_id=match_id, game_no=o.game_no + 1, bots=o.bots,
                                     turn_seconds=o.turn_seconds, on_timeout=o.on_timeout,
+                                    timeout_bot_level=o.timeout_bot_level,
                                     review_seconds=o.review_seconds, max_timeouts=o.max_timeouts)
             await self.tables.open_table(following)
             return

@@ -30,9 +30,6 @@ from services.workers.pending import Work, pending_work
 
 log = logging.getLogger("baloot.workers")
 
-TIMEOUT_BOT_LEVEL = "normal"
-
-
 class Runtime:
     """One per worker process: the database, and per event loop a pool with the table and championship
     services wired by one ``Flow`` (``services/flow.py``) to ``work`` (the workers, once declared)."""
@@ -136,7 +133,7 @@ class Workers:
         if work.kind == "review":
             return await self._execute(svc, table_id, f"review:{version}", RecordResult(), version, "clock",
                                        "system")
-        command = timeout_command(table.opened, table.game, table.timeouts, work.seat, TIMEOUT_BOT_LEVEL)
+        command = timeout_command(table.opened, table.game, table.timeouts, work.seat)
         return await self._execute(svc, table_id, f"clock:{version}", command, version, "clock", "clock",
                                    seat=work.seat)
 

@@ -234,9 +234,10 @@ async def drain_once(rig: InProcess) -> None:
     rig.check()
 
 
-async def test_timeout_hands_the_seat_to_a_bot_that_plays_on(rig):
+@pytest.mark.parametrize("level", ["normal", "hard"])
+async def test_timeout_hands_the_seat_to_a_bot_that_plays_on(rig, level):
     svc = await rig.tables()
-    await svc.open_table(human_at_seat_0("t1", "bot"))
+    await svc.open_table(msgspec.structs.replace(human_at_seat_0("t1", "bot", level=level), timeout_bot_level=level))
     await rig.workers.reconcile()
     rig.start()
 
@@ -247,10 +248,10 @@ async def test_timeout_hands_the_seat_to_a_bot_that_plays_on(rig):
     handed = [(r.version, e) for r in rows if isinstance(e := CODEC.decode(r), SeatHandedToBot)]
     assert len(handed) == 1
     at, event = handed[0]
-    assert (event.seat, event.level) == (0, "normal")
+    assert (event.seat, event.level) == (0, level)
     assert commands_of(rows)[f"clock:{at - 1}"] == [at]
-    assert table.bots[0] == "normal"
-    later = [CODEC.decode(r) for r in rows[at:] if r.metadata.get("actor") == "bot:normal"]
+    assert table.bots[0] == level
+    later = [CODEC.decode(r) for r in rows[at:] if r.metadata.get("actor") == f"bot:{level}"]
     assert any(getattr(e, "seat", None) == 0 for e in later), "the bot never played seat 0"
     assert not any(cid.startswith("clock:") and cid != f"clock:{at - 1}" for cid in commands)
     await assert_chain_holds(svc.pool, "t1")

@@ -1,9 +1,5 @@
-"""Bot seats: a bot receives exactly the view a human in its seat gets and answers one of its legal actions.
-
-Levels (seed 001): ``easy`` plays its lowest legal card and bids simply; ``normal`` estimates the trick,
-keeps strong trumps, trumps when needed, supports its partner, and bids and doubles sensibly. A stronger
-level plugs in by adding a class with ``choose(view) -> command`` to ``BOTS``.
-"""
+"""The simple levels (seed 001): ``easy`` plays its lowest legal card and bids simply; ``normal`` estimates
+the trick, keeps strong trumps, trumps when needed, supports its partner, and bids and doubles sensibly."""
 
 from __future__ import annotations
 
@@ -62,7 +58,7 @@ class _Bot:
         actions = view.legal_actions
         first = actions[0]
         if type(first) is Bid:
-            return _bid(view, self.hokum_threshold, self.sun_threshold)
+            return self.bid(view)
         if type(first) is Double:
             return self.double(view, actions)
         for a in actions:
@@ -72,6 +68,9 @@ class _Bot:
         if not plays:
             return next((a for a in actions if type(a) is RecordResult), first)
         return self.play(view, plays)
+
+    def bid(self, view: DealView):
+        return _bid(view, self.hokum_threshold, self.sun_threshold)
 
     def double(self, view: DealView, actions):
         return next(a for a in actions if a.call == "pass")
@@ -194,12 +193,3 @@ def _beats(card: int, best: int, led: int, trump: int) -> bool:
     if card >> 3 == trump:
         return best >> 3 != trump or _strength(card, trump) > _strength(best, trump)
     return card >> 3 == led and best >> 3 == led and _strength(card, trump) > _strength(best, trump)
-
-
-BOTS: dict[str, type] = {"easy": EasyBot, "normal": NormalBot}
-
-
-def bot(level: str) -> Bot:
-    if level not in BOTS:
-        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(BOTS)})")
-    return BOTS[level]()

@@ -1,0 +1,278 @@
+"""The hard bot: determinized Monte Carlo (PIMC) over the hidden hands its view allows.
+
+Its only input is the seat's view. ``Knowledge`` counts the cards played and infers what each other seat
+cannot hold (voids, no trumps, no higher trump) and what it must hold (the face-up card's taker, shown
+projects); it deals ``samples`` hidden hands consistent with all of it. Each candidate action is then played
+out on every sample (the same samples for every action) by the rollout policy and scored by the engine, and
+the action with the best mean GP margin for the bot's team is chosen:
+
+- a card: each legal card, played now, then the deal played out;
+- a bid: the contract each bid would make (Hokum in a suit, Sun, Ashkal, Sun over a Hokum, confirm), dealt
+  out with the rest of the pack at random and played out; it bids when the best expected margin clears
+  ``bid_margin`` GP (passing counts as 0), Kawesh when it may;
+- a double: the same rollouts scored at the current and the next multiplier; it doubles (open) when the
+  next one is better by ``double_margin`` (Gahwa, which stakes the game, only when nine samples in ten win);
+- a declaration, Baloot: always; Sawa: when it holds for every way the hidden cards may lie (checked
+  exactly once few cards are left).
+
+The budget is counted in samples, not seconds, and the random generator is seeded from the bot's ``seed``
+and a hash of what the view shows, so the same view gives the same choice on any machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+
+import msgspec
+
+from domain.bots.knowledge import Knowledge
+from domain.bots.rollout import Scorer, Table, baloot_holders, play_out
+from domain.bots.simple import _Bot
+from domain.cards import cards_of, parse_card, parse_suit
+from domain.dealstate import DealState, speaking_order
+from domain.events import ClaimSawa, Contract, PlayCard
+from domain.projects import best_declaration
+from domain.tricks import NO_TRUMP, sawa_holds
+from domain.views import DealView
+
+DOUBLE_STEPS = ("double", "three", "four", "gahwa")
+GAHWA_SHARE = 0.9      # Gahwa (قهوة) is called only when this share of the samples wins the deal
+
+
+def view_seed(view: DealView, seed: int) -> int:
+    """A seed from the bot's seed and everything public in the view plus the seat's own hand."""
+    public = (view.viewer, view.dealer, view.scores_before, view.commitment, view.faceup, view.hand, view.bids,
+              view.doubles, view.tricks, view.trick, view.declarations, view.baloot, view.phase)
+    digest = hashlib.blake2b(msgspec.json.encode(public), digest_size=8, key=str(seed).encode()).digest()
+    return int.from_bytes(digest, "big")
+
+
+class HardBot(_Bot):
+    level = "hard"
+
+    def __init__(self, seed: int = 0, samples: int = 48, bid_samples: int = 32, bid_margin: float = 1.0,
+                 double_margin: float = 4.0, sawa_cards: int = 2):
+        self.seed = seed
+        self.samples = samples
+        self.bid_samples = bid_samples
+        self.bid_margin = bid_margin
+        self.double_margin = double_margin
+        self.sawa_cards = sawa_cards
+
+    def choose(self, view: DealView):
+        actions = view.legal_actions
+        return actions[0] if len(actions) == 1 else super().choose(view)
+
+    def _rng(self, view: DealView) -> random.Random:
+        return random.Random(view_seed(view, self.seed))
+
+    def bid(self, view: DealView):
+        return self._bid(view, self._rng(view))
+
+    def double(self, view: DealView, actions):
+        return self._double(view, self._rng(view))
+
+    def play(self, view: DealView, plays: list[PlayCard]):
+        k = Knowledge(view)
+        if view.may_claim_sawa and self._sawa_holds(k):
+            return ClaimSawa(view.viewer)
+        if len(plays) == 1:
+            return plays[0]
+        return self._play(view, k, plays, self._rng(view))
+
+    # ------------------------------------------------------------ card play
+
+    def _play(self, view: DealView, k: Knowledge, plays: list[PlayCard], rng: random.Random) -> PlayCard:
+        me = k.me
+        c = k.contract
+        template = _template(view, k)
+        tb = Table(k.trump, c.closed, k.rules.partner_winning_exemption, k.rules.undertrump_required, c.buyer & 1)
+        scorer = Scorer(template, me & 1)
+        trick = tuple(parse_card(p.card) for p in view.trick)
+        leader = view.trick[0].seat if view.trick else me
+        trick_no = len(view.tricks)
+        totals = [0.0] * len(plays)
+        for _ in range(self.samples):
+            hands, declared = k.sample(rng)
+            declared = _with_pending(view, k, hands, declared)
+            baloot = baloot_holders(k.trump, hands, k.played_by, tuple(view.baloot))
+            for i, a in enumerate(plays):
+                points, tricks = list(view.points), list(view.tricks_won)
+                play_out(tb, list(hands), leader, trick, trick_no, points, tricks, a.card)
+                totals[i] += scorer.margin(points, tricks, baloot, declared)
+        best = max(range(len(plays)), key=lambda i: (totals[i], -i))
+        return plays[best]
+
+    def _sawa_holds(self, k: Knowledge) -> bool:
+        """Sawa for certain: it holds on every split of the hidden cards the view allows (few cards left)."""
+        v = k.view
+        if max(v.hand_sizes) > self.sawa_cards or k.contract is None:
+            return False
+        others = [s for s in range(4) if s != k.me]
+        leader = v.trick[0].seat if v.trick else k.me
+        trick = tuple(parse_card(p.card) for p in v.trick)
+        p = k.rules
+        any_split = False
+        for hands in _splits(k, others):
+            any_split = True
+            if not sawa_holds(hands, leader, trick, k.me & 1, k.trump, k.contract.closed,
+                              p.partner_winning_exemption, p.undertrump_required):
+                return False
+        return any_split
+
+    # ------------------------------------------------------------ bidding
+
+    def _bid(self, view: DealView, rng: random.Random):
+        me = view.viewer
+        k = Knowledge(view)
+        kinds = {}
+        for a in view.legal_actions:
+            kinds.setdefault(a.bid, a)
+        if "kawesh" in kinds:
+            return kinds["kawesh"]
+        faceup_suit = parse_card(view.faceup) >> 3
+        candidates = []          # (bid action, contract it makes, receiver of the face-up card)
+        for a in view.legal_actions:
+            if a.bid == "hokum":
+                candidates.append((a, Contract("hokum", a.suit, me), me))
+            elif a.bid in ("sun", "before_you"):
+                candidates.append((a, Contract("sun", None, me), me))
+            elif a.bid == "ashkal":
+                candidates.append((a, Contract("sun", None, me, True), (me + 2) & 3))
+            elif a.bid == "confirm":
+                suit = next((b.suit for b in reversed(view.bids) if b.bid == "hokum"), None)
+                trump = parse_suit(suit) if suit else faceup_suit
+                candidates.append((a, Contract("hokum", trump, me), me))
+        passing = kinds.get("pass") or kinds.get("wala")
+        if "before_you" in kinds:
+            # Passing leaves the Sun to the seat that called it.
+            sun = next(b for b in reversed(view.bids) if b.bid in ("sun", "ashkal"))
+            ashkal = sun.bid == "ashkal"
+            candidates.append((passing, Contract("sun", None, sun.seat, ashkal),
+                               (sun.seat + 2) & 3 if ashkal else sun.seat))
+        values = self._contract_values(view, k, [(c, r) for _, c, r in candidates], rng)
+        scored = sorted(zip(values, range(len(candidates))), key=lambda x: (-x[0], x[1]))
+        if not scored:
+            return passing or view.legal_actions[0]
+        value, i = scored[0]
+        action = candidates[i][0]
+        if passing is None or action is passing:
+            return action
+        return action if value >= self.bid_margin else passing
+
+    def _contract_values(self, view, k: Knowledge, contracts, rng) -> list[float]:
+        """Mean GP margin for the bot's team of each (contract, receiver), dealt and played out."""
+        me = view.viewer
+        order = speaking_order(view.dealer)
+        totals = [0.0] * len(contracts)
+        scorers = {}
+        for _ in range(self.bid_samples):
+            sample_seed = rng.getrandbits(64)
+            dealt: dict = {}
+            rollouts: dict = {}
+            for i, (contract, receiver) in enumerate(contracts):
+                # The same hidden cards for every contract (common random numbers): one seed per sample.
+                if receiver not in dealt:
+                    dealt[receiver] = k.deal_after_contract(random.Random(sample_seed), receiver, view.dealer)
+                trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
+                key = (contract.kind, contract.suit)
+                if key not in scorers:
+                    template = DealState(profile=k.rules, contract=contract, order=order, trump=trump)
+                    scorers[key] = Scorer(template, me & 1)
+                totals[i] += _deal_out(k.rules, contract, dealt[receiver], order, scorers[key], rollouts)
+        return [t / self.bid_samples for t in totals]
+
+    # ------------------------------------------------------------ doubling
+
+    def _double(self, view: DealView, rng: random.Random):
+        actions = view.legal_actions
+        passing = next(a for a in actions if a.call == "pass")
+        call = next((a for a in actions if a.call != "pass" and not a.closed), None)
+        if call is None:
+            return passing
+        k = Knowledge(view)
+        c = k.contract
+        raised = (msgspec.structs.replace(c, gahwa=True, closed=False) if call.call == "gahwa"
+                  else msgspec.structs.replace(c, multiplier=2 + DOUBLE_STEPS.index(call.call)))
+        scorer = Scorer(_template(view, k), view.viewer & 1)
+        order = speaking_order(view.dealer)
+        gain = 0.0
+        won = 0
+        for _ in range(self.samples):
+            hands, _ = k.sample(rng)
+            memo: dict = {}
+            after = _deal_out(k.rules, raised, hands, order, scorer, memo)
+            gain += after - _deal_out(k.rules, c, hands, order, scorer, memo)
+            won += after > 0
+        if call.call == "gahwa":       # the whole game on one deal: only when it is (almost) always won
+            return call if won >= GAHWA_SHARE * self.samples else passing
+        return call if gain / self.samples >= self.double_margin else passing
+
+
+def _deal_out(rules, contract: Contract, hands, order, scorer: Scorer, memo: dict | None = None) -> float:
+    """The margin of a deal played out from its first card under ``contract``, every seat declaring its best
+    projects and announcing Baloot (``memo`` keeps the rollouts and declarations of one set of hands)."""
+    memo = {} if memo is None else memo
+    trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
+    sun = contract.kind == "sun"
+    key = (hands, trump, contract.buyer & 1, sun)
+    if key not in memo:
+        declared = ()
+        if rules.projects != "none":
+            declared = tuple((s, g) for s in order if (g := best_declaration(s, hands[s], rules.projects, sun)))
+        tb = Table(trump, contract.closed, rules.partner_winning_exemption, rules.undertrump_required,
+                   contract.buyer & 1)
+        points, tricks = [0, 0], [0, 0]
+        play_out(tb, list(hands), order[0], (), 0, points, tricks)
+        memo[key] = (points, tricks, baloot_holders(trump, hands, (0, 0, 0, 0), ()), declared)
+    points, tricks, baloot, declared = memo[key]
+    return scorer.margin(points, tricks, baloot, declared, contract)
+
+
+def _template(view: DealView, k: Knowledge) -> DealState:
+    return DealState(profile=k.rules, contract=k.contract, order=speaking_order(view.dealer), trump=k.trump,
+                     phase="review")
+
+
+def _with_pending(view: DealView, k: Knowledge, hands, declared) -> tuple:
+    """Declarations and the seats still to declare in trick 1 (they declare their best set)."""
+    declared = tuple((s, g) for s, g in declared if g)
+    if len(view.tricks) or k.rules.projects == "none" or k.contract is None:
+        return declared
+    done = {s for s, _ in declared} | {d.seat for d in view.declarations}
+    sun = k.contract.kind == "sun"
+    out = list(declared)
+    for s in range(4):
+        if s not in done and not k.played_by[s]:
+            g = best_declaration(s, hands[s], k.rules.projects, sun)
+            if g:
+                out.append((s, g))
+    return tuple(out)
+
+
+def _splits(k: Knowledge, others: list[int]):
+    """Every way the hidden cards can lie among ``others`` respecting the view (few cards only)."""
+    pool = cards_of(k.pool)
+    need = [k.sizes[s] - k.known[s].bit_count() for s in others]
+    a, b = others[0], others[1]
+
+    def ok(seat, cards):
+        return not any(k.excluded[seat] >> x & 1 for x in cards)
+
+    for first in itertools.combinations(pool, need[0]):
+        if not ok(a, first):
+            continue
+        rest = [x for x in pool if x not in first]
+        for second in itertools.combinations(rest, need[1]):
+            if not ok(b, second):
+                continue
+            third = [x for x in rest if x not in second]
+            if not ok(others[2], third):
+                continue
+            hands = list(k.known)
+            for seat, cards in ((a, first), (b, second), (others[2], third)):
+                for x in cards:
+                    hands[seat] |= 1 << x
+            yield tuple(hands)
