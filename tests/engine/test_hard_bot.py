@@ -43,7 +43,7 @@ def _names(obj) -> set[str]:
 def play(seed: str, profile="saudi", table="strict", levels=("hard",) * 4, dealer=0):
     """One deal from ``seed`` with the given level at each seat; the final state and the actions made."""
     players = [bot(level) for level in levels]
-    state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=dealer, profile=PROFILES[profile], table=table,
+    state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=dealer, profile=PROFILES[profile], table_mode=table,
                                                          seed=seed))
     actions = []
     while state.phase not in ("scored", "void"):
