@@ -29,8 +29,8 @@ from domain.shuffle import deck_from_seed, seed_commitment
 # The names importers use, including those that now live in the phase modules (kept here for them).
 __all__ = [
     "DOUBLE_STEPS", "ENDED", "INITIAL", "LOW_RANKS", "DealState", "actor_of", "bid_options", "complete_deal",
-    "deal_first_five", "dealt_from_seed", "decide", "describe_contract", "double_options", "doubling_allowed",
-    "evolve", "fold", "legal_actions", "play_mask", "speaking_order", "step",
+    "deal_first_five", "dealt_from_committed_seed", "dealt_from_seed", "decide", "describe_contract",
+    "double_options", "doubling_allowed", "evolve", "fold", "legal_actions", "play_mask", "speaking_order", "step",
 ]
 
 
@@ -134,7 +134,8 @@ def _decide_start(s: DealState, cmd: StartDeal) -> list:
     check_seat(cmd.dealer)
     if (cmd.seed is None) == (cmd.deck is None):
         raise DomainError("bad_deck", "give exactly one of a seed or a deck order")
-    common = dict(profile=cmd.profile, table_mode=cmd.table_mode, dealer=cmd.dealer, scores_before=tuple(cmd.scores_before))
+    common = dict(profile=cmd.profile, table_mode=cmd.table_mode, dealer=cmd.dealer,
+                  scores_before=tuple(cmd.scores_before))
     if cmd.seed is not None:
         # The log gets the commitment; the cards go in a private event the server re-derives from the seed.
         return [DealStarted(**common, commitment=seed_commitment(cmd.seed)), dealt_from_seed(cmd.seed)]
@@ -147,6 +148,14 @@ def _decide_start(s: DealState, cmd: StartDeal) -> list:
 def dealt_from_seed(seed: str) -> CardsDealt:
     """The private ``cards_dealt`` of a deal dealt from ``seed``."""
     return CardsDealt(deck_from_seed(seed))
+
+
+def dealt_from_committed_seed(seed: str, commitment: str | None) -> CardsDealt:
+    """The private ``cards_dealt`` of a deal whose ``deal_started`` committed to ``commitment``; ValueError if
+    ``seed`` is not the one committed to (wrong cards would be worse than none)."""
+    if seed_commitment(seed) != commitment:
+        raise ValueError("the seed given is not the one committed to")
+    return dealt_from_seed(seed)
 
 
 def _decide_reveal(s: DealState, cmd: RevealSeed) -> list:

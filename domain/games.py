@@ -34,7 +34,6 @@ from domain.balut.profiles import STC
 from domain.events import EVENT_TYPES as BALOOT_EVENT_TYPES
 from domain.events import DealNext, DealStarted, StartGame
 from domain.profiles import SAUDI
-from domain.shuffle import seed_commitment
 
 
 class GameResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -119,10 +118,10 @@ class Baloot(_Decided):
     def private_events(self, state, event, seed_of) -> list:
         if type(event) is not DealStarted or event.commitment is None:
             return []
-        seed = seed_of(state.deal_no)
-        if seed_commitment(seed) != event.commitment:
-            raise ValueError(f"deal {state.deal_no}: the seed given is not the one committed to")
-        return [baloot_deal.dealt_from_seed(seed)]
+        try:
+            return [baloot_deal.dealt_from_committed_seed(seed_of(state.deal_no), event.commitment)]
+        except ValueError as exc:
+            raise ValueError(f"deal {state.deal_no}: {exc}") from None
 
     def follow_ups(self, state, events, seed_of):
         return table.follow_ups(state, events, seed_of)

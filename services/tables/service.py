@@ -30,11 +30,10 @@ import msgspec
 
 from domain import game as game_mod
 from domain import table as table_rules
-from domain.deal import dealt_from_seed
+from domain.deal import dealt_from_committed_seed
 from domain.events import (
     EVENT_TYPES, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed, StartGame,
 )
-from domain.shuffle import seed_commitment
 from domain.table import (
     TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, follow_ups,
 )
@@ -300,12 +299,12 @@ def _fold_event(table: Table, e, seed_of) -> Table:
 
 def private_cards(table_id: str, deal_no: int, started: DealStarted, seed_of):
     """The private ``cards_dealt`` of a seeded deal, re-derived from its seed (checked against the commitment)."""
-    seed = seed_of(table_id, deal_no)
-    if seed_commitment(seed) != started.commitment:
-        # Another secret than the one that dealt: wrong cards would be worse than none.
+    try:
+        return dealt_from_committed_seed(seed_of(table_id, deal_no), started.commitment)
+    except ValueError:
+        # Another secret than the one that dealt.
         raise SecretMismatch(f"table {table_id}, deal {deal_no}: the server secret does not give the seed "
-                             "committed to; is BALOOT_SECRET the one this table was dealt with?")
-    return dealt_from_seed(seed)
+                             "committed to; is BALOOT_SECRET the one this table was dealt with?") from None
 
 
 def fold_appended(table: Table, events: list, key: tuple[str, str], done: tuple[int, str], role: str,
