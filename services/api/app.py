@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 
-from litestar import Litestar, get
+from litestar import Litestar, Request, Response, get
 from litestar.config.app import AppConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
-from services.api.deps import DEPENDENCIES
+from services.api.deps import DEPENDENCIES, Pool
 from services.championships import ChampionshipService
 from services.flow import Flow
 from services.api.guards import GuardedRequest, RejectNul
 from services.api.limits import Limits, Throttle
-from services.api.problems import EXCEPTION_HANDLERS, document_problems
+from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
+                                   document_problems)
 from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
 from services.api.routes_log import log_router
@@ -31,9 +33,20 @@ log = logging.getLogger("baloot.api")
 MAX_BODY = 64 * 1024
 
 
-@get("/health", operation_id="health", summary="Liveness", exclude_from_auth=True)
-async def health() -> dict:
-    return {"status": "ok"}
+HEALTH_TIMEOUT = 2.0
+
+
+@get("/health", operation_id="health", summary="Ready: the database answers", exclude_from_auth=True,
+     responses={503: PROBLEM_RESPONSES[503]})
+async def health(request: Request, pool: Pool) -> Response:
+    """200 only when the database answers ``select 1`` quickly: load balancers and probes route by this."""
+    try:
+        async with asyncio.timeout(HEALTH_TIMEOUT):
+            await pool.fetchval("SELECT 1")
+    except DATABASE_AWAY as exc:
+        return database_unavailable(request.url.path, f"the database did not answer within {HEALTH_TIMEOUT:g} s "
+                                                      f"({type(exc).__name__})")
+    return Response({"status": "ok", "database": "ok"})
 
 
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
