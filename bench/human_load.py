@@ -28,7 +28,8 @@ view. One table in ten also has a spectator on its stream. After a warm-up, for 
 * server CPU per action (the ``baloot serve`` processes, from /proc via psutil) and the PostgreSQL backends'
   CPU per action (the backends connected to this database); transactions per action
   (``pg_stat_database.xact_commit`` + rollbacks; every autocommitted statement is one, so this counts the
-  queries of a command and its stream fan-out together, give or take a multi-statement transaction);
+  queries of a command and its stream fan-out together, give or take a multi-statement transaction); all
+  three net of the servers' idle use (in-process workers, stream polls), measured for 3 s before the clients;
 * client CPU (percent of one core, the busiest client process) and loop lag p99; the whole machine's CPU.
 
 A run passes when p99 < 50 ms, no stream falls behind and no command failed; the tables ladder stops at the
@@ -59,6 +60,7 @@ import psutil  # noqa: E402
 
 LATENCY_TARGET = 0.050       # p99 of command latency, seconds
 LAG_LIMIT = 1.0              # p99 of stream lag above this: the stream falls behind
+IDLE = 3.0                   # seconds of the servers' idle use measured before each run
 DRAIN = 2.0                  # seconds after the window that late events may still arrive
 THINK = (1.0, 4.0)           # a human's thinking time, uniform, seconds
 
@@ -453,6 +455,22 @@ class Probe:
                 "total": sum(cpu), "at": time.perf_counter()}
 
 
+def idle_rates(probe: Probe, seconds: float = IDLE) -> dict:
+    """The servers' and backends' use per second with no client (workers' reconciler, stream polls)."""
+    a = probe.sample()
+    time.sleep(seconds)                       # an idle interval to measure, not synchronisation
+    d = delta(a, probe.sample())
+    return {k: d[k] / d["wall"] for k in ("xacts", "server", "pg")}
+
+
+def net(d: dict, idle: dict) -> dict:
+    """The window's use less what the servers would have used idle over as long."""
+    out = dict(d)
+    for k in ("xacts", "server", "pg"):
+        out[k] = max(0.0, d[k] - idle[k] * d["wall"])
+    return out
+
+
 def delta(a: dict, b: dict) -> dict:
     pg = sum(v - a["pg"].get(pid, 0.0) for pid, v in b["pg"].items())
     busy = (b["busy"] - a["busy"]) / max(1e-9, b["total"] - a["total"])
@@ -542,17 +560,19 @@ def trivial_run(args, api_procs: int, server_url: str) -> dict:
     procs, bases = start_servers(api_procs, schema_url(server_url, schema))
     try:
         probe = Probe(server_url, [p.pid for p in procs])
+        idle = idle_rates(probe)
         reports, server = drive("trivial", bases, split(args.trivial_concurrency, args.processes), probe,
                                 1.0, args.trivial_seconds, args.seed)
     finally:
         stop_servers(procs)
         asyncio.run(drop_schema(server_url, schema))
+    gross, server = server, net(server, idle)
     lat = [x for r in reports for x in r["latencies"]]
     n = len(lat)
     client_cpu, loop_ms = client_summary(reports)
     return {"rps": n / args.trivial_seconds, "p50": pct(lat, 50), "p99": pct(lat, 99),
             "us": server["server"] / max(1, n) * 1e6, "client_cpu": client_cpu, "loop_ms": loop_ms,
-            "busy": server["busy"], "others": others(server, reports), "limit": limiter(client_cpu, server)}
+            "busy": gross["busy"], "others": others(gross, reports), "limit": limiter(client_cpu, gross)}
 
 
 def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
@@ -562,11 +582,13 @@ def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
     procs, bases = start_servers(api_procs, schema_url(server_url, schema))
     try:
         probe = Probe(server_url, [p.pid for p in procs])
+        idle = idle_rates(probe)
         reports, server = drive("tables", bases, split(tables, args.processes), probe, args.warmup,
                                 args.seconds, args.seed)
     finally:
         stop_servers(procs)
         asyncio.run(drop_schema(server_url, schema))
+    gross, server = server, net(server, idle)
     lat = [x for r in reports for x in r["latencies"]]
     lag = [x for r in reports for x in r["lag"]]
     actions = sum(r["actions"] for r in reports)
@@ -586,10 +608,10 @@ def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
         "expected": sum(r["expected"] for r in reports), "errors": errors,
         "server_us": server["server"] / max(1, actions) * 1e6, "pg_us": server["pg"] / max(1, actions) * 1e6,
         "xacts": server["xacts"] / max(1, actions), "client_cpu": client_cpu, "loop_ms": loop_ms,
-        "busy": server["busy"], "server_cores": server["server"] / max(1e-9, server["wall"]),
-        "pg_cores": server["pg"] / max(1e-9, server["wall"]),
+        "busy": gross["busy"], "server_cores": gross["server"] / max(1e-9, gross["wall"]),
+        "pg_cores": gross["pg"] / max(1e-9, gross["wall"]),
         "ok": actions > 0 and p99 < LATENCY_TARGET and not behind and failed_commands == 0,
-        "behind": behind, "limit": limiter(client_cpu, server), "others": others(server, reports),
+        "behind": behind, "limit": limiter(client_cpu, gross), "others": others(gross, reports),
     }
 
 
@@ -605,6 +627,7 @@ def main() -> None:
     parser.add_argument("--trivial-seconds", type=float, default=4.0, help="seconds of the trivial baseline "
                                                                           "(0: skip it)")
     parser.add_argument("--trivial-concurrency", type=int, default=64, help="closed-loop clients, trivial baseline")
+    parser.add_argument("--all", action="store_true", help="run every T even after one fails (the cost curve)")
     parser.add_argument("--seed", type=int, default=1, help="seeds the players' thinking times and choices")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
     args = parser.parse_args()
@@ -632,6 +655,7 @@ def main() -> None:
               f"{' (x triv)' if trivial else ''} | {'srv':>4} {'pg':>4} cores | {'cli%':>4} {'loop':>5}ms "
               f"{'mach':>4} {'other':>5} | verdict", flush=True)
         best[api_procs] = None
+        failed = False
         for t in args.tables:
             r = tables_run(args, api_procs, t, server_url)
             ratio = f" {r['server_us'] / trivial['us']:>7.1f}x" if trivial else ""
@@ -645,9 +669,11 @@ def main() -> None:
                   f"{r['client_cpu']:>4.0f} {r['loop_ms']:>5.1f}ms {r['busy'] * 100:>3.0f}% {r['others']:>5.2f} | {verdict}"
                   f"{'' if r['limit'] == '-' else ', limit: ' + r['limit']}{'; errors ' + errs if errs else ''}",
                   flush=True)
-            if not r["ok"]:
+            failed = failed or not r["ok"]
+            if not failed:
+                best[api_procs] = t
+            elif not args.all:
                 break
-            best[api_procs] = t
     print()
     for api_procs, t in best.items():
         top = max(args.tables)
