@@ -33,7 +33,9 @@ view. One table in ten also has a spectator on its stream. After a warm-up, for 
 * client CPU (percent of one core, the busiest client process) and loop lag p99; the whole machine's CPU.
 
 A run passes when p99 < 50 ms, no stream falls behind and no command failed; the tables ladder stops at the
-first failure and the largest passing T is printed for each number of API processes. Beside it, the
+first failure and the largest passing T is printed for each number of API processes, with the CPU budget of
+the first (least loaded) run: the T at which its CPU per action would fill the cores, a ceiling that a
+shared machine never reaches. Beside it, the
 trivial baseline: a closed loop of ``GET /health`` (a bare Litestar handler in the same app, same
 middleware) from the same client processes, with its server CPU per request.
 """
@@ -612,7 +614,20 @@ def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
         "pg_cores": gross["pg"] / max(1e-9, gross["wall"]),
         "ok": actions > 0 and p99 < LATENCY_TARGET and not behind and failed_commands == 0,
         "behind": behind, "limit": limiter(client_cpu, gross), "others": others(gross, reports),
+        "client_us": sum(r["cpu"] for r in reports) / max(1, actions) * 1e6,
     }
+
+
+def budget(r: dict, api_procs: int) -> str:
+    """Where the run's CPU cost per action, at its pace per table, would fill the cores: a ceiling on T."""
+    per_table = r["rate"] / r["tables"]                        # actions per second per table
+    table_us = per_table * (r["server_us"] + r["pg_us"] + r["client_us"])
+    machine = psutil.cpu_count() * 1e6 / max(1e-9, table_us)
+    servers = api_procs * 1e6 / max(1e-9, per_table * r["server_us"])
+    return (f"CPU budget at T = {r['tables']}: {per_table:.2f} actions/s per table x ({r['server_us'] / 1e3:.1f} "
+            f"server + {r['pg_us'] / 1e3:.1f} PostgreSQL + {r['client_us'] / 1e3:.1f} client ms per action): "
+            f"{psutil.cpu_count()} cores full at T ~ {machine:.0f}, the API process{'es' if api_procs > 1 else ''}"
+            f" at one core each at T ~ {servers:.0f} (a ceiling: latency goes first on a shared machine)")
 
 
 def main() -> None:
@@ -655,9 +670,10 @@ def main() -> None:
               f"{' (x triv)' if trivial else ''} | {'srv':>4} {'pg':>4} cores | {'cli%':>4} {'loop':>5}ms "
               f"{'mach':>4} {'other':>5} | verdict", flush=True)
         best[api_procs] = None
-        failed = False
+        failed, first = False, None
         for t in args.tables:
             r = tables_run(args, api_procs, t, server_url)
+            first = first or r
             ratio = f" {r['server_us'] / trivial['us']:>7.1f}x" if trivial else ""
             errs = ", ".join(f"{k}: {v}" for k, v in sorted(r["errors"].items()))
             verdict = "ok" if r["ok"] else ("FALLS BEHIND" if r["behind"] else "p99 over 50 ms"
@@ -674,6 +690,7 @@ def main() -> None:
                 best[api_procs] = t
             elif not args.all:
                 break
+        print(budget(first, api_procs), flush=True)
     print()
     for api_procs, t in best.items():
         top = max(args.tables)
