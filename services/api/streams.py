@@ -30,11 +30,14 @@ log = logging.getLogger("baloot.api")
 class Notifier:
     """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback).
 
-    Bounded: each notification empties ``_events``, so it holds at most one entry per table followed since
-    the last append anywhere (and /live refuses unknown tables and caps streams per user).
+    A notification naming streams wakes only their waiters (else every append woke every open stream, each
+    reading its table: cost per action grew with the streams open); one naming none wakes all. Bounded:
+    past ``MAX_WAITING`` entries (streams followed and not appended to since) a notification wakes all and
+    empties ``_events``; a spurious wake-up only costs its stream one read.
     """
 
     RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)      # seconds between attempts; the last one repeats
+    MAX_WAITING = 10_000
 
     def __init__(self) -> None:
         self._events: dict[str, asyncio.Event] = {}
@@ -86,8 +89,13 @@ class Notifier:
             with contextlib.suppress(Exception):
                 await self._conn.close()
 
-    def _on_notify(self, _conn, _pid, _channel, _payload: str) -> None:
-        # The store notifies once per burst of appends, without naming streams: wake every waiter.
+    def _on_notify(self, _conn, _pid, _channel, payload: str) -> None:
+        if payload and len(self._events) <= self.MAX_WAITING:     # the streams appended to: their waiters
+            for stream in payload.split(","):
+                event = self._events.pop(stream, None)
+                if event is not None:
+                    event.set()
+            return
         events, self._events = self._events, {}
         for event in events.values():
             event.set()
