@@ -200,3 +200,26 @@ def rank(standings: Iterable[Standing], scoring: str = "mp") -> list[Standing]:
     if scoring not in ("mp", "imps"):
         raise ValueError("scoring is 'mp' or 'imps'")
     return sorted(standings, key=lambda s: sort_key(s, scoring))
+
+
+# ---------------------------------------------------------------- a set's events (its own stream)
+
+class BoardSetOpened(msgspec.Struct, frozen=True, tag="board_set_opened", kw_only=True):
+    """A board set opens: its commitment is published (its seed is not), with what its boards are played
+    under (profile, bot level)."""
+
+    set_id: str
+    boards: int
+    commitment: str
+    profile: str
+    bot_level: str
+
+
+class BoardSetClosed(msgspec.Struct, frozen=True, tag="board_set_closed", kw_only=True):
+    """A board set closes: its seed is revealed (checked against the commitment); every board is public."""
+
+    set_id: str
+    seed: str
+
+
+SET_EVENTS = (BoardSetOpened, BoardSetClosed)
