@@ -81,6 +81,9 @@ SELECT $1, $2, user_id, mp, imps, boards, finished_at, mp_rank, imp_rank FROM r
 
 async def rescore(pool: asyncpg.Pool | asyncpg.Connection, day: dt.date, profile: str) -> None:
     """Recompute the day's scores if results came since the last time (one writer at a time)."""
+    if await pool.fetchval("SELECT results = scored FROM daily_days WHERE day = $1 AND profile = $2",
+                           day, profile) is not False:
+        return                              # up to date, or no results at all: no lock taken
     async with _acquire(pool) as conn, conn.transaction():
         row = await conn.fetchrow("SELECT results, scored FROM daily_days WHERE day = $1 AND profile = $2 "
                                   "FOR UPDATE", day, profile)
@@ -169,14 +172,6 @@ async def history(pool, user_id: str, *, before: dt.date | None = None, limit: i
         "SELECT day, profile, mp, imps, boards, mp_rank, imp_rank FROM daily_scores WHERE user_id = $1 "
         "AND ($2::date IS NULL OR day < $2) ORDER BY day DESC, profile LIMIT $3", user_id, before, limit)
     return [HistoryRow(**dict(r)) for r in rows]
-
-
-class RollingRow(msgspec.Struct, frozen=True):
-    rank: int
-    user_id: str
-    mp: int
-    imps: int
-    days: int
 
 
 async def rolling(pool, last_day: dt.date, profile: str, *, days: int = 30, after: int = 0,

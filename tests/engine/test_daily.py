@@ -148,3 +148,15 @@ def test_a_day_is_the_sum_of_its_boards_and_ranks_totally(day):
     shuffled = list(table)
     random.Random(7).shuffle(shuffled)
     assert daily.rank(shuffled) == table
+
+
+def test_the_cli_prints_a_set_s_commitment_and_boards_and_simulates_a_day(capsys):
+    from services.cli import main
+
+    assert main(["daily", "boards", "--seed", "abc", "--boards", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "commitment " + hashlib.sha256(b"baloot-seed/1:abc").hexdigest()
+    assert out[2].startswith("board 2: dealer seat 1, seed " + hashlib.sha256(b"baloot-board/1:abc:2").hexdigest()[:32])
+    assert main(["daily", "simulate", "--players", "3", "--boards", "2", "--seed", "s"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert len(rows) == 3 and rows[0].split()[0] == "1"
