@@ -27,7 +27,11 @@ class SimulatedPlayer:
 
 def play_board(board: Board, player, level: str, profile: RuleProfile = SAUDI) -> tuple[int, int]:
     """The game points of ``board`` played to its end, ``player`` in seat 0 and ``level`` bots elsewhere."""
-    seats = [player, bot(level), bot(level), bot(level)]
+    return play_seats(board, [player, bot(level), bot(level), bot(level)], profile)
+
+
+def play_seats(board: Board, seats, profile: RuleProfile = SAUDI) -> tuple[int, int]:
+    """The game points of ``board`` played to its end by ``seats`` (anything with ``choose(view)``)."""
     state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=board.dealer, profile=profile, seed=board.seed))
     while state.phase not in ("scored", "void"):
         cmd = RecordResult() if state.phase == "review" else seats[state.turn].choose(view(state, state.turn))

@@ -36,8 +36,8 @@ CREATE INDEX daily_scores_mp_idx ON daily_scores (day, profile, mp_rank);
 CREATE INDEX daily_scores_imp_idx ON daily_scores (day, profile, imp_rank);
 CREATE INDEX daily_scores_user_idx ON daily_scores (user_id, day DESC);
 
--- IMPs for a GP difference: the scale of domain/daily.py (IMP_SCALE), the same numbers.
+-- IMPs for a GP difference: the scale of domain/daily.py (IMP_SCALE), the same numbers; width_bucket counts
+-- the thresholds at or below |d| (a plain expression, so the planner inlines it).
 CREATE FUNCTION daily_imps(d integer) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT (sign(d) * (SELECT count(*) FROM unnest(ARRAY[2, 5, 9, 13, 18, 24, 31, 39, 48, 60, 76, 100]) t
-                       WHERE t <= abs(d)))::integer
+    SELECT sign(d)::integer * width_bucket(abs(d), ARRAY[2, 5, 9, 13, 18, 24, 31, 39, 48, 60, 76, 100])
 $$;

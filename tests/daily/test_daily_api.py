@@ -206,3 +206,9 @@ async def test_scores_and_leaderboards_equal_the_scoring_rules_and_a_rebuild_fro
     field = (await api.get(f"/daily/{DAY}/{PROFILE}/boards/1/field", headers=users[0][1])).json()
     assert sum(f["count"] for f in field) == 4
     assert msgspec.json.encode(field)
+
+
+async def test_the_sql_imp_scale_is_the_documented_one(pool):
+    got = await pool.fetch("SELECT d, daily_imps(d) AS i FROM generate_series(-150, 150) d")
+    assert {r["d"]: r["i"] for r in got} == {d: daily.imps(d) for d in range(-150, 151)}
+    assert await pool.fetchval("SELECT daily_imps(26)") == 6          # by hand: 24-30 GP is 6 IMPs
