@@ -212,3 +212,32 @@ async def test_the_sql_imp_scale_is_the_documented_one(pool):
     got = await pool.fetch("SELECT d, daily_imps(d) AS i FROM generate_series(-150, 150) d")
     assert {r["d"]: r["i"] for r in got} == {d: daily.imps(d) for d in range(-150, 151)}
     assert await pool.fetchval("SELECT daily_imps(26)") == 6          # by hand: 24-30 GP is 6 IMPs
+
+
+async def test_an_abandoned_board_is_played_out_by_a_bot_of_the_day_s_level(api, tables, pool):
+    from domain.table import timeout_command
+
+    uid, h = await new_user(api, "leaver")
+    board = await play(api, h)
+    tid = board["table_id"]
+    for _ in range(500):
+        table = await tables.load(tid)
+        if table.game.phase == "ended":
+            break
+        work = pending_work(table)
+        if work.kind == "clock":            # the player's clock ran out (the workers' turn clock does this)
+            command = timeout_command(table.opened, table.game, table.timeouts, work.seat)
+            await tables.execute(tid, f"clock:{table.version}", lambda t: command, actor="clock", role="clock",
+                                 digest=command_digest(command), seat=work.seat, expected_version=table.version)
+        else:
+            level = table.bots[work.seat]
+            action = bot(level).choose(seat_view(table.game.deal, work.seat))
+            await tables.execute(tid, f"bot:{table.version}", lambda t: action, actor=f"bot:{level}", role="bot",
+                                 digest=command_digest(action), seat=work.seat, expected_version=table.version)
+    table = await tables.load(tid)
+    assert table.game.phase == "ended" and table.bots[0] == "normal"
+    await catch_up(pool)
+    entry = (await api.get(f"/daily/{DAY}/{PROFILE}/entry", headers=h)).json()
+    assert entry["played"][0]["status"] == "finished"
+    row = await pool.fetchrow("SELECT margin FROM daily_results WHERE user_id = $1", uid)
+    assert row["margin"] == entry["played"][0]["margin"]
