@@ -17,6 +17,7 @@ CREATE TABLE daily_days (
     profile      text    NOT NULL,
     results      integer NOT NULL DEFAULT 0,    -- results stored so far
     scored       integer NOT NULL DEFAULT 0,    -- results the scores were computed from
+    scored_at    timestamptz,                   -- when (a live board is recomputed at most so often)
     PRIMARY KEY (day, profile)
 );
 

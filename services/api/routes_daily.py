@@ -18,6 +18,9 @@ from services.daily import projection as rm
 from services.daily.service import BoardStatus, Entry, closes_at
 
 
+LIVE_REFRESH = 10.0       # seconds: an open day's scores are recomputed at most this often (docs/daily.md)
+
+
 class DailySet(msgspec.Struct):
     """A day's set of boards as published: the commitment from its opening, the seed once closed."""
 
@@ -76,7 +79,8 @@ async def daily_leaderboard(day: FromPath[str], profile: FromPath[str], user: Ca
                             limit: int = Parameter(default=50, ge=1, le=500)) -> rm.Page:
     d = _day(day)
     await daily.board_set(d, profile)            # 404 for a set nobody played; closes it when due
-    return await rm.leaderboard(pool, d, profile, scoring=scoring, after=after, limit=limit)
+    every = 0.0 if daily.closed(d) else LIVE_REFRESH
+    return await rm.leaderboard(pool, d, profile, scoring=scoring, after=after, limit=limit, every=every)
 
 
 @get("/daily/{day:str}/{profile:str}/boards/{board:int}/field", operation_id="dailyBoardField",

@@ -79,20 +79,24 @@ SELECT $1, $2, user_id, mp, imps, boards, finished_at, mp_rank, imp_rank FROM r
 """
 
 
-async def rescore(pool: asyncpg.Pool | asyncpg.Connection, day: dt.date, profile: str) -> None:
-    """Recompute the day's scores if results came since the last time (one writer at a time)."""
-    if await pool.fetchval("SELECT results = scored FROM daily_days WHERE day = $1 AND profile = $2",
-                           day, profile) is not False:
-        return                              # up to date, or no results at all: no lock taken
+async def rescore(pool: asyncpg.Pool | asyncpg.Connection, day: dt.date, profile: str,
+                  every: float = 0.0) -> None:
+    """Recompute the day's scores if results came since the last time and the last time is at least
+    ``every`` seconds ago (a live board), one writer at a time."""
+    if await pool.fetchval(
+            "SELECT results = scored OR coalesce(scored_at > now() - make_interval(secs => $3), false) FROM daily_days "
+            "WHERE day = $1 AND profile = $2", day, profile, every) is not False:
+        return                              # up to date, fresh enough, or no results at all: no lock taken
     async with _acquire(pool) as conn, conn.transaction():
         row = await conn.fetchrow("SELECT results, scored FROM daily_days WHERE day = $1 AND profile = $2 "
                                   "FOR UPDATE", day, profile)
         if row is None or row["results"] == row["scored"]:
             return
+        await conn.execute("SET LOCAL work_mem = '128MB'")      # the field's sorts in memory, not on disk
         await conn.execute("DELETE FROM daily_scores WHERE day = $1 AND profile = $2", day, profile)
         await conn.execute(RESCORE, day, profile)
-        await conn.execute("UPDATE daily_days SET scored = $3 WHERE day = $1 AND profile = $2", day, profile,
-                           row["results"])
+        await conn.execute("UPDATE daily_days SET scored = $3, scored_at = now() WHERE day = $1 AND profile = $2",
+                           day, profile, row["results"])
 
 
 class _acquire:
@@ -126,9 +130,10 @@ class Page(msgspec.Struct, frozen=True):
 
 
 async def leaderboard(pool, day: dt.date, profile: str, *, scoring: str = "mp", after: int = 0,
-                      limit: int = 50) -> Page:
-    """A page of the day's leaderboard: ranks after ``after`` (keyset on the rank column)."""
-    await rescore(pool, day, profile)
+                      limit: int = 50, every: float = 0.0) -> Page:
+    """A page of the day's leaderboard: ranks after ``after`` (keyset on the rank column), the scores at
+    most ``every`` seconds behind the results."""
+    await rescore(pool, day, profile, every)
     column = "mp_rank" if scoring == "mp" else "imp_rank"
     rows = await pool.fetch(
         f"SELECT {column} AS rank, user_id, mp, imps, boards FROM daily_scores WHERE day = $1 AND profile = $2 "

@@ -19,7 +19,6 @@ import msgspec
 
 from domain import daily
 from domain.bots import LEVELS
-from domain.events import DealScored, DealVoided
 from domain.profiles import PROFILES, profile_named
 from services.daily import seeds
 from services.errors import Conflict, NotFound
@@ -71,16 +70,6 @@ def board_margin(table) -> int | None:
     if table.game.phase != "ended":
         return None
     return daily.margin(tuple(table.game.results[0]) if table.game.results else (0, 0), 0)
-
-
-def result_of(events) -> tuple[int, int] | None:
-    """The game points of a board's deal from its events (``deal_scored``, or (0, 0) for a void deal)."""
-    for e in events:
-        if isinstance(e, DealScored):
-            return tuple(e.result.game_points)
-        if isinstance(e, DealVoided):
-            return (0, 0)
-    return None
 
 
 class DailyService:

@@ -160,3 +160,28 @@ def test_the_cli_prints_a_set_s_commitment_and_boards_and_simulates_a_day(capsys
     assert main(["daily", "simulate", "--players", "3", "--boards", "2", "--seed", "s"]) == 0
     rows = capsys.readouterr().out.splitlines()[1:]
     assert len(rows) == 3 and rows[0].split()[0] == "1"
+
+
+def test_a_table_of_one_deal_reveals_its_seed_and_ends_after_it():
+    from domain import game as game_mod
+    from domain.bots import bot
+    from domain.events import DealNext, DealStarted, GameEnded, RecordResult, SeedRevealed, StartGame
+    from domain.table import follow_ups
+    from domain.views import view
+
+    game, _ = game_mod.step(game_mod.INITIAL, StartGame(first_dealer=0))
+    game, _ = game_mod.step(game, DealNext(seed="board-1"))
+    stored = []
+    while game.phase == "playing":
+        deal = game.deal
+        cmd = RecordResult() if deal.phase == "review" else bot("normal").choose(view(deal, deal.turn))
+        events = follow_ups(game, game_mod.decide(game, cmd), lambda n: f"board-{n}", deals=1)
+        for e in events:
+            game = game_mod.evolve(game, e)
+        stored.extend(events)
+    assert not any(isinstance(e, DealStarted) for e in stored)          # no second deal
+    assert [type(e) for e in stored[-2:]] == [SeedRevealed, GameEnded]
+    end = stored[-1]
+    a, b = game.results[0]
+    assert end.reason == "deals" and end.scores == (a, b)
+    assert end.winner == (None if a == b else 0 if a > b else 1)
