@@ -21,9 +21,11 @@ from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RE
                                    document_problems)
 from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
+from services.api.routes_daily import daily_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
 from services.api.streams import Notifier, StreamSlots
+from services.daily.service import DailyService
 from services.tables import TableService
 from services.web import watch_router
 from services.secret import server_secret
@@ -71,6 +73,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
         app.state.tables = TableService(pool, await server_secret(pool), signer=app.state.signer)
         app.state.championships = ChampionshipService(pool, app.state.tables)
+        app.state.daily = DailyService(pool, app.state.tables)
         # What follows an append (services/flow.py); `work` queues the workers' part, when they are attached.
         app.state.flow = Flow(app.state.tables, app.state.championships, work)
         app.state.notifier = Notifier()
@@ -82,7 +85,8 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
             await pool.close()
 
     config = AppConfig(
-        route_handlers=[health, auth_router, table_router, championship_router, log_router, watch_router,
+        route_handlers=[health, auth_router, table_router, championship_router, daily_router, log_router,
+                       watch_router,
                         *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,

@@ -38,6 +38,7 @@ from domain.table import (
     TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, follow_ups,
 )
 from services import repository
+from services.daily import seeds as daily_seeds
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
@@ -91,9 +92,15 @@ class TableService:
     # ------------------------------------------------------------ seeds
 
     def deal_seed(self, table_id: str, deal_no: int) -> str:
+        board = daily_seeds.deal_seed(self.secret, table_id, deal_no)      # a daily board: the day's deal
+        if board is not None:
+            return board
         return hmac.new(self.secret, f"{table_id}/deal/{deal_no}".encode(), hashlib.sha256).hexdigest()[:32]
 
     def first_dealer(self, table_id: str) -> int:
+        board = daily_seeds.first_dealer(table_id)
+        if board is not None:
+            return board
         return hmac.new(self.secret, f"{table_id}/first-dealer".encode(), hashlib.sha256).digest()[0] % 4
 
     def fold(self, table: Table, rows) -> Table:
@@ -234,7 +241,8 @@ class TableService:
                                    version=table.version)
             command = make_command(table)
             events = table_rules.decide(table, command, self.opening)   # a DomainError names the refused rule
-            events = follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n))
+            events = follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n),
+                                table.opened.deals if table.opened is not None else None)
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
                 appended = await append_reporting(self.pool, stream_of(table_id), table.version, new)
