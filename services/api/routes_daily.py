@@ -10,7 +10,7 @@ import msgspec
 from litestar import Router, get, post
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
-from litestar.params import FromPath, Parameter
+from litestar.params import FromPath, FromQuery, Parameter
 
 from services.api.deps import Caller, Daily, Pool
 from services.api.problems import Problem
@@ -74,7 +74,7 @@ async def daily_entry(day: FromPath[str], profile: FromPath[str], user: Caller, 
 @get("/daily/{day:str}/{profile:str}/leaderboard", operation_id="dailyLeaderboard",
      summary="The day's leaderboard (live while the set is open, final after), a page after rank `after`")
 async def daily_leaderboard(day: FromPath[str], profile: FromPath[str], user: Caller, pool: Pool, daily: Daily,
-                            scoring: Literal["mp", "imps"] = "mp",
+                            scoring: FromQuery[Literal["mp", "imps"]] = "mp",
                             after: int = Parameter(default=0, ge=0, le=2**31 - 1),
                             limit: int = Parameter(default=50, ge=1, le=500)) -> rm.Page:
     d = _day(day)
@@ -100,7 +100,7 @@ async def daily_board_field(day: FromPath[str], profile: FromPath[str], board: F
 @get("/daily/rolling/{profile:str}", operation_id="dailyRolling",
      summary="The rolling 30-day board: matchpoints summed over the days ending with `day` (default today)")
 async def daily_rolling(profile: FromPath[str], user: Caller, pool: Pool, daily: Daily,
-                        day: str | None = None, after: int = Parameter(default=0, ge=0, le=2**31 - 1),
+                        day: FromQuery[str | None] = None, after: int = Parameter(default=0, ge=0, le=2**31 - 1),
                         limit: int = Parameter(default=50, ge=1, le=500)) -> rm.Page:
     last = _day(day) if day else daily.today()
     return await rm.rolling(pool, last, profile, after=after, limit=limit)
@@ -108,7 +108,7 @@ async def daily_rolling(profile: FromPath[str], user: Caller, pool: Pool, daily:
 
 @get("/daily/players/{user_id:str}/history", operation_id="dailyHistory",
      summary="A player's days, newest first (a page of days before `before`)")
-async def daily_history(user_id: FromPath[str], user: Caller, pool: Pool, before: str | None = None,
+async def daily_history(user_id: FromPath[str], user: Caller, pool: Pool, before: FromQuery[str | None] = None,
                         limit: int = Parameter(default=30, ge=1, le=365)) -> list[rm.HistoryRow]:
     return await rm.history(pool, user_id, before=_day(before) if before else None, limit=limit)
 
