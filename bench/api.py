@@ -67,9 +67,10 @@ def pct(values: list[float], p: float) -> float:
 
 
 def choose(actions: list[dict], rng: random.Random) -> dict:
+    """A plausible legal action: take a bid sometimes, never double, else any legal card."""
     kind = actions[0]["type"]
     if kind == "double":
-        return next(a for a in actions if a["call"] == "pass")
+        return next((a for a in actions if a.get("call") == "pass"), actions[0])
     if kind == "bid":
         takes = [a for a in actions if a["bid"] not in ("pass", "wala", "kawesh")]
         return rng.choice(takes) if takes and rng.random() < 0.6 else actions[0]

@@ -60,6 +60,8 @@ sys.path.insert(0, str(ROOT))
 import msgspec  # noqa: E402
 import psutil  # noqa: E402
 
+from bench.api import choose, pct  # noqa: E402  (the same player and percentile as bench/api.py)
+
 LATENCY_TARGET = 0.050       # p99 of command latency, seconds
 LAG_LIMIT = 1.0              # p99 of stream lag above this: the stream falls behind
 IDLE = 3.0                   # seconds of the servers' idle use measured before each run
@@ -68,24 +70,6 @@ THINK = (1.0, 4.0)           # a human's thinking time, uniform, seconds
 
 
 # ---------------------------------------------------------------- small pure helpers
-
-
-def pct(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p / 100 * len(values)))]
-
-
-def choose(actions: list[dict], rng: random.Random) -> dict:
-    """A plausible legal action: take a bid sometimes, never double, else any legal card."""
-    kind = actions[0]["type"]
-    if kind == "double":
-        return next((a for a in actions if a.get("call") == "pass"), actions[0])
-    if kind == "bid":
-        takes = [a for a in actions if a["bid"] not in ("pass", "wala", "kawesh")]
-        return rng.choice(takes) if takes and rng.random() < 0.6 else actions[0]
-    return rng.choice(actions)
 
 
 def my_turn(view: dict | None, seat: int) -> bool:
