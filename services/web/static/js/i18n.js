@@ -29,6 +29,11 @@ const WORDS = {
     suit_S: "spades", suit_H: "hearts", suit_D: "diamonds", suit_C: "clubs",
     rank_7: "seven", rank_8: "eight", rank_9: "nine", rank_T: "ten", rank_J: "jack", rank_Q: "queen",
     rank_K: "king", rank_A: "ace", card_of: "{rank} of {suit}",
+    daily: "Daily deal", daily_deals: "Daily deal (today)", leaderboard: "Leaderboard", scoring_mp: "Matchpoints",
+    scoring_imps: "IMPs", player: "Player", boards: "Boards", board: "Board", margin: "Margin (game points)",
+    how_many: "How many", replays_of_page: "Replays of this board by the players on this page of the leaderboard:",
+    set_open: "open — the boards stay hidden until", set_closed: "closed — every board is public",
+    commitment: "Commitment",
   },
   ar: {
     title: "ساحة البلوت — مشاهدة", home: "البطولات والطاولات", language: "English",
@@ -58,6 +63,11 @@ const WORDS = {
     suit_S: "سبيت", suit_H: "هاص", suit_D: "ديمن", suit_C: "شريا",
     rank_7: "سبعة", rank_8: "ثمانية", rank_9: "تسعة", rank_T: "عشرة", rank_J: "ولد", rank_Q: "بنت",
     rank_K: "شايب", rank_A: "إكة", card_of: "{rank} {suit}",
+    daily: "اليومي", daily_deals: "اليومي (اليوم)", leaderboard: "لوحة الترتيب", scoring_mp: "نقاط المقارنة",
+    scoring_imps: "IMPs", player: "اللاعب", boards: "التوزيعات", board: "التوزيعة", margin: "الفارق (نقاط)",
+    how_many: "العدد", replays_of_page: "إعادات هذه التوزيعة للاعبين في هذه الصفحة من لوحة الترتيب:",
+    set_open: "مفتوح — تبقى التوزيعات مخفية حتى", set_closed: "مغلق — كل التوزيعات معلنة",
+    commitment: "الالتزام",
   },
 };
 

@@ -5,6 +5,9 @@ import {onChange, setUp, t} from "./i18n.js";
 
 const main = document.getElementById("main");
 let data = null;
+// The daily deal's rule profiles (docs/daily.md); the day is UTC, as the server's.
+const PROFILES = ["saudi", "belote_classic", "belote_declarations"];
+const today = () => new Date().toISOString().slice(0, 10);
 
 function tablesList(tables) {
   if (!tables.length) return h("p", {}, t("none"));
@@ -25,6 +28,9 @@ function render() {
         h("td", {}, c.format.replaceAll("_", " ")), h("td", {}, c.status), h("td", {}, String(c.teams)),
         h("td", {}, String(c.rounds)), h("td", {}, c.champion ?? "—")))))
       : h("p", {}, t("none")),
+    h("h2", {}, t("daily_deals")),
+    h("ul", {id: "daily"}, PROFILES.map(p => h("li", {}, h("a", {href: `/watch/daily.html?day=${today()}&profile=${p}`,
+      "data-profile": p}, p.replaceAll("_", " "))))),
     h("h2", {}, t("live_tables")), tablesList(live),
     h("h2", {}, t("finished_tables")), tablesList(finished));
 }
