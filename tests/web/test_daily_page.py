@@ -155,7 +155,13 @@ async def test_the_daily_page_hides_the_boards_until_the_close_then_shows_each_f
     page_players = shown_ranking(browser)[2]
     links = [e.get_attribute("data-table") for e in browser.find_elements(By.CSS_SELECTOR, "#board-1 a[data-table]")]
     assert links == [boards[uid][0] for uid in page_players]
-    browser.get(url.replace("limit=2", "limit=50"))
+    # In Arabic, right to left, the same field.
+    browser.get(f"{url}&lang=ar")
+    wait(browser, loaded)
+    assert browser.execute_script("return document.documentElement.dir") == "rtl"
+    assert browser.find_element(By.CSS_SELECTOR, "#board-1 h3").text == "التوزيعة 1"
+    assert shown_field(browser, 1) == expected[1]
+    browser.get(url.replace("limit=2", "limit=50") + "&lang=en")
     wait(browser, loaded)
     screenshot(browser, "daily")
     browser.find_element(By.CSS_SELECTOR, f"#board-2 a[data-table='{boards[players[0][0]][1]}']").click()
