@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from domain.events import GameEnded
+from domain.table import game_of
 
 if TYPE_CHECKING:
     from services.championships import Championship, ChampionshipService
@@ -41,7 +41,7 @@ class Flow:
     async def table_appended(self, table: Table, events: list) -> None:
         if self.work is not None:                                           # 1.
             await self.work.table_moved(table)
-        if any(isinstance(e, GameEnded) for e in events):                   # 2.
+        if any(isinstance(e, game_of(table).end_event) for e in events):   # 2.
             await self.championships.game_ended(table)
 
     async def table_opened(self, table: Table) -> None:
