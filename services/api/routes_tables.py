@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import uuid
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 from litestar import Request, Router, get, post
@@ -15,11 +15,11 @@ from litestar.params import FromPath, JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from domain import game as game_mod
-from domain.audit import AuditReport, audit_record
+from domain.audit import audit_record
 from domain.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
-from domain.handrecord import HandReceipt, HandRecord, MalformedRecord, export_record, parse_record
-from domain.games import GAMES
-from domain.table import game_of
+from domain.handrecord import HandReceipt, HandRecord, export_record
+from domain.games import GAMES, record_format_of
+from domain.table import TABLE_EVENTS, game_of
 from domain.shuffle import deck_from_seed, seed_commitment
 from domain.views import contract_view
 from services.anchor import Receipt, receipts_of
@@ -374,19 +374,60 @@ async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Ca
     return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, report)
 
 
+def _whole_game(table: Table, events) -> tuple[object, list]:
+    """The table's game and its events (private ones re-derived), for a record of the whole game: only games
+    whose records are whole games (the card game's are per deal), and only once it ended (before, the private
+    events would show what is still to come)."""
+    game = game_of(table)
+    if game.record_scope != "game":
+        raise Problem(409, "records_per_deal", f"a {game.name} table's records are per deal: "
+                                               f"/tables/{table.table_id}/deals/{{n}}/record")
+    played = [e for _, _, e in events if not isinstance(e, TABLE_EVENTS)]
+    if not any(isinstance(e, game.end_event) for e in played):
+        raise Problem(409, "game_in_progress", "the game is still being played; its record would show what is "
+                                               "still to come")
+    return game, played
+
+
+@get("/tables/{table_id:str}/record", operation_id="gameRecord",
+     summary="A finished game as one record in its game's format (the dice game: balut-game/1, every turn's "
+             "seed and commitment); the card game's records are per deal")
+async def game_record(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables) -> dict[str, Any]:
+    events = await _visible_events(tables, pool, table_id, user, hands=True)
+    game, played = _whole_game(await tables.load(table_id), events)
+    return msgspec.to_builtins(game.record.export(played))
+
+
+@get("/tables/{table_id:str}/audit", operation_id="auditStoredGame",
+     summary="A finished game's audit: the stream's hash chain, and its record replayed by its game's audit "
+             "(each turn's seed against its commitment and the dice thrown)")
+async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables) -> schemas.StoredGameAudit:
+    events = await _visible_events(tables, pool, table_id, user, hands=True)
+    game, played = _whole_game(await tables.load(table_id), events)
+    broken = await verify_stream(pool, stream_of(table_id))
+    report = game.record.audit(game.record.export(played))
+    return schemas.StoredGameAudit(table_id, game.record.name, broken is None, broken, report.valid,
+                                   msgspec.to_builtins(report))
+
+
 @post("/audit", operation_id="auditHandRecord", status_code=200,
-      summary="Audit an uploaded hand record (baloot-hand/1), as `baloot audit --json` does")
-async def audit_upload(request: Request, user: Caller) -> AuditReport:
+      summary="Audit an uploaded record (baloot-hand/1 or balut-game/1, told apart by its `format`), as "
+              "`baloot audit --json` does")
+async def audit_upload(request: Request, user: Caller) -> dict[str, Any]:
     body = await request.body()
     try:
-        record = parse_record(body)
-    except MalformedRecord as exc:
+        fmt = record_format_of(body)
+    except ValueError as exc:
+        raise Problem(400, "malformed_record", str(exc), field="format") from None
+    try:
+        record = fmt.parse(body)
+    except fmt.malformed as exc:
         raise Problem(400, "malformed_record", str(exc), field=field_in(str(exc))) from None
-    return audit_record(record)
+    return msgspec.to_builtins(fmt.audit(record))
 
 
 table_router = Router(path="/", route_handlers=[
     create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals,
     hand_record, table_receipts,
-    state_at, audit_stored, audit_upload,
+    state_at, audit_stored, audit_upload, game_record, audit_game,
 ])

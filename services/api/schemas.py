@@ -248,3 +248,15 @@ class StoredAudit(msgspec.Struct):
     first_broken_version: int | None
     seed_check: str
     report: AuditReport
+
+
+class StoredGameAudit(msgspec.Struct):
+    """A stored game's audit: the stream's hash chain and its record's replay (``report``: the game's own
+    audit report, as ``baloot audit --json`` prints it)."""
+
+    table_id: str
+    format: str
+    chain_intact: bool
+    first_broken_version: int | None
+    valid: bool
+    report: dict
