@@ -182,9 +182,9 @@ class DealOnWire(DealView, kw_only=True):
     legal_actions: list[PlayerAction]
 
 
-class TableView(GameView, kw_only=True):
-    """A table as one caller sees it (``seat``: his own seat; None: the spectator view): the game's view,
-    with the legal actions in wire form, and the table around it."""
+class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):
+    """A card-game table as one caller sees it (``seat``: his own seat; None: the spectator view): the game's
+    view, with the legal actions in wire form, and the table around it; ``game`` says which game's view."""
 
     deal: DealOnWire | None
     table_id: str | None
@@ -193,10 +193,9 @@ class TableView(GameView, kw_only=True):
     waiting: list[str]                       # invited users who have not accepted yet
     seat: int | None
     version: int
-    game: str = "baloot"
 
 
-class BalutTableView(BalutView, kw_only=True):
+class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
     """A dice-game table as one caller sees it: the game's view (every sheet and throw; the dice of throws
     to come never), the legal actions in wire form, and the table around it."""
 
@@ -207,7 +206,6 @@ class BalutTableView(BalutView, kw_only=True):
     waiting: list[str]
     seat: int | None
     version: int
-    game: str = "balut"
 
 
 AnyTableView = TableView | BalutTableView

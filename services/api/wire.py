@@ -66,7 +66,7 @@ def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
     status = ("cancelled" if table.cancelled else "invited" if opened is None
               else "finished" if table.game.phase == "ended" else "live")
     frame = dict(table_id=table.table_id, status=status, seats=list(table.seats), waiting=list(table.waiting),
-                 seat=seat, version=table.version, game=game.name)
+                 seat=seat, version=table.version)
     match view:
         case GameView():
             deal = None
