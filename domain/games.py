@@ -45,6 +45,7 @@ from domain.balut.scoring import CATEGORIES, category_score
 from domain.events import EVENT_TYPES as BALOOT_EVENT_TYPES
 from domain.events import DealNext, DealStarted, GameEnded, SeedRevealed, StartGame
 from domain.profiles import SAUDI
+from domain.tournament.results import GameResult as MatchGame
 
 
 class GameResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -100,6 +101,7 @@ class Game(Protocol):
     def view(self, state, seat: int | None, hands: str = "after_deal") -> Any: ...
     def choose(self, level: str, state, seat: int) -> Any: ...
     def result(self, state) -> GameResult | None: ...
+    def match_game(self, result: GameResult) -> MatchGame | None: ...
     def to_act(self, state) -> int | None: ...
     def in_review(self, state) -> bool: ...
     def timeout_command(self, opened, state, timeouts: tuple[int, ...], seat: int) -> Any: ...
@@ -133,6 +135,12 @@ class _Decided:
 
     def fold(self, events, state=None):
         return self.rules.fold(events, self.rules.INITIAL if state is None else state)
+
+
+# A championship match is team A (seats 0 and 2) against team B (seats 1 and 3): ``match_game`` turns a
+# finished game's ``GameResult`` into the tournament's game of a match (``domain.tournament.results``), or None
+# when nobody won it (the match is then a double forfeit).
+SIDES = ((0, 2), (1, 3))
 
 
 class Baloot(_Decided):
@@ -207,6 +215,12 @@ class Baloot(_Decided):
                           winners=tuple(s for s in range(4) if w is not None and s & 1 == w),
                           reason=state.end_reason or "target")
 
+    def match_game(self, result):
+        """The team's score is each of its seats' (they share it); the winning team wins the game."""
+        if not result.winners:
+            return None
+        return MatchGame(result.scores[0], result.scores[1], "a" if 0 in result.winners else "b", result.reason)
+
 
 class Balut(_Decided):
     """The dice game: 2-8 seats at a table (the rules allow a lone player), each for himself; its record is a
@@ -279,6 +293,16 @@ class Balut(_Decided):
         if r is None:
             return None
         return GameResult(places=r.places, scores=r.points, winners=r.winners, reason="complete")
+
+    def match_game(self, result):
+        """A pair's score is its two players' points added; the higher wins, then the better place of its best
+        player; a pair level on both has not won (None)."""
+        points = [sum(result.scores[s] for s in side) for side in SIDES]
+        best = [min(result.places[s] for s in side) for side in SIDES]
+        if points[0] == points[1] and best[0] == best[1]:
+            return None
+        a_wins = (points[0], -best[0]) > (points[1], -best[1])
+        return MatchGame(points[0], points[1], "a" if a_wins else "b", "complete")
 
 
 GAMES: dict[str, Game] = {g.name: g for g in (Baloot(), Balut())}

@@ -41,6 +41,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     group_size: int = 16            # groups_knockout: teams per group (at most)
     qualifiers_per_group: int = 2   # groups_knockout: a power of two
     grand_final_reset: bool = True  # double_elimination
+    game: str = "baloot"            # the game its tables play (domain.games.GAMES); absent: the card game
 
 
 class Match(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
