@@ -278,7 +278,7 @@ class GameEnded(Event, frozen=True, tag="game_ended"):
 
     winner: int | None
     scores: tuple[int, int]
-    reason: Literal["target", "gahwa", "forfeit", "abandoned", "referee"] = "target"
+    reason: Literal["target", "gahwa", "forfeit", "abandoned", "referee", "deals"] = "target"
     note: str = ""
 
 

@@ -96,7 +96,7 @@ class Game(Protocol):
     def evolve(self, state, event) -> Any: ...
     def step(self, state, command) -> tuple[Any, list]: ...
     def fold(self, events, state=None) -> Any: ...
-    def follow_ups(self, state, events: list, seed_of) -> list: ...
+    def follow_ups(self, state, events: list, seed_of, opened=None) -> list: ...  # opened: the table's options
     def legal_actions(self, state, seat: int) -> list: ...
     def view(self, state, seat: int | None, hands: str = "after_deal") -> Any: ...
     def choose(self, level: str, state, seat: int) -> Any: ...
@@ -185,8 +185,8 @@ class Baloot(_Decided):
         except ValueError as exc:
             raise ValueError(f"deal {state.deal_no}: {exc}") from None
 
-    def follow_ups(self, state, events, seed_of):
-        return table.follow_ups(state, events, seed_of)
+    def follow_ups(self, state, events, seed_of, opened=None):
+        return table.follow_ups(state, events, seed_of, opened.deals if opened is not None else None)
 
     def legal_actions(self, state, seat):
         return baloot_deal.legal_actions(state.deal, seat) if state.phase == "playing" else []
@@ -259,7 +259,7 @@ class Balut(_Decided):
     def private_events(self, state, event, seed_of) -> list:
         return balut_game.private_events(state, event, seed_of)
 
-    def follow_ups(self, state, events, seed_of):
+    def follow_ups(self, state, events, seed_of, opened=None):
         return balut_game.follow_ups(state, events, seed_of)
 
     def legal_actions(self, state, seat):

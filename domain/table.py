@@ -20,7 +20,7 @@ from domain import game as game_mod
 from domain import games as games_mod       # the seam imports this module too: use its names at call time
 from domain.bots import lowest_legal_card
 from domain.deal import ENDED
-from domain.events import AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, RevealSeed, TableMode
+from domain.events import AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, GameEnded, RevealSeed, TableMode
 from domain.game import GameState
 from domain.profiles import RuleProfile
 from domain.views import view
@@ -52,6 +52,9 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     # Another game's rules (its profile as builtins: ``Game.profile_of`` reads it); the card game's are
     # ``profile`` (a table_opened of before the seam has only those).
     game_profile: dict | None = None
+    # The game is this many deals (a board of the daily deal is one), then ends: the higher score wins, equal
+    # scores nobody. None: the game goes to the target.
+    deals: int | None = None
 
 
 class TableProposed(msgspec.Struct, frozen=True, tag="table_proposed", kw_only=True):
@@ -170,9 +173,9 @@ def decide(table: TableState, command, open_game=None) -> list:
     return game_of(table).decide(table.game, command)
 
 
-def follow_ups(game: GameState, events: list, seed_of) -> list:
+def follow_ups(game: GameState, events: list, seed_of, deals: int | None = None) -> list:
     """The card game's ``events`` and what follows them by itself: a finished deal reveals its seed, then, while the game
-    goes on, the next deal is dealt from ``seed_of(its number)``."""
+    goes on, the next deal is dealt from ``seed_of(its number)``; a game of ``deals`` deals ends after them."""
     for e in events:
         game = game_mod.evolve(game, e)
     out = list(events)
@@ -180,7 +183,10 @@ def follow_ups(game: GameState, events: list, seed_of) -> list:
     if deal.phase in ENDED and deal.commitment and deal.seed is None:
         game, revealed = game_mod.step(game, RevealSeed(seed_of(game.deal_no)))
         out.extend(revealed)
-        if game.phase == "playing":
+        if game.phase == "playing" and deals is not None and game.deal_no >= deals:
+            a, b = game.scores
+            out.append(GameEnded(None if a == b else int(b > a), game.scores, "deals"))
+        elif game.phase == "playing":
             out.extend(game_mod.decide(game, DealNext(seed=seed_of(game.deal_no + 1))))
     return out
 

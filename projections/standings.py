@@ -81,7 +81,7 @@ def table(state: Standings) -> list[StandingRow]:
     """Every team, best first, with the figures the tie-breakers read."""
     seeds = list(state.seeds)
     rows = []
-    for rank, t in enumerate(order(state.records, seeds, swiss=state.format == "swiss"), 1):
+    for rank, t in enumerate(order(state.records, seeds, swiss=state.format in ("swiss", "duplicate")), 1):
         r = state.records[t]
         rows.append(StandingRow(rank, t, r.points, r.wins, r.losses, r.byes, buchholz(state.records, t),
                                 r.game_point_difference, r.game_points_for))

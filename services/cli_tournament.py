@@ -13,6 +13,7 @@ FORMAT_ALIASES = {
     "groups": "groups_knockout", "groups_knockout": "groups_knockout",
     "swiss": "swiss",
     "round_robin": "round_robin", "round-robin": "round_robin", "league": "round_robin",
+    "duplicate": "duplicate",
 }
 
 
@@ -22,7 +23,7 @@ def register(subparsers) -> None:
     sim = commands.add_parser("simulate", help="run a championship in memory with simulated results")
     sim.add_argument("--teams", type=int, required=True, help="number of teams of two")
     sim.add_argument("--format", required=True, choices=sorted(FORMAT_ALIASES),
-                     help="single, double, groups, swiss or round-robin")
+                     help="single, double, groups, swiss, round-robin or duplicate")
     sim.add_argument("--seed", default="1", help="draw and results seed (published as sha256 first)")
     sim.add_argument("--play", action="store_true", help="play every game with the rules engine")
     sim.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
@@ -30,6 +31,7 @@ def register(subparsers) -> None:
     sim.add_argument("--swiss-rounds", type=int, default=0, help="Swiss rounds (default ceil(log2 N))")
     sim.add_argument("--group-size", type=int, default=16)
     sim.add_argument("--qualifiers", type=int, default=2, help="qualifiers per group")
+    sim.add_argument("--boards", type=int, default=4, help="duplicate: boards per match (two tables each)")
     sim.add_argument("--no-reset", action="store_true", help="double elimination: no grand final reset")
     sim.add_argument("--seeding", choices=("draw", "rating"), default="draw")
     sim.add_argument("--profile", default="saudi", help="rule profile for --play")
@@ -42,6 +44,22 @@ def _engine(profile: str, policy: str = "random"):
     from domain.simulate import play_game  # the rules engine, only when games are really played
 
     return lambda seed: play_game(seed, profile, policy)
+
+
+def _boards(profile: str, policy: str):
+    """Duplicate boards played by the engine: each team's two players are one level's bot that slips (a
+    random legal action) 15% of the time, seeded by team, board set and board."""
+    from domain.daily_play import SimulatedPlayer, play_seats
+    from domain.profiles import profile_named
+
+    level = policy if policy in ("easy", "normal", "hard") else "normal"
+    rules = profile_named(profile)
+
+    def play(board, first: str, second: str) -> tuple[int, int]:
+        players = {t: SimulatedPlayer(level, f"{t}/{board.set_id}/{board.number}") for t in (first, second)}
+        return play_seats(board, [players[first], players[second], players[first], players[second]], rules)
+
+    return play
 
 
 def simulate(args: argparse.Namespace) -> int:
@@ -61,7 +79,8 @@ def simulate(args: argparse.Namespace) -> int:
         name=f"simulated {fmt.replace('_', ' ')}", format=fmt, profile=args.profile,
         match_games=args.match_games, seeding=args.seeding, swiss_rounds=args.swiss_rounds,
         group_size=args.group_size, qualifiers_per_group=args.qualifiers,
-        grand_final_reset=not args.no_reset, table_mode="recorded" if args.play else "strict")
+        grand_final_reset=not args.no_reset, table_mode="recorded" if args.play else "strict",
+        duplicate_boards=args.boards)
     try:
         game_scores = _engine(args.profile, args.policy) if args.play else None
     except ImportError as error:
@@ -72,7 +91,8 @@ def simulate(args: argparse.Namespace) -> int:
                   TimeElapsedColumn(), console=err, transient=args.json) as progress:
         task = progress.add_task(f"{args.teams} teams, {fmt.replace('_', ' ')}", total=total)
         sim = Simulation(settings, args.teams, args.seed, game_scores=game_scores,
-                         on_match=lambda _m: progress.advance(task))
+                         on_match=lambda _m: progress.advance(task),
+                         board_scores=_boards(args.profile, args.policy) if args.play and fmt == "duplicate" else None)
         try:
             state = sim.run()
         except ChampionshipRuleError as error:

@@ -12,10 +12,13 @@ stores them (the API, each worker runtime):
 
 ``work`` is the workers' side of 1 and 3 (``services.workers.actors.Workers``); without it (an API process
 with no workers attached, the tests' plain services) nothing is queued and the reconciler finds the work.
+When the broker is away (``work.unavailable`` names its errors) the work is not queued either: the append
+stands, the request succeeds, and the reconciler re-derives the work from the log once the broker is back.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Protocol
 
 from domain.table import game_of
@@ -24,8 +27,12 @@ if TYPE_CHECKING:
     from services.championships import Championship, ChampionshipService
     from services.tables import Table, TableService
 
+log = logging.getLogger("baloot.flow")
+
 
 class Work(Protocol):
+    unavailable: tuple[type[BaseException], ...]    # what queueing raises while the broker is away
+
     async def table_moved(self, table: Table) -> None:
         """Queue what the table waits for, if anything."""
 
@@ -39,15 +46,22 @@ class Flow:
         tables.flow = championships.flow = self
 
     async def table_appended(self, table: Table, events: list) -> None:
-        if self.work is not None:                                           # 1.
-            await self.work.table_moved(table)
-        if any(isinstance(e, game_of(table).end_event) for e in events):   # 2.
+        await self._queue(self.work and self.work.table_moved, table)            # 1.
+        if any(isinstance(e, game_of(table).end_event) for e in events):                   # 2.
             await self.championships.game_ended(table)
 
     async def table_opened(self, table: Table) -> None:
-        if self.work is not None:                                           # 1.
-            await self.work.table_moved(table)
+        await self._queue(self.work and self.work.table_moved, table)            # 1.
 
     async def championship_appended(self, championship_id: str, champ: Championship) -> None:
-        if self.work is not None:                                           # 3.
-            await self.work.championship_moved(championship_id, champ)
+        await self._queue(self.work and self.work.championship_moved, championship_id, champ)  # 3.
+
+    async def _queue(self, hand_over, *args) -> None:
+        """Hand work to the workers; with the broker away, leave it to the reconciler (the log holds it)."""
+        if hand_over is None:
+            return
+        try:
+            await hand_over(*args)
+        except getattr(self.work, "unavailable", ()) as exc:
+            log.warning("broker unavailable, %s left to the reconciler: %s: %s",
+                        hand_over.__name__, type(exc).__name__, exc)

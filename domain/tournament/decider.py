@@ -17,6 +17,7 @@ from domain.tournament.bracket import outcome_of_note
 from domain.tournament.draw import commitment as seed_commitment
 from domain.tournament.draw import rating_order, seeded_order
 from domain.tournament.errors import ChampionshipRuleError
+from domain.tournament import duplicate
 from domain.tournament.formats import final_ranking, next_round, planned_rounds
 from domain.tournament.groups import check_settings
 from domain.tournament.persistent import PVec
@@ -50,6 +51,11 @@ def _current_match(state: ChampionshipState, match_id: str) -> tuple[Round, e.Ma
 
 def _check_result(state: ChampionshipState, match_id: str, result: MatchResult) -> None:
     s = state.settings
+    if s.format == "duplicate":
+        problem = duplicate.result_problem(result, s.duplicate_boards)
+        if problem:
+            _fail(*problem)
+        return
     needed = games_to_win(s.match_games)
     if max(result.team_a_games, result.team_b_games) != needed or min(
             result.team_a_games, result.team_b_games) >= needed:

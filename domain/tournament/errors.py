@@ -8,7 +8,7 @@ CHAMPIONSHIP_RULES = frozenset({
     "missing_rating", "draw_not_allowed", "no_teams", "draw_first", "wrong_round", "round_undecided",
     "championship_decided", "rounds_remaining", "match_decided", "unknown_match", "nothing_to_play",
     "not_in_match", "no_round", "match_length", "game_target", "unknown_format", "groups_settings",
-    "championship_exists", "championship_finished",
+    "championship_exists", "championship_finished", "duplicate_boards", "duplicate_result",
     # the rules that had no id of their own when ids were first published (a bad match result, a game
     # ending level, a command before creation, ...): they keep this one so the API does not change
     "tournament_rule",

@@ -13,9 +13,10 @@ import msgspec
 from domain.events import TableMode
 from domain.tournament.results import MatchResult
 
-Format = Literal["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin"]
+Format = Literal["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin",
+                 "duplicate"]
 FORMATS: tuple[str, ...] = ("single_elimination", "groups_knockout", "double_elimination", "swiss",
-                            "round_robin")
+                            "round_robin", "duplicate")
 
 
 class RoundSlot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -41,6 +42,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     group_size: int = 16            # groups_knockout: teams per group (at most)
     qualifiers_per_group: int = 2   # groups_knockout: a power of two
     grand_final_reset: bool = True  # double_elimination
+    duplicate_boards: int = 4       # duplicate: boards per match (each played at two tables)
     game: str = "baloot"            # the game its tables play (domain.games.GAMES); absent: the card game
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from domain.tournament import double_elimination, groups, round_robin, single_elimination, swiss
+from domain.tournament import double_elimination, duplicate, groups, round_robin, single_elimination, swiss
 from domain.tournament.events import Match, PairingInputs, RankEntry
 from domain.tournament.state import ChampionshipState
 
@@ -14,6 +14,7 @@ FORMAT_MODULES: dict[str, ModuleType] = {
     "double_elimination": double_elimination,
     "swiss": swiss,
     "round_robin": round_robin,
+    "duplicate": duplicate,
 }
 
 
@@ -29,7 +30,7 @@ def final_ranking(state: ChampionshipState) -> tuple[str | None, tuple[RankEntry
 
 def planned_rounds(format_: str, teams: int, swiss_rounds: int) -> int:
     """Rounds fixed at the draw (Swiss and round robin); 0 for brackets, which end by themselves."""
-    if format_ == "swiss":
+    if format_ in ("swiss", "duplicate"):
         return swiss_rounds or swiss.planned_rounds(teams)
     if format_ == "round_robin":
         return round_robin.planned_rounds(teams)

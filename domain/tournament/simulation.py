@@ -13,6 +13,7 @@ from collections.abc import Callable
 import msgspec
 
 from domain.tournament import commands as c
+from domain.tournament import duplicate
 from domain.tournament.decider import decide, evolve
 from domain.tournament.draw import commitment
 from domain.tournament.errors import ChampionshipRuleError
@@ -21,6 +22,8 @@ from domain.tournament.results import GameResult, MatchResult, game_result, game
 from domain.tournament.state import ChampionshipState, initial
 
 GameScores = Callable[[int], tuple[int, int]]   # seed -> final scores (team A, team B) of one game
+# duplicate: (board, the team at seats 0+2, the team at seats 1+3) -> game points of the board at that table
+BoardScores = Callable[[object, str, str], tuple[int, int]]
 
 
 class Disturbances(msgspec.Struct, frozen=True):
@@ -42,10 +45,12 @@ class Simulation:
     def __init__(self, settings: Settings, teams: int, seed: str = "1", *,
                  game_scores: GameScores | None = None, disturbances: Disturbances = Disturbances(),
                  ratings: dict[str, float] | None = None,
-                 on_match: Callable[[Match], None] | None = None) -> None:
+                 on_match: Callable[[Match], None] | None = None,
+                 board_scores: BoardScores | None = None) -> None:
         self.settings, self.teams, self.seed = settings, teams, seed
         self.game_scores, self.disturbances, self.ratings = game_scores, disturbances, ratings
         self.on_match = on_match
+        self.board_scores = board_scores
         self.rng = random.Random(f"{seed}/results")
         self.state: ChampionshipState = initial()
         self.events: list = []
@@ -78,6 +83,8 @@ class Simulation:
 
     def result(self, match: Match) -> MatchResult:
         """Games of a match until it is decided: engine games with `game_scores`, else instant scores."""
+        if self.settings.format == "duplicate":
+            return self.duplicate(match)
         needed = games_to_win(self.settings.match_games)
         games: list[GameResult] = []
         wins = {"a": 0, "b": 0}
@@ -96,6 +103,24 @@ class Simulation:
             wins[game.winner] += 1
             games.append(game)
         return match_result(games, self.settings.match_games)
+
+    def duplicate(self, match: Match) -> MatchResult:
+        """The round's boards at two tables, seats swapped: played with ``board_scores``, else instant (each
+        table's deal goes to a team with odds by strength, worth 16 or 26 GP)."""
+        a, b = match.team_a, match.team_b
+        boards = []
+        for board in duplicate.round_boards(self.state, match.round):
+            if self.board_scores is not None:
+                one, two = self.board_scores(board, a, b), self.board_scores(board, b, a)
+            else:
+                one, two = self._instant_table(a, b), self._instant_table(b, a)
+            boards.append(duplicate.board_score(one, two))
+        return duplicate.duplicate_result(boards)
+
+    def _instant_table(self, first: str, second: str) -> tuple[int, int]:
+        s1, s2 = self.strength[first], self.strength[second]
+        value = self.rng.choice((16, 26))
+        return (value, 0) if self.rng.random() < s1 / (s1 + s2) else (0, value)
 
     def play_round(self) -> bool:
         """Start and complete the next round; False when the championship is decided."""

@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 
-from litestar import Litestar, get
+from litestar import Litestar, Request, Response, get
 from litestar.config.app import AppConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
-from services.api.deps import DEPENDENCIES
+from services.api.deps import DEPENDENCIES, Pool
 from services.championships import ChampionshipService
 from services.flow import Flow
 from services.api.guards import GuardedRequest, RejectNul
 from services.api.limits import Limits, Throttle
-from services.api.problems import EXCEPTION_HANDLERS, document_problems
+from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
+                                   document_problems)
 from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
+from services.api.routes_daily import daily_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
 from services.api.streams import Notifier, StreamSlots
+from services.daily.service import DailyService
 from services.tables import TableService
 from services.web import watch_router
 from services.secret import server_secret
@@ -31,9 +35,20 @@ log = logging.getLogger("baloot.api")
 MAX_BODY = 64 * 1024
 
 
-@get("/health", operation_id="health", summary="Liveness", exclude_from_auth=True)
-async def health() -> dict:
-    return {"status": "ok"}
+HEALTH_TIMEOUT = 2.0
+
+
+@get("/health", operation_id="health", summary="Ready: the database answers", exclude_from_auth=True,
+     responses={503: PROBLEM_RESPONSES[503]})
+async def health(request: Request, pool: Pool) -> Response:
+    """200 only when the database answers ``select 1`` quickly: load balancers and probes route by this."""
+    try:
+        async with asyncio.timeout(HEALTH_TIMEOUT):
+            await pool.fetchval("SELECT 1")
+    except DATABASE_AWAY as exc:
+        return database_unavailable(request.url.path, f"the database did not answer within {HEALTH_TIMEOUT:g} s "
+                                                      f"({type(exc).__name__})")
+    return Response({"status": "ok", "database": "ok"})
 
 
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
@@ -58,6 +73,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
         app.state.tables = TableService(pool, await server_secret(pool), signer=app.state.signer)
         app.state.championships = ChampionshipService(pool, app.state.tables)
+        app.state.daily = DailyService(pool, app.state.tables)
         # What follows an append (services/flow.py); `work` queues the workers' part, when they are attached.
         app.state.flow = Flow(app.state.tables, app.state.championships, work)
         app.state.notifier = Notifier()
@@ -69,7 +85,8 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
             await pool.close()
 
     config = AppConfig(
-        route_handlers=[health, auth_router, table_router, championship_router, log_router, watch_router,
+        route_handlers=[health, auth_router, table_router, championship_router, daily_router, log_router,
+                       watch_router,
                         *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,

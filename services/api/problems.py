@@ -6,10 +6,12 @@ input, ``field`` and ``errors``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Any
 
+import asyncpg
 import msgspec
 from litestar import Request, Response
 from litestar.openapi.datastructures import ResponseSpec
@@ -68,6 +70,8 @@ _DESCRIPTIONS = {
     422: "an unknown user or team in the request",
     429: "too many requests for this user (or, for sign-ups and bad tokens, this address); too many live "
          "streams",
+    503: "the database is unavailable for now (`database_unavailable`, with `Retry-After`): nothing was "
+         "stored; retry the same request (same `command_id`)",
 }
 PROBLEM_RESPONSES = {
     status: ResponseSpec(data_container=ProblemDocument, media_type=MEDIA_TYPE, description=text,
@@ -147,6 +151,30 @@ def _on_http(request: Request, exc: HTTPException) -> Response:
                             headers=exc.headers)
 
 
+# Errors that mean the database is away (restarting, unreachable, or every connection busy), not a bug:
+# the request is refused with 503 and Retry-After, and the client retries (a command_id makes that safe).
+DATABASE_AWAY: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresConnectionError,         # the connection failed or was lost mid-request
+    asyncpg.exceptions.OperatorInterventionError,  # shutting down, crashed, or not accepting connections yet
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncio.TimeoutError,                    # no pool connection (or no answer) in time
+    OSError,                                 # refused, reset, unreachable
+)
+RETRY_AFTER_SECONDS = 2
+
+
+def database_unavailable(instance: str | None, why: BaseException | str) -> Response:
+    """503 ``database_unavailable``: the event store cannot be reached right now; retry soon."""
+    detail = why if isinstance(why, str) else f"the database did not answer ({type(why).__name__}); nothing was stored"
+    return problem_response(503, "database_unavailable", "the database is unavailable", detail, instance,
+                            headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+
+
+def _on_database_away(request: Request, exc: Exception) -> Response:
+    log.warning("database unavailable on %s: %s", request.url.path, exc)
+    return database_unavailable(request.url.path, exc)
+
+
 def _on_error(request: Request, exc: Exception) -> Response:
     log.error("unhandled error on %s", request.url.path, exc_info=exc)
     return problem_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "internal error",
@@ -160,5 +188,6 @@ EXCEPTION_HANDLERS = {
     ChampionshipRuleError: _on_tournament_rules,
     ValidationException: _on_validation,
     HTTPException: _on_http,
+    **{kind: _on_database_away for kind in DATABASE_AWAY},
     Exception: _on_error,
 }

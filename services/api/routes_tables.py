@@ -25,6 +25,7 @@ from domain.views import contract_view
 from services.anchor import Receipt, receipts_of
 from services.api import schemas
 from services.api.auth import grant, has_role
+from services.api.routes_daily import hide_open_boards
 from services.api.deps import Caller, Notifications, Pool, Streams, Tables
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command
@@ -426,7 +427,7 @@ async def audit_upload(request: Request, user: Caller) -> dict[str, Any]:
     return msgspec.to_builtins(fmt.audit(record))
 
 
-table_router = Router(path="/", route_handlers=[
+table_router = Router(path="/", guards=[hide_open_boards], route_handlers=[
     create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals,
     hand_record, table_receipts,
     state_at, audit_stored, audit_upload, game_record, audit_game,

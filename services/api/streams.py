@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import weakref
 from collections.abc import AsyncIterator
@@ -23,29 +24,78 @@ from services.eventstore import CHANNEL
 
 DEFAULT_MAX_STREAMS = 8
 
+log = logging.getLogger("baloot.api")
+
 
 class Notifier:
     """Wakes waiters when a stream is appended to (LISTEN/NOTIFY); waiting also times out (polling fallback).
 
-    Bounded: each notification empties ``_events``, so it holds at most one entry per table followed since
-    the last append anywhere (and /live refuses unknown tables and caps streams per user).
+    A notification naming streams wakes only their waiters (else every append woke every open stream, each
+    reading its table: cost per action grew with the streams open); one naming none wakes all. Bounded:
+    past ``MAX_WAITING`` entries (streams followed and not appended to since) a notification wakes all and
+    empties ``_events``; a spurious wake-up only costs its stream one read.
     """
+
+    RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)      # seconds between attempts; the last one repeats
+    MAX_WAITING = 10_000
 
     def __init__(self) -> None:
         self._events: dict[str, asyncio.Event] = {}
         self._conn: asyncpg.Connection | None = None
+        self._url: str | None = None
+        self._reconnecting: asyncio.Task | None = None
+        self._stopped = False
 
     async def start(self, url: str) -> None:
-        self._conn = await asyncpg.connect(url)
-        await self._conn.add_listener(CHANNEL, self._on_notify)
+        self._url, self._stopped = url, False
+        await self._listen()
+
+    async def _listen(self) -> None:
+        conn = await asyncpg.connect(self._url)
+        conn.add_termination_listener(self._on_lost)
+        await conn.add_listener(CHANNEL, self._on_notify)
+        self._conn = conn
+
+    def _on_lost(self, _conn) -> None:
+        """The LISTEN connection died (PostgreSQL restarted): listen again in the background."""
+        if not self._stopped and (self._reconnecting is None or self._reconnecting.done()):
+            self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        attempt = 0
+        while not self._stopped:
+            await asyncio.sleep(self.RECONNECT_DELAYS[min(attempt, len(self.RECONNECT_DELAYS) - 1)])
+            try:
+                await self._listen()
+            except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                attempt += 1
+                log.warning("LISTEN connection: reconnect attempt %d failed: %s", attempt, exc)
+                continue
+            log.info("LISTEN connection: reconnected after %d failed attempts", attempt)
+            self._on_notify(None, 0, CHANNEL, "")      # appends made while away: every waiter reads again
+            return
+
+    @property
+    def listening(self) -> bool:
+        return self._conn is not None and not self._conn.is_closed()
 
     async def stop(self) -> None:
+        self._stopped = True
+        if self._reconnecting is not None:
+            self._reconnecting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reconnecting
         if self._conn is not None:
             with contextlib.suppress(Exception):
                 await self._conn.close()
 
-    def _on_notify(self, _conn, _pid, _channel, _payload: str) -> None:
-        # The store notifies once per burst of appends, without naming streams: wake every waiter.
+    def _on_notify(self, _conn, _pid, _channel, payload: str) -> None:
+        if payload and len(self._events) <= self.MAX_WAITING:     # the streams appended to: their waiters
+            for stream in payload.split(","):
+                event = self._events.pop(stream, None)
+                if event is not None:
+                    event.set()
+            return
         events, self._events = self._events, {}
         for event in events.values():
             event.set()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from importlib.resources import files
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
 
-# The repository's migrations/ directory (the package is installed editable; see README).
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+# Shipped with the package (package data), so an installed wheel or a container image migrates too.
+MIGRATIONS_DIR = Path(str(files("services.eventstore") / "sql"))
 
 _FILE_NAME = re.compile(r"^(\d{4})_[A-Za-z0-9_]+\.sql$")
 

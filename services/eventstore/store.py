@@ -203,12 +203,20 @@ async def _append(db: Db, stream: str, expected_version: int | None, events: Seq
         raise
     version, stored, hash_ = row[0], (row[1] if len(row) > 1 else True), (row[2] if len(row) > 2 else None)
     if not notify_in_db:
-        _notifier(db).poke()
+        _notifier(db).poke(stream)
     return AppendResult(version, stored, hash_)
 
 
 # A notification needs no durability: an asynchronous commit keeps the notify lock for microseconds.
 _NOTIFY = f"SET LOCAL synchronous_commit TO off; NOTIFY {CHANNEL}"
+
+
+def _payload(streams: set[str]) -> str:
+    """The streams a NOTIFY names, or "" (any stream) when one is unnamed, unsafe to quote or to split, or
+    they would not fit in a payload (under 8,000 bytes)."""
+    payload = ",".join(sorted(streams))
+    unsafe = any(not s or "," in s or "'" in s for s in streams)
+    return "" if unsafe or len(payload.encode()) > 7000 else payload
 
 
 class _Notifier:
@@ -217,25 +225,27 @@ class _Notifier:
     At most one NOTIFY per `interval`: appends arriving meanwhile are covered by one more right after
     it, so subscribers hear of every append within `interval` while a burst costs a few notifications,
     and no append transaction holds the notify lock.  A lost one only delays subscribers to their poll.
+    Its payload names the streams appended to (comma-separated), as the in-database NOTIFY does for one,
+    or is empty (any stream) when they would not fit.
     """
 
     interval = 0.005
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
-        self.pending = False
+        self.pending: set[str] = set()
         self.task: asyncio.Task | None = None
 
-    def poke(self) -> None:
-        self.pending = True
+    def poke(self, stream: str = "") -> None:
+        self.pending.add(stream)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._send())
 
     async def _send(self) -> None:
         try:
             while self.pending:
-                self.pending = False
-                await self.pool.execute(_NOTIFY)
+                streams, self.pending = self.pending, set()
+                await self.pool.execute(f"{_NOTIFY}, '{_payload(streams)}'")
                 await asyncio.sleep(self.interval)
         except Exception as exc:  # the pool is closing, or the server went away
             log.debug("event store: NOTIFY not sent (%r); subscribers will poll", exc)

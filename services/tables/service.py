@@ -33,6 +33,7 @@ from domain.events import DealAnnulled, DealScored, DealStarted, DealVoided, Gam
 from domain.games import GAMES
 from domain.table import TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, game_of
 from services import repository
+from services.daily import seeds as daily_seeds
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
@@ -87,11 +88,16 @@ class TableService:
     # ------------------------------------------------------------ seeds
 
     def deal_seed(self, table_id: str, deal_no: int) -> str:
-        """The seed of the table's ``deal_no``-th deal (in the dice game: its n-th turn)."""
+        board = daily_seeds.deal_seed(self.secret, table_id, deal_no)      # a daily board: the day's deal
+        if board is not None:
+            return board
         return hmac.new(self.secret, f"{table_id}/deal/{deal_no}".encode(), hashlib.sha256).hexdigest()[:32]
 
     def first_dealer(self, table_id: str, seats: int = 4) -> int:
-        """The first dealer (the dice game: the first player), drawn from the secret."""
+        """The first dealer (the dice game: the first player): a daily board's, else drawn from the secret."""
+        board = daily_seeds.first_dealer(table_id)
+        if board is not None:
+            return board
         return hmac.new(self.secret, f"{table_id}/first-dealer".encode(), hashlib.sha256).digest()[0] % seats
 
     def fold(self, table: Table, rows) -> Table:
@@ -229,7 +235,8 @@ class TableService:
             command = make_command(table)
             events = table_rules.decide(table, command, self.opening)   # a DomainError names the refused rule
             game = game_of(table)
-            events = game.follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n))
+            events = game.follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n),
+                                       table.opened)
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
                 appended = await append_reporting(self.pool, stream_of(table_id), table.version, new)

@@ -25,6 +25,7 @@ from services.tables import TableService, command_digest
 from services.eventstore.migrations import migrate
 from services.secret import server_secret
 from services.workers.pending import Work, pending_work
+from services.workers.broker import broker_unavailable_errors
 
 log = logging.getLogger("baloot.workers")
 
@@ -71,6 +72,7 @@ class Workers:
         self.broker = broker
         self.runtime = runtime
         runtime.work = self
+        self.unavailable = broker_unavailable_errors()   # the flow leaves such work to the reconciler
         self.schedules = None                # the championship schedules, once declared (schedules.declare)
         options = dict(broker=broker, max_retries=10, min_backoff=200, max_backoff=5000)
 

@@ -26,6 +26,15 @@ def make_broker(url: str | None = None) -> tuple[dramatiq.Broker, str]:
     return broker, where
 
 
+def broker_unavailable_errors() -> tuple[type[BaseException], ...]:
+    """What sending raises while the broker is away (refused, reset, restarting): work the reconciler redoes."""
+    import pika.exceptions
+    from dramatiq.errors import BrokerConnectionError
+
+    return (BrokerConnectionError, pika.exceptions.AMQPConnectionError, pika.exceptions.AMQPChannelError,
+            pika.exceptions.StreamLostError, OSError)
+
+
 def rabbitmq_reachable(url: str, timeout: float = 2.0) -> bool:
     """Whether a RabbitMQ server answers at ``url`` (AMQP handshake)."""
     import pika

@@ -93,8 +93,9 @@ class ProjectionWorker(dramatiq.Middleware):
     """Runs the standings projection in each worker process that consumes the "projections" queue (all, by
     default), on the process's event loop."""
 
-    def __init__(self, database_url: str, poll_interval: float = 1.0):
+    def __init__(self, database_url: str, poll_interval: float = 1.0, read_model=None):
         self.database_url = database_url
+        self.read_model = read_model or standings_read_model     # the daily deal's: services/daily/projection
         self.poll_interval = poll_interval
         self.runner: ProjectionRunner | None = None
         self._future: concurrent.futures.Future | None = None
@@ -125,7 +126,7 @@ class ProjectionWorker(dramatiq.Middleware):
         pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=2)
         try:
             while True:
-                self.runner = ProjectionRunner(pool, standings_read_model(), poll_interval=self.poll_interval)
+                self.runner = ProjectionRunner(pool, self.read_model(), poll_interval=self.poll_interval)
                 self._ready.set()
                 try:
                     await migrate(pool)      # a fresh database: the runner's tables may not exist yet

@@ -198,3 +198,6 @@ def declare(workers) -> None:
     workers.championship_tick = schedules.championship_tick
     workers.projections = ProjectionWorker(workers.runtime.database_url)
     workers.broker.add_middleware(workers.projections)
+    from services.daily.projection import daily_read_model
+    workers.daily_projection = ProjectionWorker(workers.runtime.database_url, read_model=daily_read_model)
+    workers.broker.add_middleware(workers.daily_projection)

@@ -79,3 +79,35 @@ async def test_a_refused_or_unknown_table_takes_no_slot(api, players):
     r = await api.get("/tables/nope/live", headers=h)
     assert r.status_code == 404
     assert api.app.state.streams.open(uid) == 0
+
+
+async def test_an_append_wakes_only_the_followers_of_its_stream(database_url, db_schema, pool):
+    """The store's NOTIFY names the stream appended to, so a follower of another table is not woken to read."""
+    import uuid
+
+    from services.api.streams import Notifier
+    from services.db import schema_url
+    from services.eventstore import NewEvent, append
+
+    notifier = Notifier()
+    await notifier.start(schema_url(database_url, db_schema))
+    try:
+        here, there = f"table-{uuid.uuid4().hex}", f"table-{uuid.uuid4().hex}"
+        woken, asleep = notifier.waiter(here), notifier.waiter(there)
+        await append(pool, here, None, [NewEvent(event_type="noted", data={"v": 1})])
+        await asyncio.wait_for(woken.wait(), timeout=10)
+        assert not asleep.is_set()
+        await append(pool, there, None, [NewEvent(event_type="noted", data={"v": 2})])
+        await asyncio.wait_for(asleep.wait(), timeout=10)
+
+        anyone, everyone = notifier.waiter(here), notifier.waiter(there)
+        await pool.execute("NOTIFY baloot_events")                       # a NOTIFY naming no stream wakes all
+        await asyncio.wait_for(asyncio.gather(anyone.wait(), everyone.wait()), timeout=10)
+
+        notifier.MAX_WAITING = 1                                         # too many waiting: wake all, forget all
+        first, second = notifier.waiter(here), notifier.waiter(there)
+        await append(pool, here, None, [NewEvent(event_type="noted", data={"v": 3})])
+        await asyncio.wait_for(asyncio.gather(first.wait(), second.wait()), timeout=10)
+        assert notifier._events == {}
+    finally:
+        await notifier.stop()

@@ -10,6 +10,8 @@ from domain.tournament import (
     RegistrationClosed, Settings, StartRound, SubstitutePlayer, TeamRegistered, ChampionshipRuleError,
     WithdrawTeam, commitment, game_result, match_result,
 )
+from domain.tournament.duplicate import duplicate_result
+from domain.tournament.results import MatchResult
 from tests.tournament.helpers import created, drawn, given, run
 
 WIN_A = match_result([GameResult(152, 80, "a")])
@@ -71,6 +73,10 @@ BAD_COMMANDS = [
     (run(drawn(2, match_games=3), StartRound(1)), RecordMatchResult("1-1", WIN_A), "match_length"),
     (PLAYING, RecordMatchResult("1-1", match_result([GameResult(120, 80, "a")])), "game_target"),
     (run(DECIDED, FinishChampionship()), WithdrawTeam("T1"), "championship_finished"),
+    (run(drawn(2, "duplicate", duplicate_boards=2), StartRound(1)),
+     RecordMatchResult("1-1", duplicate_result([(16, 0)])), "duplicate_boards"),
+    (run(drawn(2, "duplicate", duplicate_boards=1), StartRound(1)),
+     RecordMatchResult("1-1", MatchResult(1, 0, 0, 16, ((0, 16),), "a")), "duplicate_result"),
 ]
 
 

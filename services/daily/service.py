@@ -1,0 +1,193 @@
+"""The daily deal on the platform: a player plays the day's boards of a profile in order, each at a table of
+his own (a bot partner, bot opponents), dealt from the day's set; the set's commitment is stored when the
+first player starts, its seed when the day closes (docs/daily.md).
+
+Times (UTC): boards of day D may be started until D+1 00:00 (``open_until``); the set closes at D+1 01:00
+(``closes_at``), when every board started in time has ended (a player's turn clock is ``turn_seconds``,
+then a bot plays his seat). Until the close, a board's table is visible only to its player (the API's
+guard, ``hidden_from``); after it, its replay, record and audit are public, and the seed is revealed on
+the set's stream by the first request that finds the set due (``board_set``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Callable, Literal
+
+import asyncpg
+import msgspec
+
+from domain import daily
+from domain.bots import LEVELS
+from domain.profiles import PROFILES, profile_named
+from services.daily import seeds
+from services.errors import Conflict, NotFound
+from services.eventstore import Codec, ConcurrencyError, append, read_stream
+from services.tables import TableOpened, TableService
+
+CODEC = Codec(daily.SET_EVENTS)
+BOARDS = 8
+TURN_SECONDS = 60.0
+CLOSE_GRACE = dt.timedelta(hours=1)
+BOT_SEATS = ("daily-bot-1", "daily-bot-2", "daily-bot-3")      # not user ids (those are hex): nobody's seat
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def set_stream(day: dt.date, profile: str) -> str:
+    return f"dailyset-{seeds.set_id(day, profile)}"
+
+
+def open_until(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day + dt.timedelta(days=1), dt.time(), dt.timezone.utc)
+
+
+def closes_at(day: dt.date) -> dt.datetime:
+    return open_until(day) + CLOSE_GRACE
+
+
+class BoardStatus(msgspec.Struct, frozen=True):
+    board: int
+    table_id: str
+    status: Literal["playing", "finished"]
+    margin: int | None = None         # the player's team's GP minus the other's, once finished
+
+
+class Entry(msgspec.Struct, frozen=True):
+    """A player's day: the boards started so far, in order."""
+
+    day: dt.date
+    profile: str
+    user_id: str
+    boards: int
+    played: list[BoardStatus]
+
+
+def board_margin(table) -> int | None:
+    """The result of a finished board table: seat 0's team's margin on its one deal."""
+    if table.game.phase != "ended":
+        return None
+    return daily.margin(tuple(table.game.results[0]) if table.game.results else (0, 0), 0)
+
+
+class DailyService:
+    """``clock`` gives the time (UTC) the day, the opening and the close are read from."""
+
+    def __init__(self, pool: asyncpg.Pool, tables: TableService, *, boards: int = BOARDS,
+                 bot_level: str = "normal", turn_seconds: float = TURN_SECONDS,
+                 clock: Callable[[], dt.datetime] = utc_now):
+        if bot_level not in LEVELS:
+            raise ValueError(f"unknown bot level {bot_level!r}")
+        self.pool, self.tables, self.boards, self.bot_level = pool, tables, boards, bot_level
+        self.turn_seconds, self.clock = turn_seconds, clock
+
+    def today(self) -> dt.date:
+        return self.clock().date()
+
+    def closed(self, day: dt.date) -> bool:
+        return self.clock() >= closes_at(day)
+
+    def set_seed(self, day: dt.date, profile: str) -> str:
+        return seeds.set_seed(self.tables.secret, day, profile)
+
+    # ------------------------------------------------------------ the set
+
+    async def board_set(self, day: dt.date, profile: str) -> daily.BoardSet:
+        """The day's set as published (404 before anyone started it); closes it when due."""
+        _check_profile(profile)
+        rows = await read_stream(self.pool, set_stream(day, profile))
+        if not rows:
+            if self.closed(day) or day > self.today():
+                raise NotFound("unknown_set", f"nobody played the daily set {seeds.set_id(day, profile)}")
+            return await self._open_set(day, profile)
+        events = [CODEC.decode(r) for r in rows]
+        opened = events[0]
+        bs = daily.BoardSet(opened.set_id, opened.boards, opened.commitment)
+        if len(events) > 1:
+            return daily.close_set(bs, events[1].seed)
+        if self.closed(day):
+            seed = self.set_seed(day, profile)
+            try:
+                await append(self.pool, set_stream(day, profile), len(rows),
+                             [CODEC.encode(daily.BoardSetClosed(set_id=bs.set_id, seed=seed))])
+            except ConcurrencyError:
+                pass                          # closed by another request at the same time
+            return daily.close_set(bs, seed)
+        return bs
+
+    async def set_opening(self, day: dt.date, profile: str) -> daily.BoardSetOpened | None:
+        rows = await read_stream(self.pool, set_stream(day, profile), 1, 1)
+        return CODEC.decode(rows[0]) if rows else None
+
+    async def _open_set(self, day: dt.date, profile: str) -> daily.BoardSet:
+        bs = daily.open_set(seeds.set_id(day, profile), self.set_seed(day, profile), self.boards)
+        event = daily.BoardSetOpened(set_id=bs.set_id, boards=bs.size, commitment=bs.commitment, profile=profile,
+                                     bot_level=self.bot_level)
+        try:
+            await append(self.pool, set_stream(day, profile), None, [CODEC.encode(event)])
+        except ConcurrencyError:
+            opened = await self.set_opening(day, profile)      # the first player of the day opened it
+            return daily.BoardSet(opened.set_id, opened.boards, opened.commitment)
+        return bs
+
+    # ------------------------------------------------------------ a player's day
+
+    async def entry(self, user_id: str, day: dt.date, profile: str) -> Entry:
+        _check_profile(profile)
+        opened = await self.set_opening(day, profile)
+        size = opened.boards if opened else self.boards
+        played = []
+        for n in range(1, size + 1):
+            tid = seeds.table_id(day, profile, n, user_id)
+            try:
+                table = await self.tables.load(tid)
+            except NotFound:
+                break
+            margin = board_margin(table)
+            played.append(BoardStatus(n, tid, "playing" if margin is None else "finished", margin))
+        return Entry(day, profile, user_id, size, played)
+
+    async def play(self, user_id: str, profile: str) -> BoardStatus:
+        """Open the player's next board of today's set (one attempt: each board once, in order)."""
+        day = self.today()
+        if self.clock() >= open_until(day):     # unreachable with a real clock; a guard for injected ones
+            raise Conflict("day_closed", f"the daily set {seeds.set_id(day, profile)} takes no new boards")
+        bs = await self.board_set(day, profile)
+        opening = await self.set_opening(day, profile)
+        entry = await self.entry(user_id, day, profile)
+        if entry.played and entry.played[-1].status == "playing":
+            raise Conflict("board_in_progress", f"finish board {entry.played[-1].board} first (table "
+                                                f"{entry.played[-1].table_id})")
+        n = len(entry.played) + 1
+        if n > bs.size:
+            raise Conflict("day_finished", f"you have played the {bs.size} boards of {bs.set_id}; one attempt a "
+                                           "day")
+        level = opening.bot_level
+        tid = seeds.table_id(day, profile, n, user_id)
+        opened = TableOpened(table_id=tid, seats=(user_id, *BOT_SEATS), profile=profile_named(profile),
+                             hands_policy="after_deal", opened_by=user_id, bots=(None, level, level, level),
+                             turn_seconds=self.turn_seconds, on_timeout="bot", timeout_bot_level=level, deals=1)
+        await self.tables.open_table(opened)
+        return BoardStatus(n, tid, "playing")
+
+    # ------------------------------------------------------------ hidden information
+
+    def hidden_from(self, table_id: str, user_id: str) -> str | None:
+        """Why ``user_id`` may not see table ``table_id`` (a daily board of an open set that is not his), or
+        None."""
+        b = seeds.board_of(table_id)
+        if b is None or b.user_id == user_id or self.closed(b.day):
+            return None
+        return (f"the boards of the daily set {b.set_id} stay hidden until it closes at "
+                f"{closes_at(b.day).isoformat()}; each player sees only his own")
+
+    def field_hidden_from(self, day: dt.date, finished: bool) -> bool:
+        """A board's field of results shows a board's scores: to its finishers before the close."""
+        return not finished and not self.closed(day)
+
+
+def _check_profile(profile: str) -> None:
+    if profile not in PROFILES:
+        raise NotFound("unknown_profile", f"no rule profile {profile!r} (profiles: {', '.join(PROFILES)})")
