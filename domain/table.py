@@ -1,4 +1,7 @@
-"""A table: the seats around one game, and the rules of running it that are not rules of the card game.
+"""A table: the seats around one game, and the rules of running it that are not rules of the game.
+
+The game is any of ``domain.games.GAMES`` (``table_opened.game``; the card game when absent): its events go
+to that game's decider through the seam, and nothing here asks which game it is.
 
 Its events open the stream: ``table_proposed`` and the invitations' answers (seats need consent),
 ``table_opened`` (who sits where, the rules, what spectators may see), then the game's own events, with
@@ -14,6 +17,7 @@ from typing import ClassVar, Literal
 import msgspec
 
 from domain import game as game_mod
+from domain import games as games_mod       # the seam imports this module too: use its names at call time
 from domain.bots import lowest_legal_card
 from domain.deal import ENDED
 from domain.events import AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, GameEnded, RevealSeed, TableMode
@@ -26,8 +30,8 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
 
     schema_version: ClassVar[int] = 1
     table_id: str
-    seats: tuple[str, str, str, str]                      # user ids, by seat
-    profile: RuleProfile
+    seats: tuple[str, ...]                                # user ids, by seat (the card game: four)
+    profile: RuleProfile = msgspec.field(default_factory=RuleProfile)  # the card game's rules
     table_mode: TableMode = msgspec.field(default="strict", name="mode")
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: float = 0.0
@@ -35,7 +39,7 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     championship_id: str | None = None
     match_id: str | None = None
     game_no: int = 1
-    bots: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)  # bot levels
+    bots: tuple[str | None, ...] = (None, None, None, None)  # bot levels, by seat
     turn_seconds: float | None = None                     # the turn clock; None: no clock
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
     timeout_bot_level: str = "normal"                     # on_timeout "bot": the level that takes the seat
@@ -44,6 +48,10 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     # whose seats timed out lose the game (both: nobody wins it). Without it an empty table auto-passes
     # void deal after void deal for ever.
     max_timeouts: int = 8
+    game: str = "baloot"                                  # the game played: a key of domain.games.GAMES
+    # Another game's rules (its profile as builtins: ``Game.profile_of`` reads it); the card game's are
+    # ``profile`` (a table_opened of before the seam has only those).
+    game_profile: dict | None = None
     # The game is this many deals (a board of the daily deal is one), then ends: the higher score wins, equal
     # scores nobody. None: the game goes to the target.
     deals: int | None = None
@@ -117,22 +125,28 @@ class TableState(msgspec.Struct, frozen=True):
         return o.seats if o else ()
 
 
+def game_of(table: TableState):
+    """The game the table plays (``domain.games``), from its opening or its proposal."""
+    o = table.opened or table.proposed
+    return games_mod.GAMES[o.game if o is not None else "baloot"]
+
+
 def evolve(table: TableState, e) -> TableState:
     """One event into the table: the table's own events here, the game's to the game (``table`` may be a
     subclass carrying more, e.g. the service's version and command ids: it is kept)."""
     replace = msgspec.structs.replace
     match e:
         case TableOpened():
-            return replace(table, opened=e, bots=e.bots, waiting=())
+            return replace(table, opened=e, bots=e.bots, waiting=(), game=games_mod.GAMES[e.game].initial)
         case SeatHandedToBot():
             return replace(table, bots=table.bots[:e.seat] + (e.level,) + table.bots[e.seat + 1:])
         case TableProposed():
-            return replace(table, proposed=e.table, waiting=e.waiting)
+            return replace(table, proposed=e.table, waiting=e.waiting, game=games_mod.GAMES[e.table.game].initial)
         case InvitationAccepted():
             return replace(table, waiting=tuple(u for u in table.waiting if u != e.user))
         case InvitationDeclined():
             return replace(table, cancelled=True)
-    return replace(table, game=game_mod.evolve(table.game, e))
+    return replace(table, game=games_mod.GAMES[table.opened.game].evolve(table.game, e))
 
 
 def decide(table: TableState, command, open_game=None) -> list:
@@ -152,14 +166,15 @@ def decide(table: TableState, command, open_game=None) -> list:
         case HandSeatToBot():
             if table.game.phase != "playing":
                 raise DomainError("game_not_playing", f"the game is {table.game.phase}")
-            if not 0 <= command.seat <= 3:
-                raise DomainError("bad_seat", f"seat {command.seat} does not exist (seats are 0-3)")
+            if not 0 <= command.seat < len(table.seats):
+                raise DomainError("bad_seat", f"seat {command.seat} does not exist "
+                                              f"(seats are 0-{len(table.seats) - 1})")
             return [SeatHandedToBot(seat=command.seat, level=command.level, reason=command.reason)]
-    return game_mod.decide(table.game, command)
+    return game_of(table).decide(table.game, command)
 
 
 def follow_ups(game: GameState, events: list, seed_of, deals: int | None = None) -> list:
-    """``events`` and what follows them by itself: a finished deal reveals its seed, then, while the game
+    """The card game's ``events`` and what follows them by itself: a finished deal reveals its seed, then, while the game
     goes on, the next deal is dealt from ``seed_of(its number)``; a game of ``deals`` deals ends after them."""
     for e in events:
         game = game_mod.evolve(game, e)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Protocol
 
-from domain.events import GameEnded
+from domain.table import game_of
 
 if TYPE_CHECKING:
     from services.championships import Championship, ChampionshipService
@@ -47,7 +47,7 @@ class Flow:
 
     async def table_appended(self, table: Table, events: list) -> None:
         await self._queue(self.work and self.work.table_moved, table)            # 1.
-        if any(isinstance(e, GameEnded) for e in events):                   # 2.
+        if any(isinstance(e, game_of(table).end_event) for e in events):                   # 2.
             await self.championships.game_ended(table)
 
     async def table_opened(self, table: Table) -> None:

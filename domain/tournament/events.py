@@ -43,6 +43,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     qualifiers_per_group: int = 2   # groups_knockout: a power of two
     grand_final_reset: bool = True  # double_elimination
     duplicate_boards: int = 4       # duplicate: boards per match (each played at two tables)
+    game: str = "baloot"            # the game its tables play (domain.games.GAMES); absent: the card game
 
 
 class Match(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):

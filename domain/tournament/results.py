@@ -21,7 +21,8 @@ class GameResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     team_a_points: int
     team_b_points: int
     winner: Side
-    ended_by: Literal["target", "gahwa", "forfeit"] = "target"   # Gahwa or a forfeit ends below the target
+    # Gahwa or a forfeit ends below the target; "complete": a game with no target (Balut) played to its end
+    ended_by: Literal["target", "gahwa", "forfeit", "complete"] = "target"
 
 
 class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

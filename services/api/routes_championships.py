@@ -11,9 +11,8 @@ import msgspec
 from litestar import Request, Router, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
-from domain.bots import BotLevel
 from domain.events import TableMode
-from domain.profiles import profile_named
+from domain.games import GAMES
 from domain.tournament import (
     CreateChampionship,
     FinishChampionship,
@@ -29,6 +28,7 @@ from domain.tournament import (
 )
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
+from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User, grant, has_role
 from services.api.deps import Caller, Championships, Pool
 from services.championships import (
@@ -59,7 +59,8 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     command_id: CommandId
     name: Name
     format: Format = "single_elimination"
-    profile: Literal["saudi", "belote_classic", "belote_declarations"] = "saudi"
+    game: GameName = "baloot"                 # the game the tables play: the card game, or Balut (pairs of players)
+    profile: ProfileName | None = None        # None: the game's own default
     switches: dict[str, bool | int | str | None] = {}
     match_games: Annotated[int, msgspec.Meta(ge=1, le=15)] = 1          # best of N (odd)
     game_target: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None   # None: the profile's
@@ -74,7 +75,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     check_in_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)] | None = None   # None: no check-in
     turn_seconds: TurnSeconds | None = None                                             # None: no turn clock
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
-    bot_level: BotLevel = "normal"          # bot players' seats, and seats handed to a bot when a clock runs out
+    bot_level: AnyBotLevel | None = None    # bot players' seats and seats handed to a bot (None: the game's default)
 
 
 class NewTeam(msgspec.Struct, forbid_unknown_fields=True):
@@ -122,6 +123,7 @@ class NewReferee(msgspec.Struct, forbid_unknown_fields=True):
 
 class ChampionshipSettings(msgspec.Struct):
     format: str
+    game: str
     profile: str
     switches: dict[str, bool | int | str | None]
     match_games: int
@@ -275,7 +277,7 @@ def _team_of(state: ChampionshipState, team_id: str):
 def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
     state = champ.state
     s = state.settings
-    settings = ChampionshipSettings(s.format, s.profile, decode_switches(s.switches), s.match_games, s.game_target,
+    settings = ChampionshipSettings(s.format, s.game, s.profile, decode_switches(s.switches), s.match_games, s.game_target,
                                     s.table_mode, list(s.schedule), s.seeding, s.swiss_rounds, s.group_size,
                                     s.qualifiers_per_group, s.grand_final_reset)
     teams = [TeamOut(t.team_id, list(t.players), list(t.substitutes), t.late, t.withdrawn)
@@ -308,19 +310,30 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
     if "target" in switches:
         raise Problem(400, "invalid_field", "set the game target with game_target, not as a switch",
                       field="switches")
+    game = GAMES[data.game]
+    for field, value, allowed in (("profile", data.profile, (None, *game.profile_names)),
+                                  ("table_mode", data.table_mode, game.table_modes),
+                                  ("on_timeout", data.on_timeout, game.timeout_rules),
+                                  ("bot_level", data.bot_level, (None, *game.bot_levels))):
+        if value not in allowed:
+            raise Problem(400, "invalid_field", f"{game.name} takes {field} "
+                                                f"{', '.join(str(a) for a in allowed if a)}, not {value!r}",
+                          field=field)
     try:
-        profile = profile_named(data.profile, switches)
+        profile = game.profile(data.profile, switches)
     except ValueError as exc:
         raise Problem(400, "invalid_field", str(exc), field="switches") from None
     settings = Settings(
-        name=data.name, format=data.format, profile=data.profile, switches=encode_switches(switches),
-        match_games=data.match_games, game_target=data.game_target or profile.target, table_mode=data.table_mode,
+        name=data.name, format=data.format, profile=profile.name, switches=encode_switches(switches),
+        match_games=data.match_games, table_mode=data.table_mode, game=game.name,
+        # A game with no target (Balut) keeps the setting's default, which its tables never read.
+        **({"game_target": target} if (target := data.game_target or getattr(profile, "target", None)) else {}),
         schedule=tuple(RoundSlot(s.round, s.starts_at.isoformat()) for s in data.schedule),
         seeding=data.seeding, swiss_rounds=data.swiss_rounds, group_size=data.group_size,
         qualifiers_per_group=data.qualifiers_per_group, grand_final_reset=data.grand_final_reset)
     cid = championship_id_for(user.user_id, data.command_id)
     run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
-                      on_timeout=data.on_timeout, bot_level=data.bot_level)
+                      on_timeout=data.on_timeout, bot_level=data.bot_level or game.default_bot)
     outcome, champ = await championships.execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
                                                  actor=user.user_id, digest=_digest(request, data), new=True,

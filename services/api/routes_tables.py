@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import uuid
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 from litestar import Request, Router, get, post
@@ -15,10 +15,11 @@ from litestar.params import FromPath, JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from domain import game as game_mod
-from domain.audit import AuditReport, audit_record
+from domain.audit import audit_record
 from domain.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
-from domain.handrecord import HandReceipt, HandRecord, MalformedRecord, export_record, parse_record
-from domain.profiles import profile_named
+from domain.handrecord import HandReceipt, HandRecord, export_record
+from domain.games import GAMES, record_format_of
+from domain.table import TABLE_EVENTS, game_of
 from domain.shuffle import deck_from_seed, seed_commitment
 from domain.views import contract_view
 from services.anchor import Receipt, receipts_of
@@ -52,10 +53,8 @@ async def _is_referee(pool: Pool, table: Table, user: Caller) -> bool:
 async def create_table(request: Request, data: JSONBody[schemas.NewTable], user: Caller, pool: Pool,
                        tables: Tables) -> schemas.TableCreated:
     data = await schemas.strict_body(request, schemas.NewTable)
-    try:
-        profile = profile_named(data.profile, data.switches)
-    except ValueError as exc:
-        raise Problem(400, "invalid_field", str(exc), field="switches") from None
+    game = GAMES[data.game]
+    profile = _game_options(game, data)
     kinds = {r["user_id"]: r["kind"] for r in await pool.fetch(
         "SELECT user_id, kind FROM users WHERE user_id = ANY($1)", data.seats)}
     missing = [s for s in data.seats if s not in kinds]
@@ -66,18 +65,43 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable], user:
         raise Problem(422, "seated_twice", f"user {twice} is named for two seats: a person plays one seat",
                       field="seats")
     table_id = uuid.uuid4().hex[:16]
-    bots = tuple(data.bot_level if kinds[s] == "bot" else None for s in data.seats)
-    opened = TableOpened(table_id=table_id, seats=tuple(data.seats), profile=profile, table_mode=data.table_mode,
+    level = data.bot_level or game.default_bot
+    bots = tuple(level if kinds[s] == "bot" else None for s in data.seats)
+    opened = TableOpened(table_id=table_id, seats=tuple(data.seats), table_mode=data.table_mode,
                          hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
                          opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
-                         on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level,
-                         max_timeouts=data.max_timeouts)
+                         on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level or game.default_bot,
+                         max_timeouts=data.max_timeouts, game=game.name, **game.profile_fields(profile))
     accepted = {user.user_id} | {s for s in data.seats if kinds[s] == "bot"}
     table = await tables.propose_table(opened, accepted)
     if user.user_id not in data.seats:          # a seated creator plays; he is never his own referee
         await grant(pool, "table", table_id, user.user_id, "referee")
     return schemas.TableCreated(table_id, table.version, "live" if table.opened else "invited",
                                 list(table.waiting))
+
+
+def _game_options(game, data: schemas.NewTable):
+    """The table's options checked against what its game takes (seats, profile, modes, clocks, bot levels):
+    a problem naming the field, else the game's profile."""
+    def refuse(field: str, what: str, value, allowed) -> Problem:
+        return Problem(400, "invalid_field", f"{game.name} takes {what} {', '.join(map(str, allowed))}, "
+                                             f"not {value}", field=field)
+
+    if len(data.seats) not in game.seat_counts:
+        raise refuse("seats", "a number of seats of", len(data.seats), list(game.seat_counts))
+    if data.profile is not None and data.profile not in game.profile_names:
+        raise refuse("profile", "the profiles", repr(data.profile), game.profile_names)
+    if data.table_mode not in game.table_modes:
+        raise refuse("mode", "the table modes", repr(data.table_mode), game.table_modes)
+    if data.on_timeout not in game.timeout_rules:
+        raise refuse("on_timeout", "the turn-clock rules", repr(data.on_timeout), game.timeout_rules)
+    for field in ("bot_level", "timeout_bot_level"):
+        if getattr(data, field) not in (None, *game.bot_levels):
+            raise refuse(field, "the bot levels", repr(getattr(data, field)), game.bot_levels)
+    try:
+        return game.profile(data.profile, data.switches)
+    except ValueError as exc:
+        raise Problem(400, "invalid_field", str(exc), field="switches") from None
 
 
 async def _answer(tables: Tables, table_id: str, user: Caller, accept: bool) -> schemas.InvitationAnswered:
@@ -126,7 +150,7 @@ async def _audience(pool: Pool, table: Table, user: Caller, wanted: int | None =
     if wanted is not None and wanted not in mine:
         raise Problem(403, "not_your_seat", f"seat {wanted} is not yours; you may see only your own cards")
     if mine:
-        turn = table.game.deal.turn
+        turn = game_of(table).to_act(table.game)
         seat = wanted if wanted is not None else mine[0] if len(mine) == 1 or turn not in mine else turn
         return Audience(seat, True)
     return Audience(None, await _is_referee(pool, table, user))
@@ -141,7 +165,7 @@ async def _visible(tables: Tables, table_id: str, table: Table, audience: Audien
 @get("/tables/{table_id:str}/view", operation_id="viewTable",
      summary="The table as the caller sees it: a seated player's own seat, else the spectator view")
 async def view_table(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
-                     seat: int | None = Parameter(default=None, ge=0, le=3)) -> schemas.TableView:
+                     seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)) -> schemas.AnyTableView:
     table = await tables.load(table_id)
     audience = await _audience(pool, table, user, seat)
     return table_view(await _visible(tables, table_id, table, audience), audience.seat)
@@ -157,14 +181,15 @@ def _player_seat(table: Table, user: Caller, wanted: int | None) -> int:
         return wanted
     if len(mine) == 1:
         return mine[0]
-    turn = table.game.deal.turn
+    turn = game_of(table).to_act(table.game)
     return turn if turn in mine else mine[0]
 
 
 @post("/tables/{table_id:str}/commands", operation_id="actAtTable", status_code=200,
-      summary="Bid, double, declare, play, claim Sawa or call Qayd for your own seat")
+      summary="Act for your own seat: bid, double, declare, play, claim Sawa or call Qayd (the card game); "
+              "roll or score (the dice game)")
 async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand], user: Caller,
-              tables: Tables, seat: int | None = Parameter(default=None, ge=0, le=3)
+              tables: Tables, seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)
               ) -> schemas.CommandAccepted:
     table = await tables.load(table_id)
     # Who may act is settled before anything else, a replayed command id included.
@@ -316,7 +341,7 @@ async def table_receipts(table_id: FromPath[str], user: Caller, pool: Pool, tabl
      summary="The caller's view after event number `at` (step-by-step replay; spectators behind the table's "
              "delay)")
 async def state_at(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
-                   at: int = Parameter(ge=0, le=2**31 - 1)) -> schemas.TableView:
+                   at: int = Parameter(ge=0, le=2**31 - 1)) -> schemas.AnyTableView:
     table = await tables.load(table_id)
     audience = await _audience(pool, table, user)
     visible = await tables.visible_version(table, audience.live)
@@ -350,19 +375,60 @@ async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Ca
     return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, report)
 
 
+def _whole_game(table: Table, events) -> tuple[object, list]:
+    """The table's game and its events (private ones re-derived), for a record of the whole game: only games
+    whose records are whole games (the card game's are per deal), and only once it ended (before, the private
+    events would show what is still to come)."""
+    game = game_of(table)
+    if game.record_scope != "game":
+        raise Problem(409, "records_per_deal", f"a {game.name} table's records are per deal: "
+                                               f"/tables/{table.table_id}/deals/{{n}}/record")
+    played = [e for _, _, e in events if not isinstance(e, TABLE_EVENTS)]
+    if not any(isinstance(e, game.end_event) for e in played):
+        raise Problem(409, "game_in_progress", "the game is still being played; its record would show what is "
+                                               "still to come")
+    return game, played
+
+
+@get("/tables/{table_id:str}/record", operation_id="gameRecord",
+     summary="A finished game as one record in its game's format (the dice game: balut-game/1, every turn's "
+             "seed and commitment); the card game's records are per deal")
+async def game_record(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables) -> dict[str, Any]:
+    events = await _visible_events(tables, pool, table_id, user, hands=True)
+    game, played = _whole_game(await tables.load(table_id), events)
+    return msgspec.to_builtins(game.record.export(played))
+
+
+@get("/tables/{table_id:str}/audit", operation_id="auditStoredGame",
+     summary="A finished game's audit: the stream's hash chain, and its record replayed by its game's audit "
+             "(each turn's seed against its commitment and the dice thrown)")
+async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables) -> schemas.StoredGameAudit:
+    events = await _visible_events(tables, pool, table_id, user, hands=True)
+    game, played = _whole_game(await tables.load(table_id), events)
+    broken = await verify_stream(pool, stream_of(table_id))
+    report = game.record.audit(game.record.export(played))
+    return schemas.StoredGameAudit(table_id, game.record.name, broken is None, broken, report.valid,
+                                   msgspec.to_builtins(report))
+
+
 @post("/audit", operation_id="auditHandRecord", status_code=200,
-      summary="Audit an uploaded hand record (baloot-hand/1), as `baloot audit --json` does")
-async def audit_upload(request: Request, user: Caller) -> AuditReport:
+      summary="Audit an uploaded record (baloot-hand/1 or balut-game/1, told apart by its `format`), as "
+              "`baloot audit --json` does")
+async def audit_upload(request: Request, user: Caller) -> dict[str, Any]:
     body = await request.body()
     try:
-        record = parse_record(body)
-    except MalformedRecord as exc:
+        fmt = record_format_of(body)
+    except ValueError as exc:
+        raise Problem(400, "malformed_record", str(exc), field="format") from None
+    try:
+        record = fmt.parse(body)
+    except fmt.malformed as exc:
         raise Problem(400, "malformed_record", str(exc), field=field_in(str(exc))) from None
-    return audit_record(record)
+    return msgspec.to_builtins(fmt.audit(record))
 
 
 table_router = Router(path="/", guards=[hide_open_boards], route_handlers=[
     create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals,
     hand_record, table_receipts,
-    state_at, audit_stored, audit_upload,
+    state_at, audit_stored, audit_upload, game_record, audit_game,
 ])

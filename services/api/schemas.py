@@ -8,7 +8,8 @@ import msgspec
 
 from domain.events import TableMode
 from domain.audit import AuditReport
-from domain.bots import BotLevel
+from domain.balut.views import BalutView
+from domain.games import GAMES
 from domain.views import ContractView, DealView, GameView
 from services.anchor import Receipt
 
@@ -35,6 +36,11 @@ CardText = Annotated[str, msgspec.Meta(pattern="^[789TJQKA][SHDC]$")]
 SuitText = Annotated[str, msgspec.Meta(pattern="^[SHDC]$")]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern="^[A-Za-z0-9._:-]+$")]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
+MAX_SEAT = max(max(g.seat_counts) for g in GAMES.values()) - 1       # the largest seat number of any game
+# What a table may be opened with, from the games behind the seam (each checks its own at opening).
+GameName = Literal[tuple(GAMES)]
+AnyBotLevel = Literal[tuple(dict.fromkeys(level for g in GAMES.values() for level in g.bot_levels))]
+ProfileName = Literal[tuple(name for g in GAMES.values() for name in g.profile_names)]
 # A turn clock a person can play against; and turns in a row that may time out before a table is abandoned.
 TurnSeconds = Annotated[float, msgspec.Meta(ge=5, le=3600)]
 MaxTimeouts = Annotated[int, msgspec.Meta(ge=1, le=64)]
@@ -82,7 +88,19 @@ class QaydAction(msgspec.Struct, tag="qayd", forbid_unknown_fields=True, omit_de
     index: Annotated[int, msgspec.Meta(ge=0, le=1000)]
 
 
-PlayerAction = PlayAction | BidAction | DoubleAction | DeclareAction | SawaAction | QaydAction
+class RollAction(msgspec.Struct, tag="roll", forbid_unknown_fields=True, omit_defaults=True):
+    """The dice game: throw the dice not kept (positions 0-4 set aside; the first throw keeps none)."""
+
+    keep: Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=4)]], msgspec.Meta(max_length=5)] = []
+
+
+class ScoreAction(msgspec.Struct, tag="score", forbid_unknown_fields=True, omit_defaults=True):
+    """The dice game: write the dice in a row of the sheet, ending the turn."""
+
+    category: Literal["fours", "fives", "sixes", "straight", "house", "choice", "balut"]
+
+
+PlayerAction = PlayAction | BidAction | DoubleAction | DeclareAction | SawaAction | QaydAction | RollAction | ScoreAction
 
 
 class PlayerCommand(msgspec.Struct, forbid_unknown_fields=True):
@@ -126,16 +144,20 @@ class RefereeCommand(msgspec.Struct, forbid_unknown_fields=True):
 # ---- tables ----
 
 class NewTable(msgspec.Struct, forbid_unknown_fields=True):
-    seats: Annotated[list[str], msgspec.Meta(min_length=4, max_length=4)]
-    profile: Literal["saudi", "belote_classic", "belote_declarations"] = "saudi"
+    """A table to propose. The game (default: the card game) says how many seats, which profiles, bot levels,
+    modes and turn-clock rules it takes; left out, the profile and bot levels are the game's defaults."""
+
+    seats: Annotated[list[str], msgspec.Meta(min_length=1, max_length=MAX_SEAT + 1)]
+    game: GameName = "baloot"
+    profile: ProfileName | None = None
     switches: dict[str, bool | int | str | None] = {}
     table_mode: TableMode = msgspec.field(default="strict", name="mode")
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
-    bot_level: BotLevel = "normal"                         # for seats whose user is a bot
+    bot_level: AnyBotLevel | None = None                      # for seats whose user is a bot
     turn_seconds: TurnSeconds | None = None
     on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
-    timeout_bot_level: BotLevel = "normal"                 # on_timeout "bot": the level that takes the seat
+    timeout_bot_level: AnyBotLevel | None = None              # on_timeout "bot": the level that takes the seat
     max_timeouts: MaxTimeouts = 8
 
 
@@ -160,9 +182,9 @@ class DealOnWire(DealView, kw_only=True):
     legal_actions: list[PlayerAction]
 
 
-class TableView(GameView, kw_only=True):
-    """A table as one caller sees it (``seat``: his own seat; None: the spectator view): the game's view,
-    with the legal actions in wire form, and the table around it."""
+class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):
+    """A card-game table as one caller sees it (``seat``: his own seat; None: the spectator view): the game's
+    view, with the legal actions in wire form, and the table around it; ``game`` says which game's view."""
 
     deal: DealOnWire | None
     table_id: str | None
@@ -173,12 +195,28 @@ class TableView(GameView, kw_only=True):
     version: int
 
 
+class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
+    """A dice-game table as one caller sees it: the game's view (every sheet and throw; the dice of throws
+    to come never), the legal actions in wire form, and the table around it."""
+
+    legal_actions: list[PlayerAction]
+    table_id: str | None
+    status: Literal["invited", "live", "finished", "cancelled"]
+    seats: list[str]
+    waiting: list[str]
+    seat: int | None
+    version: int
+
+
+AnyTableView = TableView | BalutTableView
+
+
 class CommandAccepted(msgspec.Struct):
     table_id: str
     version: int
     replayed: bool
     events: list[str]
-    view: TableView
+    view: AnyTableView
     receipts: list[Receipt] = []      # the server's signed stream head, when this command ended a deal or the game
 
 
@@ -208,3 +246,15 @@ class StoredAudit(msgspec.Struct):
     first_broken_version: int | None
     seed_check: str
     report: AuditReport
+
+
+class StoredGameAudit(msgspec.Struct):
+    """A stored game's audit: the stream's hash chain and its record's replay (``report``: the game's own
+    audit report, as ``baloot audit --json`` prints it)."""
+
+    table_id: str
+    format: str
+    chain_intact: bool
+    first_broken_version: int | None
+    valid: bool
+    report: dict

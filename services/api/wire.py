@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import msgspec
 
+from domain.balut.events import Roll, Score
+from domain.balut.views import BalutView
 from domain.cards import card_name, parse_card, parse_suit, suit_name
 from domain.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
-from domain.views import game_view
+from domain.table import game_of
+from domain.views import GameView
 from services.api import schemas
 from services.tables import Table
 
@@ -25,6 +28,10 @@ def to_command(action, seat: int):
             return ClaimSawa(seat)
         case schemas.QaydAction():
             return CallQayd(seat, action.index)
+        case schemas.RollAction():
+            return Roll(seat, tuple(action.keep))
+        case schemas.ScoreAction():
+            return Score(seat, action.category)
     raise TypeError(f"not a player action: {action!r}")
 
 
@@ -41,22 +48,36 @@ def to_wire(command) -> schemas.PlayerAction:
             return schemas.DeclareAction([[card_name(c) for c in g] for g in command.projects])
         case ClaimSawa():
             return schemas.SawaAction()
+        case Roll():
+            return schemas.RollAction(list(command.keep))
+        case Score():
+            return schemas.ScoreAction(command.category)
     raise TypeError(f"not a player action: {command!r}")
 
 
-def table_view(table: Table, seat: int | None) -> schemas.TableView:
-    """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says)."""
+def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
+    """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says): the view is
+    the game's own (``Game.view``); here only its legal actions take their wire form and the table's frame
+    is put around it, by the kind of view it is."""
     opened = table.opened
     policy = opened.hands_policy if opened is not None else "never"
-    game = game_view(table.game, seat, hands=policy)
-    deal = None
-    if game.deal is not None:
-        # The view already lists the seat's legal actions (engine commands): only their wire form is made here.
-        actions = [] if table.game.phase != "playing" else [
-            to_wire(c) for c in game.deal.legal_actions if not isinstance(c, RecordResult)]
-        deal = schemas.DealOnWire(**{**msgspec.structs.asdict(game.deal), "legal_actions": actions})
+    game = game_of(table)
+    view = game.view(table.game, seat, hands=policy)
     status = ("cancelled" if table.cancelled else "invited" if opened is None
               else "finished" if table.game.phase == "ended" else "live")
-    return schemas.TableView(table_id=table.table_id, status=status, seats=list(table.seats),
-                             waiting=list(table.waiting), seat=seat, version=table.version,
-                             **{**msgspec.structs.asdict(game), "deal": deal})
+    frame = dict(table_id=table.table_id, status=status, seats=list(table.seats), waiting=list(table.waiting),
+                 seat=seat, version=table.version)
+    match view:
+        case GameView():
+            deal = None
+            if view.deal is not None:
+                # The view already lists the seat's legal actions (engine commands): only their wire form is
+                # made here.
+                actions = [] if table.game.phase != "playing" else [
+                    to_wire(c) for c in view.deal.legal_actions if not isinstance(c, RecordResult)]
+                deal = schemas.DealOnWire(**{**msgspec.structs.asdict(view.deal), "legal_actions": actions})
+            return schemas.TableView(**frame, **{**msgspec.structs.asdict(view), "deal": deal})
+        case BalutView():
+            return schemas.BalutTableView(**frame, **{**msgspec.structs.asdict(view),
+                                                      "legal_actions": [to_wire(c) for c in view.legal_actions]})
+    raise TypeError(f"no wire form for a {type(view).__name__}")

@@ -32,7 +32,8 @@ from typing import ClassVar, Literal
 import asyncpg
 import msgspec
 
-from domain.profiles import RuleProfile, profile_named
+from domain.games import GAMES
+from domain.table import game_of
 from domain.tournament import (
     CloseRegistration,
     CommitDraw,
@@ -194,9 +195,14 @@ def decode_switches(switches: tuple[str, ...]) -> dict:
     return out
 
 
-def table_profile(settings: Settings) -> RuleProfile:
-    """The rules the championship's tables play: its profile, its switches, and its game target."""
-    return profile_named(settings.profile, {**decode_switches(settings.switches), "target": settings.game_target})
+def table_profile(settings: Settings):
+    """The rules the championship's tables play: its game's profile, its switches, and its game target (for
+    profiles that have one)."""
+    game = GAMES[settings.game]
+    switches = decode_switches(settings.switches)
+    if "target" in game.profile(settings.profile).__struct_fields__:
+        switches["target"] = settings.game_target
+    return game.profile(settings.profile, switches)
 
 
 # ---- the service ----
@@ -295,6 +301,7 @@ class ChampionshipService:
         round_ = state.rounds[round_no - 1]
         settings, run = state.settings, champ.run
         profile = table_profile(settings)
+        game = GAMES[settings.game]
         have = {r["match_id"] for r in await self.match_tables(championship_id)}
         todo = [m for m in round_.matches
                 if not (m.note or m.team_a is None or m.team_b is None or round_.outcomes[m.index] is not None
@@ -307,7 +314,8 @@ class ChampionshipService:
             a, b = state.teams[m.team_a].players, state.teams[m.team_b].players
             seats = (a[0], b[0], a[1], b[1])
             table = TableOpened(table_id=table_id_for(championship_id, m.match_id, 1), seats=seats,
-                                profile=profile, table_mode=settings.table_mode, opened_by=actor,
+                                game=game.name, **game.profile_fields(profile), table_mode=settings.table_mode,
+                                opened_by=actor,
                                 championship_id=championship_id, match_id=m.match_id, game_no=1,
                                 bots=tuple(run.bot_level if p in bots else None for p in seats),
                                 turn_seconds=run.turn_seconds, on_timeout=run.on_timeout,
@@ -547,21 +555,18 @@ class ChampionshipService:
             t = await self.tables.load(r["table_id"])
             if t.game.phase != "ended":
                 return                       # a later game of this match is already being played
-            if t.game.winner is None:        # abandoned by both teams: neither goes on
+            game = game_of(t)
+            played = game.match_game(game.result(t.game))      # the seam: the game's result, team A vs B
+            if played is None:               # nobody won it (abandoned by both teams): neither goes on
                 await self.execute(cid, f"match-result/{match_id}", lambda _: [RecordDoubleForfeit(
                     match_id, f"game {t.opened.game_no} abandoned by both teams")], actor=SYSTEM_ACTOR)
                 return
-            a, b = t.game.scores
-            games.append(GameResult(a, b, "a" if t.game.winner == 0 else "b", t.game.end_reason or "target"))
+            games.append(played)
         wins_a = sum(g.winner == "a" for g in games)
         if max(wins_a, len(games) - wins_a) < games_to_win(settings.match_games):
-            following = TableOpened(table_id=table_id_for(cid, match_id, o.game_no + 1), seats=o.seats,
-                                    profile=o.profile, table_mode=o.table_mode, hands_policy=o.hands_policy,
-                                    delay_seconds=o.delay_seconds, opened_by=SYSTEM_ACTOR, championship_id=cid,
-                                    match_id=match_id, game_no=o.game_no + 1, bots=o.bots,
-                                    turn_seconds=o.turn_seconds, on_timeout=o.on_timeout,
-                                    timeout_bot_level=o.timeout_bot_level,
-                                    review_seconds=o.review_seconds, max_timeouts=o.max_timeouts)
+            # The next game: the same table, its seats played as the championship set them (bots included).
+            following = msgspec.structs.replace(o, table_id=table_id_for(cid, match_id, o.game_no + 1),
+                                                opened_by=SYSTEM_ACTOR, game_no=o.game_no + 1)
             await self.tables.open_table(following)
             return
         result = match_result(games, settings.match_games)

@@ -28,15 +28,10 @@ import uuid
 import asyncpg
 import msgspec
 
-from domain import game as game_mod
 from domain import table as table_rules
-from domain.deal import dealt_from_committed_seed
-from domain.events import (
-    EVENT_TYPES, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed, StartGame,
-)
-from domain.table import (
-    TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, follow_ups,
-)
+from domain.events import DealAnnulled, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed
+from domain.games import GAMES
+from domain.table import TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, game_of
 from services import repository
 from services.daily import seeds as daily_seeds
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
@@ -57,7 +52,8 @@ def _deck_stays(data: dict) -> dict:
     return data
 
 
-CODEC = Codec(tuple(EVENT_TYPES) + TABLE_EVENTS, UPCASTERS)
+# Every game's stored events (their tags never meet) and the table's own.
+CODEC = Codec(tuple(dict.fromkeys(t for g in GAMES.values() for t in g.event_types)) + TABLE_EVENTS, UPCASTERS)
 
 
 class Table(TableState, frozen=True):
@@ -97,14 +93,15 @@ class TableService:
             return board
         return hmac.new(self.secret, f"{table_id}/deal/{deal_no}".encode(), hashlib.sha256).hexdigest()[:32]
 
-    def first_dealer(self, table_id: str) -> int:
+    def first_dealer(self, table_id: str, seats: int = 4) -> int:
+        """The first dealer (the dice game: the first player): a daily board's, else drawn from the secret."""
         board = daily_seeds.first_dealer(table_id)
         if board is not None:
             return board
-        return hmac.new(self.secret, f"{table_id}/first-dealer".encode(), hashlib.sha256).digest()[0] % 4
+        return hmac.new(self.secret, f"{table_id}/first-dealer".encode(), hashlib.sha256).digest()[0] % seats
 
     def fold(self, table: Table, rows) -> Table:
-        """Fold stored rows into ``table``, re-deriving the private cards of its seeded deals."""
+        """Fold stored rows into ``table``, re-deriving the private events of its seeded deals (turns)."""
         return fold_rows(table, rows, self.deal_seed)
 
     # ------------------------------------------------------------ loading
@@ -140,36 +137,31 @@ class TableService:
 
     async def events(self, table_id: str, up_to: int | None = None) -> list[tuple[int, object, object]]:
         """The table's events as (version, recorded_at, event), up to version ``up_to`` (None: all), with
-        each seeded deal's private ``cards_dealt`` put back after its ``deal_started`` (same version)."""
+        each seeded deal's (turn's) private events put back after the event committing to it (same version)."""
         rows = await read_stream(self.pool, stream_of(table_id), 1, up_to)
         if not rows and up_to != 0:
             raise NotFound("unknown_table", f"there is no table {table_id!r}")
         out = []
-        opened = None
-        deals = 0
+        table = Table()
         for r in rows:
             e = CODEC.decode(r)
             out.append((r.version, r.recorded_at, e))
-            if isinstance(e, TableOpened):
-                opened = e
-            elif isinstance(e, DealStarted):
-                deals += 1
-                if e.deck is None and opened is not None:
-                    out.append((r.version, r.recorded_at, private_cards(opened.table_id, deals, e, self.deal_seed)))
+            table = table_rules.evolve(table, e)
+            if table.opened is not None and type(e) is GAMES[table.opened.game].seeded_event:
+                for p in private_events(GAMES[table.opened.game], table, e, self.deal_seed):
+                    table = table_rules.evolve(table, p)
+                    out.append((r.version, r.recorded_at, p))
         return out
 
     # ------------------------------------------------------------ opening
 
     def opening(self, opened: TableOpened) -> list:
-        """The events that open a table's game: ``table_opened``, ``game_started`` and the first deal."""
-        game = game_mod.INITIAL
-        events: list = [opened]
-        start = StartGame(first_dealer=self.first_dealer(opened.table_id), profile=opened.profile,
-                          table_mode=opened.table_mode)
-        for command in (start, DealNext(seed=self.deal_seed(opened.table_id, 1))):
-            game, new = game_mod.step(game, command)
-            events.extend(new)
-        return events
+        """The events that open a table's game: ``table_opened``, then the game's start and its first deal
+        (turn), from the table's seeds."""
+        game = GAMES[opened.game]
+        tid = opened.table_id
+        return [opened, *game.open(len(opened.seats), self.first_dealer(tid, len(opened.seats)),
+                                   game.profile_of(opened), lambda n: self.deal_seed(tid, n), opened.table_mode)]
 
     async def open_table(self, opened: TableOpened) -> Table:
         """Open a table whose players need not be asked (a championship's); safe to call twice."""
@@ -206,7 +198,8 @@ class TableService:
             "INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, status) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id) DO UPDATE SET status = $8 "
             "WHERE tables_index.status = 'invited'", opened.table_id, opened.championship_id, opened.match_id,
-            opened.game_no, opened.profile.name, opened.table_mode, list(opened.seats), status)
+            opened.game_no, GAMES[opened.game].profile_of(opened).name, opened.table_mode, list(opened.seats),
+            status)
 
     def _encode(self, table_id: str, actor: str, command_id: str, role: str, events, digest: str = "",
                 seat: int | None = None) -> list:
@@ -241,8 +234,9 @@ class TableService:
                                    version=table.version)
             command = make_command(table)
             events = table_rules.decide(table, command, self.opening)   # a DomainError names the refused rule
-            events = follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n),
-                                table.opened.deals if table.opened is not None else None)
+            game = game_of(table)
+            events = game.follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n),
+                                       table.opened)
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
                 appended = await append_reporting(self.pool, stream_of(table_id), table.version, new)
@@ -254,10 +248,10 @@ class TableService:
                 continue
             if not stored:                  # the same command, delivered twice at once, stored by the other
                 return CommandOutcome(version, replayed=True), await self.load(table_id)
-            receipts = await self._sign(table_id, table.game.deal_no, events, appended)
+            receipts = await self._sign(table_id, table, events, appended)
             table = fold_appended(table, events, (actor, command_id), (version, digest), role, seat)
             self._remember(table_id, table)
-            if any(isinstance(e, GameEnded) for e in events) and table.opened is not None:
+            if any(isinstance(e, game.end_event) for e in events) and table.opened is not None:
                 await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1",
                                         table_id)
             if self.flow is not None:
@@ -267,16 +261,18 @@ class TableService:
                            receipts=receipts), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
-    async def _sign(self, table_id: str, deal_no: int, events: list, appended) -> list[Receipt]:
-        """Sign the stream head when this append ended a deal (its seed is revealed) or the game, and keep
-        the receipts (given to the players, and put in the deal's hand record)."""
+    async def _sign(self, table_id: str, table: Table, events: list, appended) -> list[Receipt]:
+        """Sign the stream head when this append ended a deal (its seed is revealed; games with such a
+        ``receipt_event``) or the game, and keep the receipts (given to the players, and put in the deal's
+        hand record)."""
         if self.signer is None:
             return []
         out = []
-        if any(isinstance(e, SeedRevealed) for e in events):
+        game = game_of(table)
+        if game.receipt_event is not None and any(isinstance(e, game.receipt_event) for e in events):
             out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "deal",
-                                    deal_no))
-        if any(isinstance(e, GameEnded) for e in events):
+                                    table.game.deal_no))
+        if any(isinstance(e, game.end_event) for e in events):
             out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "game",
                                     table_id))
         for receipt in out:
@@ -298,21 +294,27 @@ def _timeouts(table: Table, role: str, seat: int | None) -> tuple[int, ...]:
 
 
 def _fold_event(table: Table, e, seed_of) -> Table:
-    """One event into the table (``domain.table.evolve``), with a seeded deal's private cards re-derived."""
+    """One event into the table (``domain.table.evolve``), with a seeded deal's (turn's) private events
+    re-derived by its game."""
     table = table_rules.evolve(table, e)
-    if type(e) is DealStarted and e.deck is None and seed_of is not None and table.opened is not None:
-        table = table_rules.evolve(table, private_cards(table.opened.table_id, table.game.deal_no, e, seed_of))
+    if seed_of is not None and table.opened is not None:
+        game = GAMES[table.opened.game]
+        if type(e) is game.seeded_event:
+            for p in private_events(game, table, e, seed_of):
+                table = table_rules.evolve(table, p)
     return table
 
 
-def private_cards(table_id: str, deal_no: int, started: DealStarted, seed_of):
-    """The private ``cards_dealt`` of a seeded deal, re-derived from its seed (checked against the commitment)."""
+def private_events(game, table: Table, e, seed_of) -> list:
+    """The private events (cards dealt, dice drawn) of a seeded deal or turn, re-derived from its seed and
+    checked against the commitment."""
+    table_id = table.opened.table_id
     try:
-        return dealt_from_committed_seed(seed_of(table_id, deal_no), started.commitment)
-    except ValueError:
+        return game.private_events(table.game, e, lambda n: seed_of(table_id, n))
+    except ValueError as exc:
         # Another secret than the one that dealt.
-        raise SecretMismatch(f"table {table_id}, deal {deal_no}: the server secret does not give the seed "
-                             "committed to; is BALOOT_SECRET the one this table was dealt with?") from None
+        raise SecretMismatch(f"table {table_id}: {exc}: the server secret does not give the seed committed to; "
+                             "is BALOOT_SECRET the one this table was dealt with?") from None
 
 
 def fold_appended(table: Table, events: list, key: tuple[str, str], done: tuple[int, str], role: str,

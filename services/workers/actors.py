@@ -15,9 +15,8 @@ import logging
 import asyncpg
 import dramatiq
 
-from domain.bots import bot
 from domain.events import RecordResult
-from domain.views import view
+from domain.table import game_of
 from services.anchor import default_signer
 from services.errors import StaleVersion
 from services.championships import ChampionshipService
@@ -25,7 +24,6 @@ from services.flow import Flow
 from services.tables import TableService, command_digest
 from services.eventstore.migrations import migrate
 from services.secret import server_secret
-from domain.table import timeout_command
 from services.workers.pending import Work, pending_work
 from services.workers.broker import broker_unavailable_errors
 
@@ -117,7 +115,7 @@ class Workers:
         if work is None or work.kind != "bot" or work.version != version:
             return "stale"
         level = table.bots[work.seat]
-        action = bot(level).choose(view(table.game.deal, work.seat))
+        action = game_of(table).choose(level, table.game, work.seat)    # from the seat's view only
         return await self._execute(svc, table_id, f"bot:{version}", action, version, f"bot:{level}", "bot",
                                    table, work.seat)
 
@@ -135,7 +133,7 @@ class Workers:
         if work.kind == "review":
             return await self._execute(svc, table_id, f"review:{version}", RecordResult(), version, "clock",
                                        "system")
-        command = timeout_command(table.opened, table.game, table.timeouts, work.seat)
+        command = game_of(table).timeout_command(table.opened, table.game, table.timeouts, work.seat)
         return await self._execute(svc, table_id, f"clock:{version}", command, version, "clock", "clock",
                                    seat=work.seat)
 

@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from domain.table import game_of
 from services.tables import Table
 
 
@@ -21,16 +22,15 @@ class Work(msgspec.Struct, frozen=True):
 def pending_work(table: Table) -> Work | None:
     """The next piece of background work the table needs, if any."""
     opened = table.opened
-    game = table.game
-    if opened is None or game.phase != "playing":
+    if opened is None or table.game.phase != "playing":
         return None
-    deal = game.deal
+    game = game_of(table)                   # who is to act is the game's to say (domain/games.py)
     tid = opened.table_id
-    if deal.phase == "review":
+    if game.in_review(table.game):
         due = table.last_at + dt.timedelta(seconds=opened.review_seconds) if table.last_at else None
         return Work("review", tid, table.version, None, due)
-    seat = deal.turn
-    if seat < 0:
+    seat = game.to_act(table.game)
+    if seat is None:
         return None
     if table.bots[seat] is not None:
         return Work("bot", tid, table.version, seat)

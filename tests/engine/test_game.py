@@ -190,10 +190,9 @@ def test_a_game_abandoned_by_one_team_is_won_by_the_other_and_by_both_by_nobody(
 
 
 def test_a_table_hands_a_seat_to_a_bot_by_a_ruling_like_any_other_command():
-    from types import SimpleNamespace
-
     from domain import table
-    at = SimpleNamespace(game=next_deal(started(), "a"))
+    opened = table.TableOpened(table_id="t", seats=("a", "b", "c", "d"))
+    at = table.TableState(opened=opened, game=next_deal(started(), "a"))
     assert table.decide(at, table.HandSeatToBot(seat=2, level="normal", reason="clock")) == [
         table.SeatHandedToBot(seat=2, level="normal", reason="clock")]
     with pytest.raises(DomainError) as info:
