@@ -16,7 +16,9 @@ import msgspec
 from domain import game as game_mod
 from domain.bots import lowest_legal_card
 from domain.deal import ENDED
-from domain.events import AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, RevealSeed, TableMode
+from domain.events import (
+    AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, RevealSeed, SeedRevealed, TableMode,
+)
 from domain.game import GameState
 from domain.profiles import RuleProfile
 from domain.views import view
@@ -195,3 +197,45 @@ def timeout_command(opened: TableOpened, game: GameState, timeouts: tuple[int, .
     if opened.on_timeout == "bot":
         return HandSeatToBot(seat=seat, level=opened.timeout_bot_level, reason="the turn clock ran out")
     return timeout_action(game, seat)
+
+
+class BotTurn(msgspec.Struct, frozen=True):
+    """One bot turn of a run: the seat, its level, what it chose from its seat's view, and the events
+    (its command's and what followed by itself)."""
+
+    seat: int
+    level: str
+    command: object
+    events: list
+
+
+def bot_seat(table: TableState) -> int | None:
+    """The seat whose bot is to act now, or None (a person's turn, a review, nobody's turn, the game over)."""
+    game = table.game
+    if table.opened is None or game.phase != "playing" or game.deal.phase == "review":
+        return None
+    seat = game.deal.turn
+    if seat < 0 or table.bots[seat] is None:
+        return None
+    return seat
+
+
+def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> list[BotTurn]:
+    """The run of consecutive bot turns from ``table``: each bot chooses from exactly its seat's view
+    (``choose(level, view)``), its command is decided and followed up as if it came alone, and the run
+    stops at a person's turn, a review, the game's end, or once a deal ended (its seed revealed and the
+    next deal dealt), so that one append never spans two deals. Empty if no bot is to act."""
+    turns: list[BotTurn] = []
+    while len(turns) < limit:
+        seat = bot_seat(table)
+        if seat is None:
+            break
+        level = table.bots[seat]
+        command = choose(level, view(table.game.deal, seat))
+        events = follow_ups(table.game, decide(table, command), seed_of)
+        turns.append(BotTurn(seat, level, command, events))
+        for e in events:
+            table = evolve(table, e)
+        if any(type(e) is SeedRevealed for e in events):
+            break
+    return turns

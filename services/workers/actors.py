@@ -17,7 +17,6 @@ import dramatiq
 
 from domain.bots import bot
 from domain.events import RecordResult
-from domain.views import view
 from services.anchor import default_signer
 from services.errors import StaleVersion
 from services.championships import ChampionshipService
@@ -29,6 +28,11 @@ from domain.table import timeout_command
 from services.workers.pending import Work, pending_work
 
 log = logging.getLogger("baloot.workers")
+
+def choose_bot(level: str, seat_view):
+    """A bot of ``level`` chooses from its seat's view."""
+    return bot(level).choose(seat_view)
+
 
 class Runtime:
     """One per worker process: the database, and per event loop a pool with the table and championship
@@ -108,16 +112,25 @@ class Workers:
     # ------------------------------------------------------------ actors
 
     async def play_bot_turn(self, table_id: str, version: int) -> str:
-        """A bot seat acts, through the same command path as a player, on its seat's view only."""
+        """The bots due at ``version`` act, through the table's command path, each on its seat's view only:
+        the whole run of consecutive bot turns (to a person's turn, or the deal's end) in one append.
+
+        The table is this process's own fold when it is at ``version`` (no read first; a stale fold makes
+        the append fail and the table is read again)."""
         svc = await self.runtime.tables()
-        table = await svc.load(table_id)
+        table = svc.cached(table_id)
+        if table is None or table.version != version:
+            table = await svc.load(table_id)
         work = pending_work(table)
         if work is None or work.kind != "bot" or work.version != version:
             return "stale"
-        level = table.bots[work.seat]
-        action = bot(level).choose(view(table.game.deal, work.seat))
-        return await self._execute(svc, table_id, f"bot:{version}", action, version, f"bot:{level}", "bot",
-                                   table, work.seat)
+        try:
+            outcome, _ = await svc.play_bots(table_id, version, choose_bot, table)
+        except StaleVersion:
+            return "stale"
+        log.info("table %s: bots from version %s -> %s%s", table_id, version, outcome.version,
+                 " (replayed)" if outcome.replayed else "", extra={"table_id": table_id, "command_id": f"bot:{version}"})
+        return "replayed" if outcome.replayed else "done"
 
     async def run_turn_clock(self, table_id: str, version: int) -> str:
         """A clock ran out: apply the table's consequence, unless the seat acted meanwhile."""
