@@ -24,6 +24,7 @@ from services.eventstore.store import (
     has_pending,
     head_hash,
     read_all,
+    read_streams,
     read_stream,
     stream_version,
     verify_stream,

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import asyncpg
 
-from services.eventstore.store import CHANNEL, START, Checkpoint, RecordedEvent, has_pending, read_all
+from services.eventstore.store import CHANNEL, START, Checkpoint, RecordedEvent, has_pending, read_all, read_streams
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,7 @@ class FunctionProjection:
     name: str
     apply: Callable[[asyncpg.Connection, RecordedEvent], Awaitable[Any]]
     reset_read_model: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None
+    stream_prefix: str | None = None        # only these streams' events are read (filtered in SQL)
 
     async def handle(self, conn: asyncpg.Connection, event: RecordedEvent) -> None:
         await self.apply(conn, event)
@@ -55,9 +56,11 @@ class FunctionProjection:
 
 
 def projection(name: str, apply: Callable[[asyncpg.Connection, RecordedEvent], Awaitable[Any]],
-               reset: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None) -> FunctionProjection:
-    """A projection from functions: `apply(conn, event)` and `reset(conn)` (empty the read model)."""
-    return FunctionProjection(name, apply, reset)
+               reset: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None,
+               stream_prefix: str | None = None) -> FunctionProjection:
+    """A projection from functions: `apply(conn, event)` and `reset(conn)` (empty the read model); with
+    `stream_prefix` it is given only the events of the streams whose id starts with it."""
+    return FunctionProjection(name, apply, reset, stream_prefix)
 
 
 class ProjectionFailed(Exception):
@@ -239,19 +242,26 @@ class ProjectionRunner:
 
     async def _step(self, conn: asyncpg.Connection) -> int:
         assert self.checkpoint is not None
-        batch = await read_all(conn, self.checkpoint, self.batch_size)
-        if batch:
-            failed = await self._apply(conn, batch)
+        prefix = getattr(self.projection, "stream_prefix", None)
+        if prefix is None:
+            batch = await read_all(conn, self.checkpoint, self.batch_size)
+            end = batch[-1].checkpoint if batch else self.checkpoint
+        else:                   # the other streams' events are skipped in SQL; the checkpoint passes them
+            batch, end = await read_streams(conn, prefix, self.checkpoint, self.batch_size)
+        if batch or end != self.checkpoint:
+            failed = await self._apply(conn, batch, end)
             if failed is not None:
                 await self._fail(conn, batch, *failed)
             await self._notify()
         return len(batch)
 
-    async def _apply(self, conn: asyncpg.Connection,
-                     batch: list[RecordedEvent]) -> tuple[int, Exception] | None:
-        """Apply `batch` and move the checkpoint in one transaction; on a handler error, its index and error."""
+    async def _apply(self, conn: asyncpg.Connection, batch: list[RecordedEvent],
+                     end: Checkpoint | None = None) -> tuple[int, Exception] | None:
+        """Apply `batch` and move the checkpoint (to `end`, default the batch's last event) in one
+        transaction; on a handler error, its index and error."""
         assert self.checkpoint is not None
-        name, before, after = self.projection.name, self.checkpoint, batch[-1].checkpoint
+        name, before = self.projection.name, self.checkpoint
+        after = end if end is not None else batch[-1].checkpoint
         failure: tuple[int, Exception] | None = None
         try:
             async with conn.transaction():

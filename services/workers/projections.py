@@ -86,7 +86,7 @@ async def reset_standings(conn: asyncpg.Connection) -> None:
 
 def standings_read_model():
     """The projection (for ``ProjectionRunner``, ``run_projection`` and ``rebuild_projection``)."""
-    return projection(NAME, apply_standings, reset_standings)
+    return projection(NAME, apply_standings, reset_standings, stream_prefix=PREFIX)
 
 
 class ProjectionWorker(dramatiq.Middleware):

@@ -186,3 +186,23 @@ async def test_only_one_runner_is_active_per_projection(pool, read_model):
     assert await tallies(pool) == {"a": (4, "1,2,3,4")}
     assert await pool.fetchval("SELECT count(*) FROM applied") == 4
     await stop(second_task)
+
+
+async def test_a_projection_of_some_streams_reads_only_them_and_its_checkpoint_passes_the_rest(pool, read_model):
+    only_a = projection("tally_a", apply_tally, reset_tally, stream_prefix="a-")
+    await append(pool, "a-1", 0, events(1))
+    await append(pool, "b-1", 0, events(2, 3))
+    await append(pool, "a-2", 0, events(4))
+    await append(pool, "b-2", 0, events(5))
+    runner = ProjectionRunner(pool, only_a, batch_size=1)      # a batch of one: the filter and the limit meet
+    reached = await runner.catch_up()
+    assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
+    applied = [r["position"] for r in await pool.fetch("SELECT position FROM applied ORDER BY position")]
+    everything = await read_all(pool)
+    assert applied == [e.position for e in everything if e.stream_id.startswith("a-")]
+    assert reached == everything[-1].checkpoint                   # past the other streams' last events
+    await append(pool, "b-1", 2, events(6))
+    assert await runner.catch_up() == (await read_all(pool))[-1].checkpoint
+    assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
+    assert await runner.rebuild() == (await read_all(pool))[-1].checkpoint
+    assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
