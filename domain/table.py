@@ -17,7 +17,7 @@ from domain import game as game_mod
 from domain.bots import lowest_legal_card
 from domain.deal import ENDED
 from domain.events import (
-    AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, RevealSeed, SeedRevealed, TableMode,
+    AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, RevealSeed, TableMode,
 )
 from domain.game import GameState
 from domain.profiles import RuleProfile
@@ -158,11 +158,16 @@ def decide(table: TableState, command, open_game=None) -> list:
 
 
 def follow_ups(game: GameState, events: list, seed_of) -> list:
-    """``events`` and what follows them by itself: a finished deal reveals its seed, then, while the game
-    goes on, the next deal is dealt from ``seed_of(its number)``."""
+    """``events`` and what follows them by itself (``follow_on`` the game after them)."""
     for e in events:
         game = game_mod.evolve(game, e)
-    out = list(events)
+    return list(events) + follow_on(game, seed_of)
+
+
+def follow_on(game: GameState, seed_of) -> list:
+    """What follows by itself at ``game``: a finished deal reveals its seed, then, while the game goes on,
+    the next deal is dealt from ``seed_of(its number)``."""
+    out: list = []
     deal = game.deal
     if deal.phase in ENDED and deal.commitment and deal.seed is None:
         game, revealed = game_mod.step(game, RevealSeed(seed_of(game.deal_no)))
@@ -220,11 +225,13 @@ def bot_seat(table: TableState) -> int | None:
     return seat
 
 
-def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> list[BotTurn]:
-    """The run of consecutive bot turns from ``table``: each bot chooses from exactly its seat's view
-    (``choose(level, view)``), its command is decided and followed up as if it came alone, and the run
-    stops at a person's turn, a review, the game's end, or once a deal ended (its seed revealed and the
-    next deal dealt), so that one append never spans two deals. Empty if no bot is to act."""
+def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> tuple[list[BotTurn], TableState]:
+    """The run of consecutive bot turns from ``table``, and the table after it: each bot chooses from
+    exactly its seat's view (``choose(level, view)``), its command is decided and followed up as if it came
+    alone, and the run stops at a person's turn, a review, the game's end, or once a deal ended (its seed
+    revealed and the next deal dealt), so that one append never spans two deals. No turns if no bot is to
+    act. (``table`` may be a subclass carrying more, e.g. the service's fold: the state after is the same
+    type.)"""
     turns: list[BotTurn] = []
     while len(turns) < limit:
         seat = bot_seat(table)
@@ -232,10 +239,13 @@ def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> list[BotTur
             break
         level = table.bots[seat]
         command = choose(level, view(table.game.deal, seat))
-        events = follow_ups(table.game, decide(table, command), seed_of)
-        turns.append(BotTurn(seat, level, command, events))
+        events = decide(table, command)
         for e in events:
             table = evolve(table, e)
-        if any(type(e) is SeedRevealed for e in events):
+        more = follow_on(table.game, seed_of)
+        for e in more:
+            table = evolve(table, e)
+        turns.append(BotTurn(seat, level, command, events + more))
+        if more:
             break
-    return turns
+    return turns, table

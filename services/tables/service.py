@@ -278,7 +278,7 @@ class TableService:
             if table.version != version:
                 raise StaleVersion("stale_version", f"the table is at version {table.version}, not {version}",
                                    version=table.version)
-            turns = table_rules.bot_run(table, choose, lambda n: self.deal_seed(table_id, n))
+            turns, after = table_rules.bot_run(table, choose, lambda n: self.deal_seed(table_id, n))
             if not turns:
                 raise StaleVersion("stale_version", f"no bot is to act at version {version}", version=version)
             new, done, v = [], [], version
@@ -296,9 +296,10 @@ class TableService:
                 return CommandOutcome(appended.version, replayed=True), await self.load(table_id)
             events = [e for t in turns for e in t.events]
             receipts = await self._sign(table_id, table.game.deal_no, events, appended)
-            for t, command_id, after, digest in done:
-                table = fold_appended(table, t.events, (f"bot:{t.level}", command_id), (after, digest), "bot",
-                                      t.seat)
+            # The run's own fold (bot turns leave the timed-out seats as they were).
+            table = msgspec.structs.replace(
+                after, version=appended.version, last_at=datetime.datetime.now(datetime.timezone.utc),
+                commands={**table.commands, **{(f"bot:{t.level}", cid): (v, d) for t, cid, v, d in done}})
             self._remember(table_id, table)
             if any(isinstance(e, GameEnded) for e in events) and table.opened is not None:
                 await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1",
