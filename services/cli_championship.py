@@ -63,6 +63,7 @@ async def _rehearse(args, err):
     from services.rehearsal import Rehearsal
 
     seed = args.seed or secrets.token_hex(4)
+    os.environ.setdefault("BALOOT_LOG_LEVEL", "WARNING")        # in-process workers: the progress, not their log
     server = database_server()
     broker = os.environ.get("BROKER_URL") or None
     fmt = FORMAT_ALIASES[args.format]
@@ -81,6 +82,11 @@ async def _rehearse(args, err):
             last = {"events": 0, "seconds": 0.0}
 
             def show(p) -> None:
+                if not err.is_terminal and p.seconds - last.get("logged", -60.0) >= 10:    # a log, not a tty
+                    last["logged"] = p.seconds
+                    err.print(f"{p.seconds:7.0f}s {p.status}: round {p.round}/{p.rounds or '?'} "
+                              f"{p.round_done}/{p.round_total} games; all {p.matches_done}/{p.matches_total}; "
+                              f"{p.events:,} events", highlight=False)
                 dt = p.seconds - last["seconds"]
                 rate = (p.events - last["events"]) / dt if dt > 0 and last["seconds"] else 0.0
                 last.update(events=p.events, seconds=p.seconds)
@@ -95,7 +101,7 @@ async def _rehearse(args, err):
                     bar.update(rounds[p.round], completed=p.round_done, total=p.round_total,
                                rate=f"{p.status}")
 
-            report = await rehearsal.run(show, budget=args.budget)
+            report = await rehearsal.run(show, every=1.0, budget=args.budget)
         return report, rehearsal.schema
 
 

@@ -121,11 +121,12 @@ class ProcessWorkers:
 class InProcessWorkers:
     """The actors, schedules and projection runner on the in-process broker, a dramatiq worker here."""
 
-    def __init__(self, database_url: str, threads: int, reconcile_seconds: float):
+    def __init__(self, database_url: str, secret: str, threads: int, reconcile_seconds: float):
         from dramatiq import Worker
 
         from services.workers.entry import build
-        self.broker, self.workers, _ = build(database_url, "", reconcile_every=reconcile_seconds)
+        self.broker, self.workers, _ = build(database_url, "", reconcile_every=reconcile_seconds,
+                                             secret=secret.encode())
         self.worker = Worker(self.broker, worker_threads=threads, worker_timeout=50)
         self.worker.start()
         self.where = f"in-process broker, 1 process x {threads} thread(s)"
@@ -149,18 +150,21 @@ class Rehearsal:
 
     def __init__(self, server_url: str, teams: int, *, format: str = "single_elimination", seed: str = "1",
                  bots: str = "normal", broker_url: str | None = None, processes: int = 1, threads: int = 4,
-                 reconcile_seconds: float = 30.0, game_target: int = 152, keep: bool = False):
+                 reconcile_seconds: float = 30.0, game_target: int = 152, keep: bool = False,
+                 schema: str | None = None):
         if teams < 2:
             raise ValueError("a championship needs at least two teams")
         self.server_url, self.n, self.format, self.seed, self.bots = server_url, teams, format, seed, bots
         self.broker_url, self.processes, self.threads = broker_url, processes, threads
         self.reconcile_seconds, self.game_target, self.keep = reconcile_seconds, game_target, keep
         self.secret = f"baloot-rehearsal/{seed}"
-        self.schema: str | None = None
+        self.schema = schema              # given: a migrated schema of the caller's, kept afterwards
+        self.own_schema = schema is None
         self.pool: asyncpg.Pool | None = None
 
     async def __aenter__(self) -> Rehearsal:
-        self.schema = await create_scratch_schema(self.server_url, "rehearsal")
+        if self.own_schema:
+            self.schema = await create_scratch_schema(self.server_url, "rehearsal")
         self.url = schema_url(self.server_url, self.schema)
         self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=4)
         self.tables = TableService(self.pool, self.secret.encode())
@@ -171,7 +175,7 @@ class Rehearsal:
     async def __aexit__(self, *exc) -> None:
         if self.pool is not None:
             await self.pool.close()
-        if self.schema and not self.keep:
+        if self.own_schema and self.schema and not self.keep:
             await drop_schema(self.server_url, self.schema)
 
     async def prepare(self) -> None:
@@ -196,9 +200,7 @@ class Rehearsal:
         if self.broker_url:
             return ProcessWorkers(self.url, self.broker_url, self.secret, self.processes, self.threads,
                                   self.reconcile_seconds)
-        os.environ["BALOOT_SECRET"] = self.secret           # the in-process workers read it from here
-        os.environ.setdefault("BALOOT_LOG_LEVEL", "WARNING")
-        return InProcessWorkers(self.url, self.threads, self.reconcile_seconds)
+        return InProcessWorkers(self.url, self.secret, self.threads, self.reconcile_seconds)
 
     async def progress(self, started: float) -> Progress:
         champ = await self.championships.load(CHAMPIONSHIP)

@@ -38,9 +38,10 @@ class Runtime:
     """One per worker process: the database, and per event loop a pool with the table and championship
     services wired by one ``Flow`` (``services/flow.py``) to ``work`` (the workers, once declared)."""
 
-    def __init__(self, database_url: str, pool_size: int = 4):
+    def __init__(self, database_url: str, pool_size: int = 4, secret: bytes | None = None):
         self.database_url = database_url
         self.pool_size = pool_size
+        self.secret = secret              # None: the configured server secret (services.secret)
         self.work = None
         self._flows: dict[int, Flow] = {}
 
@@ -52,7 +53,7 @@ class Runtime:
             # may start before `baloot serve` has created the tables they read.
             pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
             await migrate(pool)
-            tables = TableService(pool, await server_secret(pool), signer=default_signer())
+            tables = TableService(pool, self.secret or await server_secret(pool), signer=default_signer())
             flow = self._flows[id(loop)] = Flow(tables, ChampionshipService(pool, tables), self.work)
         return flow
 
