@@ -338,3 +338,26 @@ async def test_a_table_nobody_plays_ends_after_its_limit_of_timeouts(rig):
     assert (end.reason, end.winner) == ("abandoned", None)  # both teams' seats timed out: nobody wins
     assert table.game.phase == "ended" and pending_work(table) is None
     await assert_chain_holds(svc.pool, "t1")
+
+
+async def test_a_run_of_bot_turns_keeps_each_event_and_spectators_stay_behind_by_the_delay(rig):
+    """A run is stored as one append, but each bid and card stays its own event with its own command, and a
+    spectator of a delayed table sees none of it until the delay has passed."""
+    svc = await rig.tables()
+    opened = msgspec.structs.replace(all_bots("t1"), delay_seconds=600.0)
+    table = await svc.open_table(opened)
+    opening = table.version
+    assert await rig.workers.play_bot_turn("t1", opening) == "done"
+    table = await svc.load("t1")
+    rows = await stream_rows(svc.pool, "t1")
+    run = rows[opening:]
+    assert len({r.tx_id for r in run}) == 1 and len(run) > 4          # one append of many events
+    commands = commands_of(run)
+    assert len(commands) > 4 and all(c.startswith("bot:") for c in commands)
+    for cid, versions in commands.items():                       # each bot turn: its own command, and it
+        first = CODEC.decode(run[versions[0] - opening - 1])     # begins with that seat's own action
+        assert hasattr(first, "seat")
+        assert run[versions[0] - opening - 1].metadata["seat"] == first.seat
+    assert_exactly_once(rows)
+    assert await svc.visible_version(table, live=True) == table.version
+    assert await svc.visible_version(table, live=False) == 0           # stored less than 600 s ago
