@@ -206,3 +206,26 @@ async def test_a_projection_of_some_streams_reads_only_them_and_its_checkpoint_p
     assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
     assert await runner.rebuild() == (await read_all(pool))[-1].checkpoint
     assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
+
+
+async def test_a_batch_at_once_and_a_poison_in_it_still_found_with_the_good_prefix_kept(pool, read_model):
+    batches = []
+
+    async def apply_all(conn, batch):
+        batches.append(len(batch))
+        for event in batch:
+            await apply_tally(conn, event)
+
+    batched = projection("tally_batched", apply_tally, reset_tally, apply_batch=apply_all)
+    await append(pool, "a", 0, events(1, 2, 3))
+    runner = ProjectionRunner(pool, batched)
+    await runner.catch_up()
+    assert batches == [3] and await tallies(pool) == {"a": (3, "1,2,3")}
+    await append(pool, "a", 3, events(4))
+    await append(pool, "p", 0, [NewEvent(event_type="noted", data={"poison": True})])
+    poison = (await read_all(pool))[-1]
+    with pytest.raises(ProjectionFailed) as raised:
+        await runner.catch_up()
+    assert raised.value.event.position == poison.position
+    assert await tallies(pool) == {"a": (4, "1,2,3,4")}            # the event before the poison is kept
+    assert (await projection_state(pool, "tally_batched"))["failed_position"] == poison.position
