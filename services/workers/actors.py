@@ -9,6 +9,7 @@ delivery replays the first outcome or is refused as stale: one effect or none.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import datetime as dt
 import logging
 
@@ -28,6 +29,10 @@ from domain.table import timeout_command
 from services.workers.pending import Work, pending_work
 
 log = logging.getLogger("baloot.workers")
+
+CHAIN = 16                     # runs of bot turns one worker plays in a row before handing on to the broker
+_PLAYING: contextvars.ContextVar[str | None] = contextvars.ContextVar("baloot_playing", default=None)
+
 
 def choose_bot(level: str, seat_view):
     """A bot of ``level`` chooses from its seat's view."""
@@ -91,10 +96,12 @@ class Workers:
         self.turn_clock = dramatiq.actor(turn_clock, queue_name="clocks", **options)
 
     async def table_moved(self, table) -> None:
-        """Queue what the table waits for, if anything (the reconciler catches lost messages)."""
+        """Queue what the table waits for, if anything (the reconciler catches lost messages); a bot turn
+        that the worker which just played goes on with itself (``play_bot_turn``) is not queued."""
         work = pending_work(table)
-        if work is not None:
-            await self.enqueue(work)
+        if work is None or (work.kind == "bot" and _PLAYING.get() == work.table_id):
+            return
+        await self.enqueue(work)
 
     async def championship_moved(self, championship_id: str, champ) -> None:
         if self.schedules is not None:
@@ -114,7 +121,9 @@ class Workers:
 
     async def play_bot_turn(self, table_id: str, version: int) -> str:
         """The bots due at ``version`` act, through the table's command path, each on its seat's view only:
-        the whole run of consecutive bot turns (to a person's turn, or the deal's end) in one append.
+        the whole run of consecutive bot turns (to a person's turn, or the deal's end) in one append, and
+        while the next deal opens with a bot's turn, the next run (up to ``CHAIN`` runs: then a message),
+        with the table kept hot here rather than sent round the broker.
 
         The table is this process's own fold when it is at ``version`` (no read first; a stale fold makes
         the append fail and the table is read again)."""
@@ -125,13 +134,27 @@ class Workers:
         work = pending_work(table)
         if work is None or work.kind != "bot" or work.version != version:
             return "stale"
+        token = _PLAYING.set(table_id)
         try:
-            outcome, _ = await svc.play_bots(table_id, version, choose_bot, table)
-        except StaleVersion:
-            return "stale"
-        log.info("table %s: bots from version %s -> %s%s", table_id, version, outcome.version,
-                 " (replayed)" if outcome.replayed else "", extra={"table_id": table_id, "command_id": f"bot:{version}"})
-        return "replayed" if outcome.replayed else "done"
+            for runs in range(1, CHAIN + 1):
+                try:
+                    outcome, table = await svc.play_bots(table_id, work.version, choose_bot, table)
+                except StaleVersion:
+                    return "stale" if runs == 1 else "done"
+                log.info("table %s: bots from version %s -> %s%s", table_id, work.version, outcome.version,
+                         " (replayed)" if outcome.replayed else "",
+                         extra={"table_id": table_id, "command_id": f"bot:{work.version}"})
+                if outcome.replayed:
+                    work = None                   # another delivery played it, and queued what follows
+                    return "replayed" if runs == 1 else "done"
+                work = pending_work(table)
+                if work is None or work.kind != "bot":
+                    return "done"
+        finally:
+            _PLAYING.reset(token)
+            if work is not None and work.kind == "bot" and svc.cached(table_id) is table:
+                await self.enqueue(work)          # the chain's end (or a failure in it): a message goes on
+        return "done"
 
     async def run_turn_clock(self, table_id: str, version: int) -> str:
         """A clock ran out: apply the table's consequence, unless the seat acted meanwhile."""
