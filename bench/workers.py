@@ -7,10 +7,13 @@
 1. Bot actions per second: ``--tables`` all-bot tables (normal bots) are opened with nothing enqueued;
    worker processes (``baloot worker`` on RabbitMQ when it answers at BROKER_URL, default the local
    server; else a dramatiq Worker in this process with 1 and 2 threads, and it says so) find them through
-   the reconciler and play. An action is one ``bot:<version>`` command: the event before it was appended,
-   the followup message sent, the bot decided on its seat's view, and its command appended. The rate is
+   the reconciler and play. An action is one ``bot:<version>`` command (one bid, double or card, decided
+   on its seat's view); a worker stores a run of them, to the deal's end, in one append. The rate is
    actions / (last action - first action), from the stored events' times; the latency is the median
-   time between one table's successive actions.
+   time between one table's successive appends. Cost per action: the worker processes' CPU after their
+   start-up, the database backends' CPU, and queries (the database's transactions, pg_stat_database),
+   each divided by the actions; events/s is set against raw asyncpg appends of 40 events (the
+   baseline, measured in the same run).
 2. A knock-out of ``--teams`` all-bot teams, one game per match (to ``--target``), timed from the draw to
    the champion. ``--drive auto``: the championship runs itself (a round-1 slot now, the workers'
    schedules); if it makes no progress for 60 s the bench drives the remaining rounds itself through
@@ -75,6 +78,10 @@ class ProcessWorkers:
     def pids(self) -> list[int]:
         return [self.proc.pid]              # py-spy follows its worker subprocesses
 
+    def cpu(self) -> float:
+        """CPU seconds of the worker processes so far (the dramatiq parent and its worker subprocesses)."""
+        return group_cpu(self.proc.pid)
+
     def check(self) -> None:
         if self.proc.poll() is not None:
             raise SystemExit(f"the worker exited:\n{self.log.read_text()[-3000:]}")
@@ -131,7 +138,8 @@ class Scratch:
     async def __aenter__(self):
         self.schema = await create_scratch_schema(self.server_url, "bench")
         self.url = schema_url(self.server_url, self.schema)
-        self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=8)
+        self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=8,
+                                              server_settings={"application_name": "bench"})
         self.tables = TableService(self.pool, await server_secret(self.pool))
         return self
 
@@ -145,6 +153,66 @@ async def add_bots(pool, n: int) -> list[str]:
     await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $1, 'bot') ON CONFLICT DO NOTHING",
                            [(i,) for i in ids])
     return ids
+
+
+# ------------------------------------------------------------------ cost: CPU and queries
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a process so far, from /proc (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def group_cpu(pgid: int) -> float:
+    """CPU seconds of every live process in process group ``pgid`` (a worker and its subprocesses)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getpgid(int(entry.name)) == pgid:
+                    total += proc_cpu(int(entry.name))
+            except OSError:
+                pass
+    return total
+
+
+async def backend_cpu(pool) -> float:
+    """CPU seconds of this database's server backends other than the bench's own (the workers' queries)."""
+    pids = await pool.fetch("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND backend_type = 'client backend' AND application_name <> 'bench'")
+    return sum(proc_cpu(r["pid"]) for r in pids)
+
+
+async def transactions(pool) -> int:
+    """Committed and rolled-back transactions of this database so far (each query outside an explicit
+    transaction is one); closed backends have flushed theirs."""
+    await pool.execute("SELECT pg_stat_clear_snapshot()")
+    return await pool.fetchval("SELECT xact_commit + xact_rollback FROM pg_stat_database "
+                               "WHERE datname = current_database()")
+
+
+async def raw_append_rate(pool, events: int, batch: int = 40) -> float:
+    """The baseline: events/s appended by raw asyncpg calls of the store's append function, ``batch`` events
+    per call (about one deal), one stream per batch, four calls in flight."""
+    from services.eventstore import NewEvent, append
+
+    payload = {"seat": 1, "card": "QH", "n": 0}
+    batches = [[NewEvent(event_type="card_played", data=payload) for _ in range(batch)]
+               for _ in range(max(1, events // batch))]
+    t = time.perf_counter()
+    sem = asyncio.Semaphore(4)
+
+    async def one(i, b):
+        async with sem:
+            await append(pool, f"raw-{i}", 0, b)
+    await asyncio.gather(*(one(i, b) for i, b in enumerate(batches)))
+    return sum(map(len, batches)) / (time.perf_counter() - t)
 
 
 # ------------------------------------------------------------------ 1. actions per second
@@ -163,7 +231,12 @@ async def actions_per_second(server_url: str, broker_url: str | None, processes:
         for i in range(n_tables):
             await db.tables.open_table(TableOpened(table_id=f"t{i}", seats=(bot,) * 4, profile=SAUDI,
                                                    bots=("normal",) * 4))
+        events_before = await db.pool.fetchval("SELECT count(*) FROM events")
+        xacts_before = await transactions(db.pool)
+        cpu_before = time.process_time()
         workers = start_workers(db.url, broker_url, processes, threads)
+        cpu_now = workers.cpu if workers.pids() else time.process_time
+        booted = None                   # (worker CPU, events) once the workers stored their first events
         try:
             start = time.monotonic()
             while time.monotonic() - start < seconds:
@@ -171,20 +244,37 @@ async def actions_per_second(server_url: str, broker_url: str | None, processes:
                 live = await db.pool.fetchval("SELECT count(*) FROM tables_index WHERE status = 'live'")
                 if not live:
                     break
+                if booted is None:
+                    stored = await db.pool.fetchval("SELECT count(*) FROM events")
+                    if stored > events_before:
+                        booted = (cpu_now(), stored)
                 await asyncio.sleep(0.25)      # a bounded look at another process's progress
+            worker_cpu = cpu_now() - (booted[0] if booted else (0.0 if workers.pids() else cpu_before))
+            db_cpu = await backend_cpu(db.pool)
         finally:
             workers.close()
         rows = await db.pool.fetch(BOT_ACTIONS)
+        events = await db.pool.fetchval("SELECT count(*) FROM events") - events_before
+        # the steady state: the worker's CPU from its first stored events on (its start-up left out)
+        steady = len(rows) * (events - ((booted[1] - events_before) if booted else 0)) / max(events, 1)
+        appends = await db.pool.fetchval("SELECT count(DISTINCT tx_id) FROM events WHERE metadata->>'command_id' "
+                                         "LIKE 'bot:%'")
+        xacts = await transactions(db.pool) - xacts_before
+        baseline = await raw_append_rate(db.pool, min(events, 20000))
     if len(rows) < 2:
         raise SystemExit(f"no bot actions were stored ({workers.where})")
     times = [r["recorded_at"] for r in rows]
     span = (max(times) - min(times)).total_seconds()
     gaps = []
     for a, b in zip(rows, rows[1:]):
-        if a["stream_id"] == b["stream_id"]:
+        if a["stream_id"] == b["stream_id"] and b["recorded_at"] != a["recorded_at"]:
             gaps.append((b["recorded_at"] - a["recorded_at"]).total_seconds())
-    return dict(where=workers.where, actions=len(rows), span=span, rate=len(rows) / span,
-                latency_ms=1000 * statistics.median(gaps), p95_ms=1000 * statistics.quantiles(gaps, n=20)[-1])
+    n = len(rows)
+    return dict(where=workers.where, actions=n, span=span, rate=n / span, events=events, event_rate=events / span,
+                appends=appends, baseline=baseline, cpu_us=1e6 * worker_cpu / max(steady, 1), db_cpu_us=1e6 * db_cpu / n,
+                queries=xacts / n,
+                latency_ms=1000 * statistics.median(gaps) if gaps else 0.0,
+                p95_ms=1000 * statistics.quantiles(gaps, n=20)[-1] if len(gaps) > 1 else 0.0)
 
 
 async def profile_actions(server_url: str, n_tables: int = 8, actions: int = 1500) -> str:
@@ -370,9 +460,13 @@ async def main() -> None:
 
     for n in (1, 2):
         r = await actions_per_second(server.url, broker_url, n, args.threads, args.tables, args.seconds)
-        print(f"bot actions/s with {r['where']}: {r['rate']:.0f}/s ({r['actions']} actions in {r['span']:.1f}s, "
-              f"{args.tables} tables); per-table latency between actions: median {r['latency_ms']:.1f} ms, "
-              f"p95 {r['p95_ms']:.1f} ms")
+        print(f"bot actions/s with {r['where']}: {r['rate']:.0f}/s ({r['actions']} actions, {r['events']} events "
+              f"in {r['appends']} appends, {r['span']:.1f}s, {args.tables} tables); {r['event_rate']:.0f} events/s "
+              f"= {r['event_rate'] / r['baseline']:.2f} x the raw-asyncpg baseline ({r['baseline']:.0f} events/s, "
+              f"batches of 40, same run)")
+        print(f"    cost per action: worker CPU {r['cpu_us']:.0f} us (after its start-up), database backends' CPU {r['db_cpu_us']:.0f} us, "
+              f"{r['queries']:.2f} queries (transactions of the database, bench polling included); "
+              f"per-table time between appends: median {r['latency_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms")
     if args.profile:
         print("where one worker process spends its CPU (cProfile of the actor path, 8 tables):")
         print(await profile_actions(server.url))

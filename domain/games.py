@@ -97,9 +97,12 @@ class Game(Protocol):
     def step(self, state, command) -> tuple[Any, list]: ...
     def fold(self, events, state=None) -> Any: ...
     def follow_ups(self, state, events: list, seed_of, opened=None) -> list: ...  # opened: the table's options
+    def follow_on(self, state, seed_of, opened=None) -> list: ...  # what follows by itself at ``state``
+    def seat_view(self, state, seat: int) -> Any: ...   # what a seat's player (or bot) sees, to choose from
     def legal_actions(self, state, seat: int) -> list: ...
     def view(self, state, seat: int | None, hands: str = "after_deal") -> Any: ...
     def choose(self, level: str, state, seat: int) -> Any: ...
+    def choose_from(self, level: str, seat_view) -> Any: ...   # a bot of ``level`` given only its seat's view
     def result(self, state) -> GameResult | None: ...
     def match_game(self, result: GameResult) -> MatchGame | None: ...
     def to_act(self, state) -> int | None: ...
@@ -188,6 +191,12 @@ class Baloot(_Decided):
     def follow_ups(self, state, events, seed_of, opened=None):
         return table.follow_ups(state, events, seed_of, opened.deals if opened is not None else None)
 
+    def follow_on(self, state, seed_of, opened=None):
+        return table.follow_on(state, seed_of, opened.deals if opened is not None else None)
+
+    def seat_view(self, state, seat):
+        return views.view(state.deal, seat)
+
     def legal_actions(self, state, seat):
         return baloot_deal.legal_actions(state.deal, seat) if state.phase == "playing" else []
 
@@ -195,7 +204,10 @@ class Baloot(_Decided):
         return views.game_view(state, seat, hands=hands)
 
     def choose(self, level, state, seat):
-        return baloot_bots.bot(level).choose(views.view(state.deal, seat))
+        return self.choose_from(level, self.seat_view(state, seat))
+
+    def choose_from(self, level, seat_view):
+        return baloot_bots.bot(level).choose(seat_view)
 
     def to_act(self, state):
         return state.deal.turn if state.phase == "playing" and state.deal.turn >= 0 else None
@@ -262,6 +274,12 @@ class Balut(_Decided):
     def follow_ups(self, state, events, seed_of, opened=None):
         return balut_game.follow_ups(state, events, seed_of)
 
+    def follow_on(self, state, seed_of, opened=None):
+        return balut_game.follow_on(state, seed_of)
+
+    def seat_view(self, state, seat):
+        return balut_views.view(state, seat)
+
     def legal_actions(self, state, seat):
         return balut_game.legal_actions(state, seat)
 
@@ -269,7 +287,10 @@ class Balut(_Decided):
         return balut_views.view(state, seat)
 
     def choose(self, level, state, seat):
-        return balut_bots.bot(level).choose(balut_views.view(state, seat))
+        return self.choose_from(level, self.seat_view(state, seat))
+
+    def choose_from(self, level, seat_view):
+        return balut_bots.bot(level).choose(seat_view)
 
     def to_act(self, state):
         return state.turn if state.phase == "playing" and state.stage == "rolling" else None

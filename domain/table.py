@@ -174,11 +174,16 @@ def decide(table: TableState, command, open_game=None) -> list:
 
 
 def follow_ups(game: GameState, events: list, seed_of, deals: int | None = None) -> list:
-    """The card game's ``events`` and what follows them by itself: a finished deal reveals its seed, then, while the game
-    goes on, the next deal is dealt from ``seed_of(its number)``; a game of ``deals`` deals ends after them."""
+    """The card game's ``events`` and what follows them by itself (``follow_on`` the game after them)."""
     for e in events:
         game = game_mod.evolve(game, e)
-    out = list(events)
+    return list(events) + follow_on(game, seed_of, deals)
+
+
+def follow_on(game: GameState, seed_of, deals: int | None = None) -> list:
+    """What follows by itself at ``game``: a finished deal reveals its seed, then, while the game goes on,
+    the next deal is dealt from ``seed_of(its number)``; a game of ``deals`` deals ends after them."""
+    out: list = []
     deal = game.deal
     if deal.phase in ENDED and deal.commitment and deal.seed is None:
         game, revealed = game_mod.step(game, RevealSeed(seed_of(game.deal_no)))
@@ -216,3 +221,53 @@ def timeout_command(opened: TableOpened, game: GameState, timeouts: tuple[int, .
     if opened.on_timeout == "bot":
         return HandSeatToBot(seat=seat, level=opened.timeout_bot_level, reason="the turn clock ran out")
     return timeout_action(game, seat)
+
+
+class BotTurn(msgspec.Struct, frozen=True):
+    """One bot turn of a run: the seat, its level, what it chose from its seat's view, and the events
+    (its command's and what followed by itself)."""
+
+    seat: int
+    level: str
+    command: object
+    events: list
+
+
+def bot_seat(table: TableState) -> int | None:
+    """The seat whose bot is to act now, or None (a person's turn, a review, nobody's turn, the game over)."""
+    if table.opened is None:
+        return None
+    game = game_of(table)
+    if game.in_review(table.game):
+        return None
+    seat = game.to_act(table.game)
+    if seat is None or table.bots[seat] is None:
+        return None
+    return seat
+
+
+def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> tuple[list[BotTurn], TableState]:
+    """The run of consecutive bot turns from ``table``, and the table after it: each bot chooses from
+    exactly its seat's view (``choose(level, view)``, the view its game gives the seat), its command is
+    decided and followed up as if it came alone, and the run stops at a person's turn, a review, the game's
+    end, or once something followed by itself (a deal's or turn's seed revealed, the next one dealt), so
+    that one append never spans two deals. No turns if no bot is to act. (``table`` may be a subclass
+    carrying more, e.g. the service's fold: the state after is the same type.)"""
+    game = game_of(table)
+    turns: list[BotTurn] = []
+    while len(turns) < limit:
+        seat = bot_seat(table)
+        if seat is None:
+            break
+        level = table.bots[seat]
+        command = choose(level, game.seat_view(table.game, seat))
+        events = decide(table, command)
+        for e in events:
+            table = evolve(table, e)
+        more = game.follow_on(table.game, seed_of, table.opened)
+        for e in more:
+            table = evolve(table, e)
+        turns.append(BotTurn(seat, level, command, events + more))
+        if more:
+            break
+    return turns, table

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "services.cli_anchor",      # verify, checkpoint, checkpoints, key (the anchored log)
     "services.cli_bots",        # bots match (duplicate matches between bot levels)
     "services.cli_daily",       # daily boards, simulate, leaderboard
+    "services.cli_championship",  # championship rehearse (a whole championship on the live path)
 )
 
 

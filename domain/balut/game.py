@@ -260,7 +260,12 @@ def follow_ups(s: BalutState, events: list, seed_of) -> list:
     game goes on, the next turn starts from ``seed_of(its number)`` (turns counted from 1, as deals are)."""
     for e in events:
         s = evolve(s, e)
-    out = list(events)
+    return list(events) + follow_on(s, seed_of)
+
+
+def follow_on(s: BalutState, seed_of) -> list:
+    """What follows by itself at ``s``: a written row's turn seed revealed, then the next turn started."""
+    out: list = []
     if needs(s) == "reveal_seed":
         s, revealed = step(s, RevealSeed(seed_of(s.turns)))
         out.extend(revealed)

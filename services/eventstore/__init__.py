@@ -24,6 +24,7 @@ from services.eventstore.store import (
     has_pending,
     head_hash,
     read_all,
+    read_streams,
     read_stream,
     stream_version,
     verify_stream,
@@ -44,6 +45,6 @@ __all__ = [
     "CHANNEL", "START", "Checkpoint", "Codec", "CodecError", "ConcurrencyError", "DuplicateEventError",
     "MIGRATIONS_DIR", "MigrationError", "NewEvent", "Projection", "ProjectionFailed", "ProjectionRunner",
     "AppendResult", "RecordedEvent", "Upcasters", "append", "append_reporting", "applied_migrations", "event_type", "has_pending", "head_hash", "migrate",
-    "new_event", "projection", "projection_state", "read_all", "read_stream", "rebuild_projection",
+    "new_event", "projection", "projection_state", "read_all", "read_stream", "read_streams", "rebuild_projection",
     "run_projection", "schema_version", "stream_version", "subscribe", "verify_stream",
 ]

@@ -116,6 +116,19 @@ SELECT {_COLUMNS} FROM events
  ORDER BY tx_id, position
  LIMIT $3"""
 
+_READ_STREAMS = f"""
+SELECT {_COLUMNS} FROM events
+ WHERE (tx_id, position) > ($1::xid8, $2::bigint)
+   AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+   AND starts_with(stream_id, $4)
+ ORDER BY tx_id, position
+ LIMIT $3"""
+
+_HORIZON = """
+SELECT tx_id, position FROM events
+ WHERE (tx_id, position) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+ ORDER BY tx_id DESC, position DESC LIMIT 1"""
+
 _PENDING = """
 SELECT EXISTS (SELECT 1 FROM events WHERE (tx_id, position) > ($1::xid8, $2::bigint))"""
 
@@ -318,6 +331,24 @@ async def read_all(db: Db, after: Checkpoint = START, limit: int = 1000) -> list
     if isinstance(db, asyncpg.Pool):
         await notifications_sent(db)
     return await db.fetch(_READ_ALL, after[0], after[1], limit, record_class=RecordedEvent)
+
+
+async def read_streams(conn: asyncpg.Connection, prefix: str, after: Checkpoint = START, limit: int = 1000
+                       ) -> tuple[list[RecordedEvent], Checkpoint]:
+    """Up to `limit` events of the streams whose id starts with `prefix` after `after`, in global order (the
+    others filtered out in SQL), and the checkpoint a reader of those streams may move to: the last one
+    returned when there may be more, else the last event visible in the same snapshot, so that a reader
+    skips the other streams' events once and for all.
+
+    Run on a connection outside any transaction (it opens a read-only repeatable-read one: both reads see
+    one snapshot).
+    """
+    async with conn.transaction(isolation="repeatable_read", readonly=True):
+        rows = await conn.fetch(_READ_STREAMS, after[0], after[1], limit, prefix, record_class=RecordedEvent)
+        if len(rows) == limit:
+            return rows, rows[-1].checkpoint
+        end = await conn.fetchrow(_HORIZON, after[0], after[1])
+    return rows, (Checkpoint(end[0], end[1]) if end is not None else after)
 
 
 async def has_pending(db: Db, after: Checkpoint) -> bool:

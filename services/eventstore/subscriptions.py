@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import asyncpg
 
-from services.eventstore.store import CHANNEL, START, Checkpoint, RecordedEvent, has_pending, read_all
+from services.eventstore.store import CHANNEL, START, Checkpoint, RecordedEvent, has_pending, read_all, read_streams
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,10 @@ class FunctionProjection:
     name: str
     apply: Callable[[asyncpg.Connection, RecordedEvent], Awaitable[Any]]
     reset_read_model: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None
+    stream_prefix: str | None = None        # only these streams' events are read (filtered in SQL)
+    # Optional: a whole batch at once, with the same effect as `apply` on each of its events in turn (a read
+    # model whose row is rewritten per event writes it once per batch).
+    apply_batch: Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[Any]] | None = None
 
     async def handle(self, conn: asyncpg.Connection, event: RecordedEvent) -> None:
         await self.apply(conn, event)
@@ -55,9 +59,14 @@ class FunctionProjection:
 
 
 def projection(name: str, apply: Callable[[asyncpg.Connection, RecordedEvent], Awaitable[Any]],
-               reset: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None) -> FunctionProjection:
-    """A projection from functions: `apply(conn, event)` and `reset(conn)` (empty the read model)."""
-    return FunctionProjection(name, apply, reset)
+               reset: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None,
+               stream_prefix: str | None = None,
+               apply_batch: Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[Any]] | None = None,
+               ) -> FunctionProjection:
+    """A projection from functions: `apply(conn, event)` and `reset(conn)` (empty the read model); with
+    `stream_prefix` it is given only the events of the streams whose id starts with it; with `apply_batch`
+    a batch at once (a failing batch is applied again event by event, to find the event that fails)."""
+    return FunctionProjection(name, apply, reset, stream_prefix, apply_batch)
 
 
 class ProjectionFailed(Exception):
@@ -164,9 +173,12 @@ class ProjectionRunner:
     """
 
     def __init__(self, pool: asyncpg.Pool, projection: Projection, *, batch_size: int = 500,
-                 poll_interval: float = 1.0) -> None:
+                 poll_interval: float = 1.0, min_interval: float = 0.0) -> None:
         self.pool, self.projection = pool, projection
         self.batch_size, self.poll_interval = batch_size, poll_interval
+        # Following live, at least this long between two batches: a lag that lets events gather into one
+        # batch (a read model rewritten per batch costs the same for one event as for hundreds).
+        self.min_interval = min_interval
         self.checkpoint: Checkpoint | None = None
         self.holds_lock = False
         self._changed = asyncio.Condition()
@@ -225,6 +237,8 @@ class ProjectionRunner:
                         return
                     if applied:
                         delay = 0.005
+                        if self.min_interval:
+                            await asyncio.sleep(self.min_interval)
                     else:
                         delay = await _idle_wait(conn, wakeup, self.checkpoint, self.poll_interval, delay)
             finally:
@@ -239,20 +253,39 @@ class ProjectionRunner:
 
     async def _step(self, conn: asyncpg.Connection) -> int:
         assert self.checkpoint is not None
-        batch = await read_all(conn, self.checkpoint, self.batch_size)
-        if batch:
-            failed = await self._apply(conn, batch)
+        prefix = getattr(self.projection, "stream_prefix", None)
+        if prefix is None:
+            batch = await read_all(conn, self.checkpoint, self.batch_size)
+            end = batch[-1].checkpoint if batch else self.checkpoint
+        else:                   # the other streams' events are skipped in SQL; the checkpoint passes them
+            batch, end = await read_streams(conn, prefix, self.checkpoint, self.batch_size)
+        if batch or end != self.checkpoint:
+            failed = await self._apply(conn, batch, end)
             if failed is not None:
                 await self._fail(conn, batch, *failed)
             await self._notify()
         return len(batch)
 
-    async def _apply(self, conn: asyncpg.Connection,
-                     batch: list[RecordedEvent]) -> tuple[int, Exception] | None:
-        """Apply `batch` and move the checkpoint in one transaction; on a handler error, its index and error."""
+    async def _apply(self, conn: asyncpg.Connection, batch: list[RecordedEvent],
+                     end: Checkpoint | None = None) -> tuple[int, Exception] | None:
+        """Apply `batch` and move the checkpoint (to `end`, default the batch's last event) in one
+        transaction; on a handler error, its index and error."""
         assert self.checkpoint is not None
-        name, before, after = self.projection.name, self.checkpoint, batch[-1].checkpoint
+        before = self.checkpoint
+        after = end if end is not None else batch[-1].checkpoint
         failure: tuple[int, Exception] | None = None
+        apply_batch = getattr(self.projection, "apply_batch", None)
+        if apply_batch is not None and batch:
+            try:
+                async with conn.transaction():
+                    await apply_batch(conn, batch)
+                    await self._save(conn, before, after)
+                self.checkpoint = after
+                return None
+            except Exception:
+                if conn.is_closed():
+                    raise
+                # Event by event below: the failing event is found and the good prefix kept.
         try:
             async with conn.transaction():
                 for index, event in enumerate(batch):
@@ -263,13 +296,17 @@ class ProjectionRunner:
                             raise  # a crash, not a poison event: nothing committed, a restart resumes here
                         failure = (index, exc)
                         raise _Rollback from exc
-                moved = await conn.execute(_SAVE, name, after.tx_id, after.position, before.tx_id, before.position)
-                if moved != "UPDATE 1":
-                    raise RuntimeError(f"projection {name!r}: its checkpoint was moved by someone else")
+                await self._save(conn, before, after)
         except _Rollback:
             return failure
         self.checkpoint = after
         return None
+
+    async def _save(self, conn: asyncpg.Connection, before: Checkpoint, after: Checkpoint) -> None:
+        name = self.projection.name
+        moved = await conn.execute(_SAVE, name, after.tx_id, after.position, before.tx_id, before.position)
+        if moved != "UPDATE 1":
+            raise RuntimeError(f"projection {name!r}: its checkpoint was moved by someone else")
 
     async def _fail(self, conn: asyncpg.Connection, batch: list[RecordedEvent], index: int, exc: Exception) -> None:
         if index:

@@ -37,7 +37,7 @@ from services.daily import seeds as daily_seeds
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
 from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
-from services.repository import CommandOutcome, StreamCache, replayed
+from services.repository import CommandOutcome, StreamCache, command_digest, replayed
 
 MAX_ATTEMPTS = 5
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
@@ -250,16 +250,63 @@ class TableService:
                 return CommandOutcome(version, replayed=True), await self.load(table_id)
             receipts = await self._sign(table_id, table, events, appended)
             table = fold_appended(table, events, (actor, command_id), (version, digest), role, seat)
-            self._remember(table_id, table)
-            if any(isinstance(e, game.end_event) for e in events) and table.opened is not None:
-                await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1",
-                                        table_id)
-            if self.flow is not None:
-                await self.flow.table_appended(table, events)
-            return CommandOutcome(version, events=[type(e).__struct_config__.tag for e in events
-                                            if not getattr(e, "private", False)],
-                           receipts=receipts), table
+            return await self._appended(table_id, table, events, version, receipts), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
+
+    def cached(self, table_id: str) -> Table | None:
+        """The table as this process last folded it (its own appends included), or None; possibly behind."""
+        return self._cache.get(table_id)
+
+    async def play_bots(self, table_id: str, version: int, choose, table: Table | None = None
+                        ) -> tuple[CommandOutcome, Table]:
+        """The run of bot turns due at ``version`` (``domain.table.bot_run``), decided at once and stored as
+        one append at that version: each turn stays its own command (``bot:<version before it>``, its
+        bot as actor, its seat) with its own events, as if the bots had acted one by one.
+
+        ``table`` may be this process's cached fold (no read first): a stale one makes the append fail,
+        and the table is read and the run decided again. StaleVersion once the table is past ``version``.
+        """
+        for attempt in range(MAX_ATTEMPTS):
+            if table is None or attempt:
+                table = await self.load(table_id)
+            if table.version != version:
+                raise StaleVersion("stale_version", f"the table is at version {table.version}, not {version}",
+                                   version=table.version)
+            turns, after = table_rules.bot_run(table, choose, lambda n: self.deal_seed(table_id, n))
+            if not turns:
+                raise StaleVersion("stale_version", f"no bot is to act at version {version}", version=version)
+            new, done, v = [], [], version
+            for t in turns:
+                digest = command_digest(t.command)
+                encoded = self._encode(table_id, f"bot:{t.level}", f"bot:{v}", "bot", t.events, digest, t.seat)
+                new.extend(encoded)
+                done.append((t, f"bot:{v}", v + len(encoded), digest))
+                v += len(encoded)
+            try:
+                appended = await append_reporting(self.pool, stream_of(table_id), version, new)
+            except ConcurrencyError:
+                continue
+            if not appended.stored:         # the same run, decided at once by another delivery, stored first
+                return CommandOutcome(appended.version, replayed=True), await self.load(table_id)
+            events = [e for t in turns for e in t.events]
+            receipts = await self._sign(table_id, table, events, appended)
+            # The run's own fold (bot turns leave the timed-out seats as they were).
+            table = msgspec.structs.replace(
+                after, version=appended.version, last_at=datetime.datetime.now(datetime.timezone.utc),
+                commands={**table.commands, **{(f"bot:{t.level}", cid): (v, d) for t, cid, v, d in done}})
+            return await self._appended(table_id, table, events, appended.version, receipts), table
+        raise Conflict("table_busy", f"table {table_id} kept changing; try again")
+
+    async def _appended(self, table_id: str, table: Table, events: list, version: int, receipts) -> CommandOutcome:
+        """After an append of ``events`` that made ``table``: keep its fold, mark a finished game in the index,
+        tell the flow, and say what was stored."""
+        self._remember(table_id, table)
+        if any(isinstance(e, game_of(table).end_event) for e in events) and table.opened is not None:
+            await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1", table_id)
+        if self.flow is not None:
+            await self.flow.table_appended(table, events)
+        return CommandOutcome(version, events=[type(e).__struct_config__.tag for e in events
+                                               if not getattr(e, "private", False)], receipts=receipts)
 
     async def _sign(self, table_id: str, table: Table, events: list, appended) -> list[Receipt]:
         """Sign the stream head when this append ended a deal (its seed is revealed; games with such a

@@ -9,6 +9,7 @@ delivery replays the first outcome or is refused as stale: one effect or none.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import datetime as dt
 import logging
 
@@ -29,13 +30,18 @@ from services.workers.broker import broker_unavailable_errors
 
 log = logging.getLogger("baloot.workers")
 
+CHAIN = 16                     # runs of bot turns one worker plays in a row before handing on to the broker
+_PLAYING: contextvars.ContextVar[str | None] = contextvars.ContextVar("baloot_playing", default=None)
+
+
 class Runtime:
     """One per worker process: the database, and per event loop a pool with the table and championship
     services wired by one ``Flow`` (``services/flow.py``) to ``work`` (the workers, once declared)."""
 
-    def __init__(self, database_url: str, pool_size: int = 4):
+    def __init__(self, database_url: str, pool_size: int = 4, secret: bytes | None = None):
         self.database_url = database_url
         self.pool_size = pool_size
+        self.secret = secret              # None: the configured server secret (services.secret)
         self.work = None
         self._flows: dict[int, Flow] = {}
 
@@ -47,7 +53,7 @@ class Runtime:
             # may start before `baloot serve` has created the tables they read.
             pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
             await migrate(pool)
-            tables = TableService(pool, await server_secret(pool), signer=default_signer())
+            tables = TableService(pool, self.secret or await server_secret(pool), signer=default_signer())
             flow = self._flows[id(loop)] = Flow(tables, ChampionshipService(pool, tables), self.work)
         return flow
 
@@ -86,10 +92,12 @@ class Workers:
         self.turn_clock = dramatiq.actor(turn_clock, queue_name="clocks", **options)
 
     async def table_moved(self, table) -> None:
-        """Queue what the table waits for, if anything (the reconciler catches lost messages)."""
+        """Queue what the table waits for, if anything (the reconciler catches lost messages); a bot turn
+        that the worker which just played goes on with itself (``play_bot_turn``) is not queued."""
         work = pending_work(table)
-        if work is not None:
-            await self.enqueue(work)
+        if work is None or (work.kind == "bot" and _PLAYING.get() == work.table_id):
+            return
+        await self.enqueue(work)
 
     async def championship_moved(self, championship_id: str, champ) -> None:
         if self.schedules is not None:
@@ -108,16 +116,41 @@ class Workers:
     # ------------------------------------------------------------ actors
 
     async def play_bot_turn(self, table_id: str, version: int) -> str:
-        """A bot seat acts, through the same command path as a player, on its seat's view only."""
+        """The bots due at ``version`` act, through the table's command path, each on its seat's view only:
+        the whole run of consecutive bot turns (to a person's turn, or the deal's end) in one append, and
+        while the next deal opens with a bot's turn, the next run (up to ``CHAIN`` runs: then a message),
+        with the table kept hot here rather than sent round the broker.
+
+        The table is this process's own fold when it is at ``version`` (no read first; a stale fold makes
+        the append fail and the table is read again)."""
         svc = await self.runtime.tables()
-        table = await svc.load(table_id)
+        table = svc.cached(table_id)
+        if table is None or table.version != version:
+            table = await svc.load(table_id)
         work = pending_work(table)
         if work is None or work.kind != "bot" or work.version != version:
             return "stale"
-        level = table.bots[work.seat]
-        action = game_of(table).choose(level, table.game, work.seat)    # from the seat's view only
-        return await self._execute(svc, table_id, f"bot:{version}", action, version, f"bot:{level}", "bot",
-                                   table, work.seat)
+        token = _PLAYING.set(table_id)
+        try:
+            for runs in range(1, CHAIN + 1):
+                try:
+                    outcome, table = await svc.play_bots(table_id, work.version, game_of(table).choose_from, table)
+                except StaleVersion:
+                    return "stale" if runs == 1 else "done"
+                log.info("table %s: bots from version %s -> %s%s", table_id, work.version, outcome.version,
+                         " (replayed)" if outcome.replayed else "",
+                         extra={"table_id": table_id, "command_id": f"bot:{work.version}"})
+                if outcome.replayed:
+                    work = None                   # another delivery played it, and queued what follows
+                    return "replayed" if runs == 1 else "done"
+                work = pending_work(table)
+                if work is None or work.kind != "bot":
+                    return "done"
+        finally:
+            _PLAYING.reset(token)
+            if work is not None and work.kind == "bot" and svc.cached(table_id) is table:
+                await self.enqueue(work)          # the chain's end (or a failure in it): a message goes on
+        return "done"
 
     async def run_turn_clock(self, table_id: str, version: int) -> str:
         """A clock ran out: apply the table's consequence, unless the seat acted meanwhile."""

@@ -81,13 +81,15 @@ class Reconciler(dramatiq.Middleware):
         return await self.checkpoints.tick((await self.workers.runtime.tables()).pool)
 
 
-def build(database_url: str | None = None, broker_url: str | None = None, reconcile_every: float | None = None):
-    """Broker, runtime and actors for this process; returns (broker, workers, where)."""
+def build(database_url: str | None = None, broker_url: str | None = None, reconcile_every: float | None = None,
+          secret: bytes | None = None):
+    """Broker, runtime and actors for this process; returns (broker, workers, where). ``secret``: the server
+    secret (default: the configured one)."""
     from services.db import database_server
 
     configure_logging(os.environ.get("BALOOT_LOG_LEVEL", "INFO"))
     broker, where = make_broker(broker_url)
-    runtime = Runtime(database_url or database_server().url)
+    runtime = Runtime(database_url or database_server().url, secret=secret)
     workers = Workers(broker, runtime)
     from services.workers import schedules
     schedules.declare(workers)

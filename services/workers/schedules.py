@@ -72,8 +72,8 @@ class Schedules:
     def __init__(self, workers):
         self.workers = workers
 
-        async def championship_tick(championship_id: str) -> None:
-            await self.tick(championship_id)
+        async def championship_tick(championship_id: str, full: bool = True) -> None:
+            await self.tick(championship_id, full)
 
         self.championship_tick = dramatiq.actor(championship_tick, queue_name="championships",
                                                 broker=workers.broker, max_retries=10, min_backoff=200,
@@ -85,10 +85,10 @@ class Schedules:
     async def moved(self, championship_id: str, champ: Championship) -> None:
         """The championship's stream moved: tick, if the workers run it (or close its check-in windows)."""
         if champ.state.status != "finished" and (runs_itself(champ) or champ.run.check_in_seconds is not None):
-            await self.send(championship_id)
+            await self.send(championship_id, full=False)
 
-    async def send(self, championship_id: str, delay_ms: int = 0) -> None:
-        await asyncio.to_thread(self.championship_tick.send_with_options, args=(championship_id,),
+    async def send(self, championship_id: str, delay_ms: int = 0, full: bool = True) -> None:
+        await asyncio.to_thread(self.championship_tick.send_with_options, args=(championship_id, full),
                                 delay=delay_ms or None)
 
     async def later(self, championship_id: str, due: dt.datetime, now: dt.datetime) -> None:
@@ -98,14 +98,18 @@ class Schedules:
 
     # ------------------------------------------------------------ the tick
 
-    async def tick(self, championship_id: str) -> str:
-        """Move the championship on as far as its events and the clock allow; returns where it stands."""
+    async def tick(self, championship_id: str, full: bool = True) -> str:
+        """Move the championship on as far as its events and the clock allow; returns where it stands.
+
+        A tick after a move of the stream (``full`` False: one per match result) neither re-collects the
+        round's results nor re-opens its tables unless it started the round: that is the full ticks' work
+        (the reconciler's, a delayed one), so a round of N matches costs O(N), not O(N²)."""
         svc = await self.championships()
         champ = await svc.load(championship_id, missing_ok=True)
         state = champ.state
         if champ.version == 0 or state.status == "finished":
             return state.status if champ.version else "unknown"
-        if state.status == "running":
+        if state.status == "running" and full:
             await svc.collect_results(championship_id)      # a game-end hook lost in a crash
             champ = await svc.load(championship_id)
         now = await svc.pool.fetchval("SELECT now()")
@@ -113,7 +117,7 @@ class Schedules:
             # Its organiser starts the rounds; the workers still close its check-in windows.
             if champ.state.status == "running" and champ.state.rounds[-1].undecided \
                     and champ.run.check_in_seconds is not None:
-                return await self._playing(svc, championship_id, champ, now)
+                return await self._playing(svc, championship_id, champ, now, full)
             return "run by its organiser"
         slots = slot_times(champ.state.settings)
         if not champ.state.rounds:
@@ -132,11 +136,12 @@ class Schedules:
                 champ = await self._do(svc, championship_id, "tick/draw",
                                        lambda c: [svc.make_draw(championship_id, c, {})])
             champ = await self._do(svc, championship_id, "tick/round-1/start", lambda _: [StartRound(1)])
+            full = True                             # this tick started the round: it opens its tables
         while True:
             state = champ.state
             current = state.rounds[-1]
             if current.undecided:
-                return await self._playing(svc, championship_id, champ, now)
+                return await self._playing(svc, championship_id, champ, now, full)
             if next_round(state) is None:
                 await self._do(svc, championship_id, "tick/finish", lambda _: [FinishChampionship()])
                 return "finished"
@@ -147,13 +152,15 @@ class Schedules:
                 return f"waiting for round {n}"
             champ = await self._do(svc, championship_id, f"tick/round-{n}/start",
                                    lambda _, n=n: [StartRound(n)])
+            full = True
 
     async def _playing(self, svc: ChampionshipService, championship_id: str, champ: Championship,
-                       now: dt.datetime) -> str:
+                       now: dt.datetime, full: bool = True) -> str:
         """The current round has matches to decide: run its check-in, open the tables that may open."""
         n = champ.state.rounds[-1].number
         if champ.run.check_in_seconds is None:
-            await svc.open_round_tables(championship_id, n, ACTOR)
+            if full:
+                await svc.open_round_tables(championship_id, n, ACTOR)
             return f"round {n} playing"
         checks: CheckIns = await svc.check_ins(championship_id)
         closes = svc.check_in_closes(champ, n)

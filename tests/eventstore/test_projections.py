@@ -186,3 +186,57 @@ async def test_only_one_runner_is_active_per_projection(pool, read_model):
     assert await tallies(pool) == {"a": (4, "1,2,3,4")}
     assert await pool.fetchval("SELECT count(*) FROM applied") == 4
     await stop(second_task)
+
+
+async def visible(pool, n: int, timeout: float = 10.0) -> None:
+    """Wait (bounded) until the first ``n`` events are past the read horizon: a transaction running anywhere in
+    the cluster (another test, another database) holds the horizon back until it ends."""
+    async def seen() -> None:
+        while len(await read_all(pool)) < n:
+            await asyncio.sleep(0.01)
+    await asyncio.wait_for(seen(), timeout)
+
+
+async def test_a_projection_of_some_streams_reads_only_them_and_its_checkpoint_passes_the_rest(pool, read_model):
+    only_a = projection("tally_a", apply_tally, reset_tally, stream_prefix="a-")
+    await append(pool, "a-1", 0, events(1))
+    await append(pool, "b-1", 0, events(2, 3))
+    await append(pool, "a-2", 0, events(4))
+    await append(pool, "b-2", 0, events(5))
+    await visible(pool, 5)
+    runner = ProjectionRunner(pool, only_a, batch_size=1)      # a batch of one: the filter and the limit meet
+    reached = await runner.catch_up()
+    assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
+    applied = [r["position"] for r in await pool.fetch("SELECT position FROM applied ORDER BY position")]
+    everything = await read_all(pool)
+    assert applied == [e.position for e in everything if e.stream_id.startswith("a-")]
+    assert reached == everything[-1].checkpoint                   # past the other streams' last events
+    await append(pool, "b-1", 2, events(6))
+    await visible(pool, 6)
+    assert await runner.catch_up() == (await read_all(pool))[-1].checkpoint
+    assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
+    assert await runner.rebuild() == (await read_all(pool))[-1].checkpoint
+    assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
+
+
+async def test_a_batch_at_once_and_a_poison_in_it_still_found_with_the_good_prefix_kept(pool, read_model):
+    batches = []
+
+    async def apply_all(conn, batch):
+        batches.append(len(batch))
+        for event in batch:
+            await apply_tally(conn, event)
+
+    batched = projection("tally_batched", apply_tally, reset_tally, apply_batch=apply_all)
+    await append(pool, "a", 0, events(1, 2, 3))
+    runner = ProjectionRunner(pool, batched)
+    await runner.catch_up()
+    assert batches == [3] and await tallies(pool) == {"a": (3, "1,2,3")}
+    await append(pool, "a", 3, events(4))
+    await append(pool, "p", 0, [NewEvent(event_type="noted", data={"poison": True})])
+    poison = (await read_all(pool))[-1]
+    with pytest.raises(ProjectionFailed) as raised:
+        await runner.catch_up()
+    assert raised.value.event.position == poison.position
+    assert await tallies(pool) == {"a": (4, "1,2,3,4")}            # the event before the poison is kept
+    assert (await projection_state(pool, "tally_batched"))["failed_position"] == poison.position

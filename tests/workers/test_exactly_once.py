@@ -19,6 +19,7 @@ from domain.views import view
 from services.errors import StaleVersion
 from services.tables import CODEC, SeatHandedToBot, Table, command_digest, fold_rows
 from domain.table import timeout_action
+from services.workers import actors
 from services.workers.pending import pending_work
 from tests.workers.helpers import (
     HUMAN, InProcess, add_users, all_bots, assert_chain_holds, assert_exactly_once, commands_of, ended,
@@ -66,18 +67,20 @@ def table_before(svc, rows, version: int) -> Table:
 # ------------------------------------------------------------------ delivered twice
 
 
-async def test_bot_turn_run_twice_stores_one_action(rig):
+async def test_bot_turn_run_twice_stores_one_run(rig):
     svc = await rig.tables()
     table = await svc.open_table(all_bots("t1"))
     v = pending_work(table).version
 
     first = await rig.workers.play_bot_turn("t1", v)
+    stored = await stream_rows(svc.pool, "t1")
     second = await rig.workers.play_bot_turn("t1", v)
 
     assert (first, second) == ("done", "stale")
     rows = await stream_rows(svc.pool, "t1")
-    assert commands_of(rows)[f"bot:{v}"] == [v + 1]
-    assert len(rows) == v + 1
+    assert commands_of(rows)[f"bot:{v}"][0] == v + 1
+    assert len(rows) == len(stored)                      # the second delivery stored nothing
+    assert_exactly_once(rows)
 
 
 async def test_two_deliveries_at_once_store_one_action(rig):
@@ -96,7 +99,9 @@ async def test_two_deliveries_at_once_store_one_action(rig):
     for i in range(10):
         rows = await stream_rows(svc.pool, f"t{i}")
         assert_exactly_once(rows)
-        assert len([c for c in commands_of(rows) if c.startswith("bot:")]) == 1
+        first = [r for r in rows if r.version > versions[i]][0]
+        bots = [r for r in rows if r.tx_id == first.tx_id]
+        assert len(bots) > 1 and all(r.metadata["command_id"].startswith("bot:") for r in bots)
 
 
 async def test_same_message_sent_twice_has_one_effect_and_the_game_finishes(rig):
@@ -297,10 +302,11 @@ async def test_reconciler_finds_a_table_nobody_enqueued(rig):
     assert_exactly_once(await stream_rows(svc.pool, "t1"))
 
 
-async def test_reconciler_recovers_a_lost_message_mid_game(rig):
+async def test_reconciler_recovers_a_lost_message_mid_game(rig, monkeypatch):
+    monkeypatch.setattr(actors, "CHAIN", 1)      # one run of bot turns per message
     svc = await rig.tables()
     table = await svc.open_table(all_bots("t1", level="easy"))
-    for _ in range(20):                          # twenty bot moves; each enqueues the next
+    for _ in range(3):                           # three runs of bot moves; each enqueues the next
         table = await svc.load("t1")
         assert await rig.workers.play_bot_turn("t1", pending_work(table).version) == "done"
     moved = (await svc.load("t1")).version
@@ -335,3 +341,26 @@ async def test_a_table_nobody_plays_ends_after_its_limit_of_timeouts(rig):
     assert (end.reason, end.winner) == ("abandoned", None)  # both teams' seats timed out: nobody wins
     assert table.game.phase == "ended" and pending_work(table) is None
     await assert_chain_holds(svc.pool, "t1")
+
+
+async def test_a_run_of_bot_turns_keeps_each_event_and_spectators_stay_behind_by_the_delay(rig):
+    """A run is stored as one append, but each bid and card stays its own event with its own command, and a
+    spectator of a delayed table sees none of it until the delay has passed."""
+    svc = await rig.tables()
+    opened = msgspec.structs.replace(all_bots("t1"), delay_seconds=600.0)
+    table = await svc.open_table(opened)
+    opening = table.version
+    assert await rig.workers.play_bot_turn("t1", opening) == "done"
+    table = await svc.load("t1")
+    rows = await stream_rows(svc.pool, "t1")
+    run = [r for r in rows[opening:] if r.tx_id == rows[opening].tx_id]
+    assert len(run) > 4                                                # one append of many events
+    commands = commands_of(run)
+    assert len(commands) > 4 and all(c.startswith("bot:") for c in commands)
+    for cid, versions in commands.items():                       # each bot turn: its own command, and it
+        first = CODEC.decode(run[versions[0] - opening - 1])     # begins with that seat's own action
+        assert hasattr(first, "seat")
+        assert run[versions[0] - opening - 1].metadata["seat"] == first.seat
+    assert_exactly_once(rows)
+    assert await svc.visible_version(table, live=True) == table.version
+    assert await svc.visible_version(table, live=False) == 0           # stored less than 600 s ago
