@@ -19,7 +19,7 @@ class CreateChampionship(_Command, tag="create_championship"):
 
 class RegisterTeam(_Command, tag="register_team"):
     team_id: str
-    players: tuple[str, str]
+    players: tuple[str, ...]                  # two; a duplicate team may be four (two pairs)
     substitutes: tuple[str, ...] = ()
 
 

@@ -121,9 +121,11 @@ def decide(state: ChampionshipState, command: c.ChampionshipCommand) -> list:
             if team_id in state.teams:
                 _fail("already_registered", f"team {team_id} is already registered")
             people = (*players, *substitutes)
-            if len(set(people)) != len(people) or len(players) != 2:
+            sizes = (2, 4) if settings_format(state) == "duplicate" else (2,)   # duplicate: one pair a table
+            if len(set(people)) != len(people) or len(players) not in sizes:
                 _fail("team_players",
-                      f"team {team_id} needs two different players, and substitutes who are neither")
+                      f"team {team_id} needs {' or '.join(map(str, sizes))} different players, and substitutes "
+                      "who are none of them")
             for player in people:
                 if player in state.players:
                     _fail("already_registered",

@@ -94,7 +94,7 @@ class ChampionshipCreated(_Event, tag="championship_created"):
 
 class TeamRegistered(_Event, tag="team_registered"):
     team_id: str
-    players: tuple[str, str]
+    players: tuple[str, ...]                  # two; a duplicate team may be four (two pairs)
     substitutes: tuple[str, ...] = ()
     late: bool = False
 

@@ -16,7 +16,7 @@ OutcomeKind = Literal["played", "forfeit", "double_forfeit", "bye", "walkover", 
 
 class Team(msgspec.Struct, frozen=True):
     team_id: str
-    players: tuple[str, str]
+    players: tuple[str, ...]                  # two; a duplicate team may be four (two pairs)
     substitutes: tuple[str, ...] = ()
     late: bool = False
     withdrawn: bool = False

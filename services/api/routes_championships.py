@@ -40,12 +40,13 @@ from services.championships import (
     stream_of,
 )
 from services.api.problems import Problem
+from services.championships import duplicate
 from services.api.schemas import NUL_FREE, CommandId, Name, TurnSeconds, strict_body
 from services.tables import command_digest
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
 Reason = Annotated[str, msgspec.Meta(max_length=500, pattern=NUL_FREE)]
-Format = Literal["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin"]
+Format = Literal["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin", "duplicate"]
 
 
 # ---- request bodies ----
@@ -71,6 +72,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     group_size: Annotated[int, msgspec.Meta(ge=2, le=1024)] = 16
     qualifiers_per_group: Annotated[int, msgspec.Meta(ge=1, le=512)] = 2
     grand_final_reset: bool = True
+    duplicate_boards: Annotated[int, msgspec.Meta(ge=1, le=32)] = 4     # duplicate: boards a match (at each table)
     # How the platform runs the matches (kept with the creation, not a tournament rule):
     check_in_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)] | None = None   # None: no check-in
     turn_seconds: TurnSeconds | None = None                                             # None: no turn clock
@@ -80,7 +82,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
 
 class NewTeam(msgspec.Struct, forbid_unknown_fields=True):
     command_id: CommandId
-    players: Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]
+    players: Annotated[list[str], msgspec.Meta(min_length=2, max_length=4)]   # four in a duplicate event
     substitutes: Annotated[list[str], msgspec.Meta(max_length=4)] = []
     team_id: Id | None = None                 # None: derived from the command id
 
@@ -135,6 +137,7 @@ class ChampionshipSettings(msgspec.Struct):
     group_size: int
     qualifiers_per_group: int
     grand_final_reset: bool
+    duplicate_boards: int = 4
 
 
 class TeamOut(msgspec.Struct):
@@ -279,7 +282,7 @@ def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
     s = state.settings
     settings = ChampionshipSettings(s.format, s.game, s.profile, decode_switches(s.switches), s.match_games, s.game_target,
                                     s.table_mode, list(s.schedule), s.seeding, s.swiss_rounds, s.group_size,
-                                    s.qualifiers_per_group, s.grand_final_reset)
+                                    s.qualifiers_per_group, s.grand_final_reset, s.duplicate_boards)
     teams = [TeamOut(t.team_id, list(t.players), list(t.substitutes), t.late, t.withdrawn)
              for t in (state.teams[tid] for tid in state.team_order)]
     draw = state.draw
@@ -330,7 +333,8 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
         **({"game_target": target} if (target := data.game_target or getattr(profile, "target", None)) else {}),
         schedule=tuple(RoundSlot(s.round, s.starts_at.isoformat()) for s in data.schedule),
         seeding=data.seeding, swiss_rounds=data.swiss_rounds, group_size=data.group_size,
-        qualifiers_per_group=data.qualifiers_per_group, grand_final_reset=data.grand_final_reset)
+        qualifiers_per_group=data.qualifiers_per_group, grand_final_reset=data.grand_final_reset,
+        duplicate_boards=data.duplicate_boards)
     cid = championship_id_for(user.user_id, data.command_id)
     run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
                       on_timeout=data.on_timeout, bot_level=data.bot_level or game.default_bot)
@@ -447,12 +451,18 @@ class TeamRegistration(ChampionshipCommandOut):
 
 
 @post("/{championship_id:str}/teams", operation_id="registerTeam", status_code=201,
-      summary="Register a team of two players: the organiser registers any team; a player proposes his own, "
+      summary="Register a team of two players (four, two pairs, in a duplicate event): the organiser registers "
+              "any team; a player proposes his own, "
               "and it registers once the other players and substitutes named have accepted")
 async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam], user: Caller,
                         pool: Pool, championships: Championships) -> TeamRegistration:
     data = await strict_body(request, NewTeam)
     champ = await championships.load(championship_id)
+    size = duplicate.team_size(champ.state.settings.format)
+    if len(data.players) != size:
+        raise Problem(422, "team_players", f"a team of a {champ.state.settings.format} championship is {size} "
+                      f"players{' (two pairs: one at each table of a match)' if size == 4 else ''}, "
+                      f"not {len(data.players)}", field="players")
     organiser = await _is_organiser(pool, championship_id, user)
     if user.user_id not in data.players and not organiser:
         raise Problem(403, "not_in_team", "a player registers their own team; the organiser registers any")

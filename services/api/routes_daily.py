@@ -39,13 +39,16 @@ def _day(text: str) -> dt.date:
 
 
 async def hide_open_boards(connection: ASGIConnection, _: BaseRouteHandler) -> None:
-    """Guard of the table routes: a daily board of an open set is seen by its player only (view, stream,
-    replay, record, audit, receipts, commands), whoever else asks and however."""
+    """Guard of the table routes: a daily board of an open set is seen by its player only, and a duplicate
+    table of a round still played by those seated at it among the event's players (view, stream, replay,
+    record, audit, receipts, commands), whoever else asks and however."""
     table_id = connection.path_params.get("table_id")
     if not table_id:
         return
     user = (await connection.app.state.auth.session(connection.scope)).user
     why = connection.app.state.daily.hidden_from(table_id, user.user_id)
+    if why is None:         # a duplicate match's table: the same boards are being played at other tables
+        why = await connection.app.state.championships.duplicate_hidden_from(table_id, user.user_id)
     if why is not None:
         raise Problem(403, "board_hidden", why)
 

@@ -57,7 +57,8 @@ from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from domain.tournament import checkin
 from domain.tournament.checkin import CheckIns, CheckInClosed, PlayerCheckedIn, team_checked_in
-from services import repository
+from services import duplicate_boards, repository
+from services.championships import duplicate
 from services.errors import Conflict, Forbidden, NotFound, ServiceError
 from services.repository import CommandOutcome, StreamCache, applied_by, replayed
 from services.tables import Table, TableOpened, TableService
@@ -320,6 +321,12 @@ class ChampionshipService:
                                 bots=tuple(run.bot_level if p in bots else None for p in seats),
                                 turn_seconds=run.turn_seconds, on_timeout=run.on_timeout,
                                 timeout_bot_level=run.bot_level)
+            if settings.format == "duplicate":      # two tables of the round's boards, seats swapped
+                table = msgspec.structs.replace(table, profile=duplicate.profile(
+                    settings, decode_switches(settings.switches)))
+                for t in duplicate.tables(championship_id, state, m, table, bots, run.bot_level):
+                    opened.append(await self.tables.open_table(t))
+                continue
             opened.append(await self.tables.open_table(table))
         return opened
 
@@ -550,6 +557,9 @@ class ChampionshipService:
         settings = champ.state.settings
         rows = await self.pool.fetch("SELECT table_id FROM tables_index WHERE championship_id = $1 AND "
                                      "match_id = $2 ORDER BY game_no", cid, match_id)
+        if settings.format == "duplicate":
+            await self._duplicate_ended(cid, match_id, [r["table_id"] for r in rows], settings.duplicate_boards)
+            return
         games: list[GameResult] = []
         for r in rows:
             t = await self.tables.load(r["table_id"])
@@ -572,6 +582,24 @@ class ChampionshipService:
         result = match_result(games, settings.match_games)
         await self.execute(cid, f"match-result/{match_id}", lambda _: [RecordMatchResult(match_id, result)],
                            actor=SYSTEM_ACTOR)
+
+    async def _duplicate_ended(self, cid: str, match_id: str, table_ids: list[str], boards: int) -> None:
+        """Both tables of a duplicate match have ended: record the result their boards give."""
+        tables = [await self.tables.load(t) for t in table_ids]
+        if len(tables) != 2 or any(t.game.phase != "ended" for t in tables):
+            return                           # the other table is still playing
+        result = duplicate.match_result(tables[0], tables[1], boards)
+        await self.execute(cid, f"match-result/{match_id}", lambda _: [RecordMatchResult(match_id, result)],
+                           actor=SYSTEM_ACTOR)
+
+    async def duplicate_hidden_from(self, table_id: str, user_id: str) -> str | None:
+        """Why ``user_id`` may not see ``table_id`` (a duplicate table of a round still played), or None."""
+        t = duplicate_boards.table_of(table_id)
+        if t is None:
+            return None
+        champ = await self.load(t.championship_id, missing_ok=True)
+        seated = await self.pool.fetchval("SELECT seats FROM tables_index WHERE table_id = $1", table_id)
+        return duplicate.hidden_from(champ.state, t, tuple(seated or ()), user_id)
 
 
 def fold_rows(champ: Championship, rows) -> Championship:

@@ -33,6 +33,7 @@ from domain.events import DealAnnulled, DealScored, DealStarted, DealVoided, Gam
 from domain.games import GAMES
 from domain.table import TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, game_of
 from services import repository
+from services import duplicate_boards
 from services.daily import seeds as daily_seeds
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
@@ -89,6 +90,7 @@ class TableService:
 
     def deal_seed(self, table_id: str, deal_no: int) -> str:
         board = daily_seeds.deal_seed(self.secret, table_id, deal_no)      # a daily board: the day's deal
+        board = board or duplicate_boards.deal_seed(self.secret, table_id, deal_no)   # a duplicate match's
         if board is not None:
             return board
         return hmac.new(self.secret, f"{table_id}/deal/{deal_no}".encode(), hashlib.sha256).hexdigest()[:32]
@@ -96,6 +98,7 @@ class TableService:
     def first_dealer(self, table_id: str, seats: int = 4) -> int:
         """The first dealer (the dice game: the first player): a daily board's, else drawn from the secret."""
         board = daily_seeds.first_dealer(table_id)
+        board = duplicate_boards.first_dealer(table_id) if board is None else board
         if board is not None:
             return board
         return hmac.new(self.secret, f"{table_id}/first-dealer".encode(), hashlib.sha256).digest()[0] % seats

@@ -1,0 +1,83 @@
+"""A duplicate match at the tables: two tables of the round's boards with the seats swapped, teams of four.
+
+A duplicate team is two pairs (``players[0:2]`` and ``players[2:4]``), so nobody plays a board twice. Table 1
+seats A's pair 1 at 0+2 against B's pair 2 at 1+3; table 2 seats B's pair 1 at 0+2 against A's pair 2 at 1+3:
+team A holds seats 0+2's cards at table 1 and seats 1+3's at table 2 (``domain.tournament.duplicate``). Each
+table is ``duplicate_boards`` deals of the round's boards (``services.duplicate_boards``); the game goes to
+no target, so only the boards (or a Gahwa, or an abandonment) end it. When both have ended, each board's
+(A's GP, B's GP) makes the match result, which the decider checks again.
+
+Until the round is decided, a duplicate table's boards are hidden from every player of the championship not
+seated at it: the other table of the match, and every other match of the round, play the same cards.
+"""
+
+from __future__ import annotations
+
+from domain.profiles import RuleProfile, profile_named
+from domain.tournament import Settings
+from domain.tournament import duplicate as rules
+from domain.tournament.events import Match
+from domain.tournament.results import MatchResult
+from domain.tournament.state import ChampionshipState
+from services import duplicate_boards
+from services.tables import Table, TableOpened
+
+NO_TARGET = 100_000        # the profile's highest target: a duplicate table ends after its boards
+
+
+def team_size(fmt: str) -> int:
+    """Players in a team: four in a duplicate event (a pair at each table), two otherwise."""
+    return 4 if fmt == "duplicate" else 2
+
+
+def profile(settings: Settings, switches: dict) -> RuleProfile:
+    return profile_named(settings.profile, {**switches, "target": NO_TARGET})
+
+
+def seats(state: ChampionshipState, match: Match) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The seats of table 1 and table 2 of ``match`` (team A holds 0+2 at table 1, 1+3 at table 2)."""
+    a, b = state.teams[match.team_a].players, state.teams[match.team_b].players
+    if len(a) != 4 or len(b) != 4:
+        raise ValueError(f"match {match.match_id}: a duplicate team is four players (two pairs)")
+    return (a[0], b[2], a[1], b[3]), (b[0], a[2], b[1], a[3])
+
+
+def tables(championship_id: str, state: ChampionshipState, match: Match, template: TableOpened,
+           bots: set[str], bot_level: str) -> list[TableOpened]:
+    """The match's two tables, as ``template`` (the championship's table settings) with their seats."""
+    out = []
+    for n, seated in enumerate(seats(state, match), start=1):
+        out.append(TableOpened(
+            table_id=duplicate_boards.table_id(championship_id, match.match_id, n), seats=seated,
+            profile=template.profile, table_mode=template.table_mode, opened_by=template.opened_by,
+            championship_id=championship_id, match_id=match.match_id, game_no=n,
+            bots=tuple(bot_level if p in bots else None for p in seated), turn_seconds=template.turn_seconds,
+            on_timeout=template.on_timeout, timeout_bot_level=template.timeout_bot_level,
+            deals=state.settings.duplicate_boards))
+    return out
+
+
+def board_points(table: Table, boards: int) -> list[tuple[int, int]]:
+    """(seats 0+2's GP, seats 1+3's GP) on each board at ``table``; a board not played (the game ended
+    first) scores nothing."""
+    played = [tuple(r) for r in table.game.results[:boards]]
+    return played + [(0, 0)] * (boards - len(played))
+
+
+def match_result(table_1: Table, table_2: Table, boards: int) -> MatchResult:
+    """The match result from both tables' boards (``domain.tournament.duplicate``)."""
+    return rules.duplicate_result([rules.board_score(p1, p2) for p1, p2 in
+                                   zip(board_points(table_1, boards), board_points(table_2, boards))])
+
+
+def hidden_from(state: ChampionshipState, table: duplicate_boards.DuplicateTable, seated: tuple[str, ...],
+                user_id: str) -> str | None:
+    """Why ``user_id`` may not see this duplicate table (a player of the event while its round is
+    undecided, not seated at it), or None."""
+    if user_id in seated or user_id not in state.players or not 1 <= table.round <= len(state.rounds):
+        return None
+    round_ = state.rounds[table.round - 1]
+    if not round_.undecided:
+        return None
+    return (f"the boards of round {table.round} of championship {table.championship_id} stay hidden from its "
+            "players until every match of the round is decided; each player sees only his own table")
