@@ -24,7 +24,7 @@ from services.api.routes_championships import championship_router
 from services.api.routes_daily import daily_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
-from services.api.streams import Notifier, StreamSlots
+from services.api.streams import Notifier, StreamSlots, TableFeeds
 from services.daily.service import DailyService
 from services.tables import TableService
 from services.web import watch_router
@@ -78,9 +78,11 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         app.state.flow = Flow(app.state.tables, app.state.championships, work)
         app.state.notifier = Notifier()
         await app.state.notifier.start(server_url)
+        app.state.feeds = TableFeeds(app.state.tables, app.state.notifier)   # one reader per followed table
         try:
             yield
         finally:
+            await app.state.feeds.stop()
             await app.state.notifier.stop()
             await pool.close()
 

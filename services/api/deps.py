@@ -2,7 +2,7 @@
 
 The app's lifespan builds the pool and the services once and keeps them on the app's state; these providers
 hand them to the handlers that name them as parameters (``pool``, ``auth``, ``signer``, ``tables``,
-``championships``, ``notifier``, ``streams``, ``daily``), and ``user`` is the caller behind the request's bearer token
+``championships``, ``notifier``, ``streams``, ``daily``, ``feeds``), and ``user`` is the caller behind the request's bearer token
 (a 401 problem document when there is none, before the handler runs).
 """
 
@@ -15,7 +15,7 @@ from litestar.di import NamedDependency, Provide
 
 from services.anchor.keys import Signer
 from services.api.auth import Authenticator, User
-from services.api.streams import Notifier, StreamSlots
+from services.api.streams import Notifier, StreamSlots, TableFeeds
 from services.championships import ChampionshipService
 from services.daily.service import DailyService
 from services.tables import TableService
@@ -29,9 +29,11 @@ Tables = NamedDependency[TableService]
 Championships = NamedDependency[ChampionshipService]
 Notifications = NamedDependency[Notifier]
 Streams = NamedDependency[StreamSlots]
+Feeds = NamedDependency[TableFeeds]
 Daily = NamedDependency[DailyService]
 
-STATE_DEPENDENCIES = ("pool", "auth", "signer", "tables", "championships", "notifier", "streams", "daily")
+STATE_DEPENDENCIES = ("pool", "auth", "signer", "tables", "championships", "notifier", "streams", "daily",
+                      "feeds")
 
 
 def _from_state(name: str) -> Provide:

@@ -26,7 +26,7 @@ from services.anchor import Receipt, receipts_of
 from services.api import schemas
 from services.api.auth import grant, has_role
 from services.api.routes_daily import hide_open_boards
-from services.api.deps import Caller, Notifications, Pool, Streams, Tables
+from services.api.deps import Caller, Feeds, Pool, Streams, Tables
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
@@ -244,7 +244,7 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
                                   description="`view` events (the view as JSON), then `end`")})
 async def follow(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
-                 notifier: Notifications, streams: Streams,
+                 feeds: Feeds, streams: Streams,
                  after: int = Parameter(default=0, ge=0, le=schemas.MAX_VERSION, description="start after this version")
                  ) -> ServerSentEvent:
     table = await tables.load(table_id)
@@ -254,28 +254,41 @@ async def follow(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tabl
     stream = stream_of(table_id)
 
     async def messages():
-        state = Table()
-        rows = await read_stream(tables.pool, stream, 1, after) if after else []
-        if rows:
-            state = tables.fold(state, rows)
-        while True:
-            waiter = notifier.waiter(stream)
-            rows = await read_stream(tables.pool, stream, state.version + 1)
-            for row in rows:
-                if delay > 0:
-                    due = row.recorded_at + dt.timedelta(seconds=delay)
-                    wait = (due - dt.datetime.now(dt.timezone.utc)).total_seconds()
-                    if wait > 0:
-                        await asyncio.sleep(wait)     # the broadcast delay itself, not synchronisation
-                state = tables.fold(state, [row])
-                yield ServerSentEventMessage(data=msgspec.json.encode(table_view(state, audience.seat)).decode(),
-                                             event="view", id=str(state.version))
-            if state.game.phase == "ended" or state.cancelled:
-                yield ServerSentEventMessage(data="{}", event="end", id=str(state.version))
-                return
-            await notifier.wait(waiter, timeout=5.0)
+        sub = feeds.subscribe(table_id, table)       # the process's one reader of this table
+        try:
+            def view(version: int, state: Table) -> ServerSentEventMessage:
+                return ServerSentEventMessage(data=msgspec.json.encode(table_view(state, audience.seat)).decode(),
+                                              event="view", id=str(version))
+
+            state = sub.start
+            if after < sub.cursor:                   # resuming before the feed's head: fold from the start once
+                state = Table()
+                for row in await read_stream(tables.pool, stream, 1, sub.cursor):
+                    state = tables.fold(state, [row])
+                    if row.version > after:
+                        await _broadcast_delay(row.recorded_at, delay)
+                        yield view(row.version, state)
+            while not (state.game.phase == "ended" or state.cancelled):
+                entries = await sub.next()
+                if not entries:
+                    break
+                for version, recorded_at, state in entries:
+                    if version > after:
+                        await _broadcast_delay(recorded_at, delay)
+                        yield view(version, state)
+            yield ServerSentEventMessage(data="{}", event="end", id=str(state.version))
+        finally:
+            sub.close()
 
     return ServerSentEvent(slot.hold(messages()), background=slot.when_sent())
+
+
+async def _broadcast_delay(recorded_at: dt.datetime, delay: float) -> None:
+    """Spectators get a row only ``delay`` seconds after it was stored."""
+    if delay > 0:
+        wait = (recorded_at + dt.timedelta(seconds=delay) - dt.datetime.now(dt.timezone.utc)).total_seconds()
+        if wait > 0:
+            await asyncio.sleep(wait)     # the broadcast delay itself, not synchronisation
 
 
 async def _visible_events(tables: Tables, pool: Pool, table_id: str, user: Caller, *,

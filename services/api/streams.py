@@ -15,12 +15,14 @@ import logging
 import os
 import weakref
 from collections.abc import AsyncIterator
+from typing import NamedTuple
 
 import asyncpg
 from litestar.background_tasks import BackgroundTask
 
 from services.api.limits import RateLimited
-from services.eventstore import CHANNEL
+from services.eventstore import CHANNEL, read_stream
+from services.tables import stream_of
 
 DEFAULT_MAX_STREAMS = 8
 
@@ -197,3 +199,146 @@ class Slot:
         stream = held()
         weakref.finalize(stream, self.release)      # never iterated at all: given back when collected
         return stream
+
+
+class FeedEntry(NamedTuple):
+    """One stored row of a followed table, folded: its version, when it was stored, the table after it."""
+
+    version: int
+    recorded_at: object
+    state: object
+
+
+class TableFeeds:
+    """One shared reader per table followed in this process: it reads each append once and folds it once.
+
+    Every follower used to read and fold the stream itself on each wake-up (a table's 4 players and its
+    spectators: that many reads per action); now the feed's reader does, and each follower only renders its
+    own view from the folded states. A feed keeps the states since its slowest follower's cursor and is
+    dropped with its last follower.
+    """
+
+    def __init__(self, tables, notifier: Notifier, poll: float = 5.0) -> None:
+        self.tables, self.notifier, self.poll = tables, notifier, poll
+        self._feeds: dict[str, TableFeed] = {}
+
+    def subscribe(self, table_id: str, table) -> Subscription:
+        """A cursor on ``table_id``'s feed at its head; ``table`` (the table as just loaded) starts a new feed."""
+        feed = self._feeds.get(table_id)
+        if feed is None or feed.failed is not None:
+            feed = self._feeds[table_id] = TableFeed(self, table_id, table)
+        return feed.subscribe()
+
+    def _drop(self, feed: TableFeed) -> None:
+        if self._feeds.get(feed.table_id) is feed:
+            del self._feeds[feed.table_id]
+
+    def following(self) -> int:
+        """How many tables this process reads for its followers."""
+        return len(self._feeds)
+
+    async def stop(self) -> None:
+        for feed in list(self._feeds.values()):
+            await feed.stop()
+        self._feeds.clear()
+
+
+class TableFeed:
+    """The reader of one table: wakes on its stream's notifications (or every ``poll`` seconds), reads the
+    rows after its head once, folds each once and hands the states to its subscribers."""
+
+    def __init__(self, feeds: TableFeeds, table_id: str, table) -> None:
+        self.feeds, self.table_id, self.stream = feeds, table_id, stream_of(table_id)
+        self.state = table                     # the table at the feed's head
+        self.history: list[FeedEntry] = []     # the states after the slowest subscriber's cursor, in order
+        self.subscribers: set[Subscription] = set()
+        self.failed: BaseException | None = None
+        self._changed = asyncio.Event()
+        self._reader: asyncio.Task | None = None
+
+    @property
+    def head(self) -> int:
+        return self.state.version
+
+    @property
+    def over(self) -> bool:
+        return self.state.game.phase == "ended" or self.state.cancelled
+
+    def subscribe(self) -> Subscription:
+        sub = Subscription(self, self.head, self.state)
+        self.subscribers.add(sub)
+        if self._reader is None and not self.over:
+            self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        return sub
+
+    def _leave(self, sub: Subscription) -> None:
+        self.subscribers.discard(sub)
+        if not self.subscribers:
+            self.feeds._drop(self)
+            if self._reader is not None:
+                self._reader.cancel()
+        else:
+            self._trim()
+
+    def _trim(self) -> None:
+        slowest = min((s.cursor for s in self.subscribers), default=self.head)
+        keep = next((i for i, e in enumerate(self.history) if e.version > slowest), len(self.history))
+        if keep:
+            del self.history[:keep]
+
+    async def _read_loop(self) -> None:
+        tables, notifier = self.feeds.tables, self.feeds.notifier
+        try:
+            while not self.over:
+                waiter = notifier.waiter(self.stream)        # taken before reading: no notification is lost
+                rows = await read_stream(tables.pool, self.stream, self.head + 1)
+                if rows:
+                    state = self.state
+                    for row in rows:
+                        state = tables.fold(state, [row])
+                        self.history.append(FeedEntry(row.version, row.recorded_at, state))
+                    self.state = state
+                    self._wake()
+                if self.over:
+                    break
+                await notifier.wait(waiter, timeout=self.feeds.poll)
+        except Exception as exc:                             # the database went away: its followers fail
+            log.warning("live feed of %s: read failed: %s", self.table_id, exc)
+            self.failed = exc
+            self.feeds._drop(self)
+            self._wake()
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def stop(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+
+
+class Subscription:
+    """One follower's cursor on a feed: ``start`` is the table when it joined; ``next`` the states after it."""
+
+    def __init__(self, feed: TableFeed, cursor: int, start) -> None:
+        self.feed, self.cursor, self.start = feed, cursor, start
+
+    async def next(self) -> list[FeedEntry]:
+        """The states after this cursor, waiting for some; empty once the table is over and all are taken."""
+        feed = self.feed
+        while True:
+            if feed.history and feed.history[-1].version > self.cursor:
+                entries = [e for e in feed.history if e.version > self.cursor]
+                self.cursor = entries[-1].version
+                feed._trim()
+                return entries
+            if feed.failed is not None:
+                raise feed.failed
+            if feed.over and feed.head <= self.cursor:
+                return []
+            await feed._changed.wait()
+
+    def close(self) -> None:
+        self.feed._leave(self)
