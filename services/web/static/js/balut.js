@@ -23,22 +23,28 @@ function turnEl(v, seatName) {
     ended ? null : [h("dt", {}, t("throws_left")), h("dd", {id: "throws-left"}, String(THROWS - v.throws))]);
 }
 
+// Before the game's start event (the table just opened) the view has no sheets yet: empty ones, a seat each.
+function sheetsOf(v) {
+  return v.sheets.length ? v.sheets : v.seats.map((_, seat) => ({seat, rows: {}, total: 0}));
+}
+
 function sheetsEl(v, seatName) {
-  const seats = v.sheets.map(s => s.seat);
+  const sheets = sheetsOf(v);
+  const seats = sheets.map(s => s.seat);
   const r = v.result;
   const cell = (text, attrs = {}) => h("td", attrs, text);
   return h("table", {class: "list sheets", id: "sheets"},
     h("thead", {}, h("tr", {}, h("th", {}, t("category")),
       seats.map(s => h("th", {class: v.turn === s ? "turn" : "", "data-seat": s}, seatName(s))))),
     h("tbody", {},
-      ROWS.map(row => h("tr", {"data-row": row}, h("th", {}, t(`row_${row}`)), v.sheets.map(sheet => {
+      ROWS.map(row => h("tr", {"data-row": row}, h("th", {}, t(`row_${row}`)), sheets.map(sheet => {
         const written = sheet.rows[row] || [];
         const open = v.profile.fills - written.length;
         return cell(written.length ? written.join(" + ") : "·",
                     {title: `${written.length}/${v.profile.fills}`, class: open ? "open" : "full"});
       }))),
       h("tr", {class: "total"}, h("th", {}, t("total")),
-        v.sheets.map(sheet => cell(String(sheet.total), {"data-total": sheet.total, "data-seat": sheet.seat}))),
+        sheets.map(sheet => cell(String(sheet.total), {"data-total": sheet.total, "data-seat": sheet.seat}))),
       r ? h("tr", {}, h("th", {}, t("final_points")),
         r.points.map((p, s) => cell(String(p), {"data-points": p, "data-seat": s}))) : null,
       r ? h("tr", {}, h("th", {}, t("place")),

@@ -89,6 +89,10 @@ function controlsEl(v) {
       h("label", {for: "trick-no"}, t("go_trick")),
       h("input", {id: "trick-no", name: "trick", type: "number", min: 1, max: 8, value: v.deal?.tricks.length || 1}),
       h("button", {type: "submit"}, t("go"))) : null,
+    cardGame ? null : h("form", {id: "jump-round", onsubmit: e => { e.preventDefault(); jumpToRound(Number(e.target.elements.round.value)); }},
+      h("label", {for: "round-no"}, t("go_round")),
+      h("input", {id: "round-no", name: "round", type: "number", min: 1, value: v.round || 1}),
+      h("button", {type: "submit"}, t("go"))),
     h("a", {href: location.href, id: "share"}, t("share")),
     deal?.finished ? h("a", {href: `/watch/audit.html?table=${id}&deal=${deal.deal_no}`, id: "audit"}, t("audit")) : null,
     h("a", {href: `/watch/table.html?id=${id}`}, t("back_to_live")));
@@ -134,6 +138,16 @@ async function jumpToTrick(k) {
     const mid = Math.floor((lo + hi) / 2);
     const v = await get(`/tables/${id}/state?at=${mid}`);
     if ((v.deal?.tricks.length ?? 0) >= k) hi = mid; else lo = mid + 1;
+  }
+  await show(lo);
+}
+
+// The dice game: the first position of round `k` (its first turn started; rounds only grow in a game).
+async function jumpToRound(k) {
+  let lo = 1, hi = last;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if ((await get(`/tables/${id}/state?at=${mid}`)).round >= k) hi = mid; else lo = mid + 1;
   }
   await show(lo);
 }
