@@ -95,9 +95,27 @@ def test_a_balut_table_of_bots_live_to_its_end_shows_the_record_totals_and_steps
             break
     assert now["rows"] == expected_rows and now["totals"] == expected and now["phase"] == "playing"
     screenshot(browser, "balut-replay")
+    # "Go to round 4": the first position of round 4, each sheet with exactly three rows written (one a turn).
+    browser.find_element(By.ID, "round-no").clear()
+    browser.find_element(By.ID, "round-no").send_keys("4")
+    browser.find_element(By.CSS_SELECTOR, "#jump-round button").click()
+    four = wait(browser, lambda d: (s := shown(d)) and s["version"] < version and s)
+    assert browser.find_element(By.ID, "balut-round").text == "4"
+    written = [sum(cells[seat] != "·" for cells in four["rows"].values()) for seat in range(2)]
+    assert written == [3, 3]
+    browser.find_element(By.ID, "prev").click()
+    before = wait(browser, lambda d: (s := shown(d)) and s["version"] == four["version"] - 1)
+    assert before and browser.find_element(By.ID, "balut-round").text == "3"
+
     # The position's link shows the same position.
     browser.get(f"{served.base}/watch/table.html?id={table_id}&at={version}")
     assert wait(browser, lambda d: (s := shown(d)) and s["version"] == version and s)["totals"] == expected
+
+    # The first position: the table opened, nothing written.
+    browser.get(f"{served.base}/watch/table.html?id={table_id}&at=1")
+    start = wait(browser, lambda d: (s := shown(d)) and s["version"] == 1 and s)
+    assert start["totals"] == [0, 0] and all(c == "·" for cells in start["rows"].values() for c in cells)
+    assert browser.find_element(By.ID, "prev").get_attribute("disabled") is not None
 
     # Arabic: right to left, the rows in the rules' words.
     browser.get(f"{served.base}/watch/table.html?id={table_id}&lang=ar")
