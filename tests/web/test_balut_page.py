@@ -8,7 +8,7 @@ from __future__ import annotations
 from selenium.webdriver.common.by import By
 
 from tests.web.conftest import requested_urls, same_origin, screenshot
-from tests.web.test_pages import wait
+from tests.web.test_pages import text_of, wait
 
 ROWS = ("fours", "fives", "sixes", "straight", "house", "choice", "balut")
 LONG = 180
@@ -53,7 +53,7 @@ def test_a_balut_table_of_bots_live_to_its_end_shows_the_record_totals_and_steps
     first = wait(browser, shown)
     # The workers have not started: no throw yet, every row open.
     assert first["phase"] == "playing" and first["totals"] == [0, 0]
-    assert browser.find_element(By.ID, "live-state").text == "Live"
+    assert text_of(browser, "live-state") == "Live"       # read in one go: the live page redraws itself
     assert all(cell == "·" for cells in first["rows"].values() for cell in cells)
     browser.execute_script("window.notReloaded = true")
     served.start_workers()
@@ -100,12 +100,12 @@ def test_a_balut_table_of_bots_live_to_its_end_shows_the_record_totals_and_steps
     browser.find_element(By.ID, "round-no").send_keys("4")
     browser.find_element(By.CSS_SELECTOR, "#jump-round button").click()
     four = wait(browser, lambda d: (s := shown(d)) and s["version"] < version and s)
-    assert browser.find_element(By.ID, "balut-round").text == "4"
+    assert text_of(browser, "balut-round") == "4"
     written = [sum(cells[seat] != "·" for cells in four["rows"].values()) for seat in range(2)]
     assert written == [3, 3]
     browser.find_element(By.ID, "prev").click()
     before = wait(browser, lambda d: (s := shown(d)) and s["version"] == four["version"] - 1)
-    assert before and browser.find_element(By.ID, "balut-round").text == "3"
+    assert before and text_of(browser, "balut-round") == "3"
 
     # The position's link shows the same position.
     browser.get(f"{served.base}/watch/table.html?id={table_id}&at={version}")
