@@ -34,6 +34,10 @@ const WORDS = {
     how_many: "How many", replays_of_page: "Replays of this board by the players on this page of the leaderboard:",
     set_open: "open — the boards stay hidden until", set_closed: "closed — every board is public",
     commitment: "Commitment",
+    balut_game: "Balut (dice)", die: "die", dice: "Dice", to_throw: "Throwing", next_to_throw: "Next to throw",
+    throws_left: "Throws left", go_round: "Go to round", category: "Row", total: "Total", final_points: "Final points", place: "Place",
+    row_fours: "Fours", row_fives: "Fives", row_sixes: "Sixes", row_straight: "Straight", row_house: "Full house",
+    row_choice: "Choice", row_balut: "Balut",
   },
   ar: {
     title: "ساحة البلوت — مشاهدة", home: "البطولات والطاولات", language: "English",
@@ -68,6 +72,10 @@ const WORDS = {
     how_many: "العدد", replays_of_page: "إعادات هذه التوزيعة للاعبين في هذه الصفحة من لوحة الترتيب:",
     set_open: "مفتوح — تبقى التوزيعات مخفية حتى", set_closed: "مغلق — كل التوزيعات معلنة",
     commitment: "الالتزام",
+    balut_game: "بالوت (النرد)", die: "حجر نرد", dice: "النرد", to_throw: "يرمي الآن", next_to_throw: "يرمي بعده",
+    throws_left: "الرميات الباقية", go_round: "اذهب إلى الجولة", category: "الخانة", total: "المجموع", final_points: "النقاط النهائية", place: "الترتيب",
+    row_fours: "الأربعات", row_fives: "الخمسات", row_sixes: "الستات", row_straight: "المتتالية", row_house: "الفل هاوس",
+    row_choice: "الاختيار", row_balut: "بالوت",
   },
 };
 

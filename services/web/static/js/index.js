@@ -7,13 +7,17 @@ const main = document.getElementById("main");
 let data = null;
 // The daily deal's rule profiles (docs/daily.md); the day is UTC, as the server's.
 const PROFILES = ["saudi", "belote_classic", "belote_declarations"];
+// The dice game's profiles (docs/balut.md): a table listed with one of them is a Balut table.
+const BALUT_PROFILES = ["stc", "ibf"];
 const today = () => new Date().toISOString().slice(0, 10);
 
 function tablesList(tables) {
   if (!tables.length) return h("p", {}, t("none"));
   return h("ul", {class: "tables"}, tables.map(tb =>
     h("li", {}, h("a", {href: `/watch/table.html?id=${tb.table_id}`, "data-table": tb.table_id},
-                  `${t("table")} ${tb.table_id}`), tb.championship_id ? ` · ${tb.match_id}` : "")));
+                  `${t("table")} ${tb.table_id}`), tb.championship_id ? ` · ${tb.match_id}` : "",
+    BALUT_PROFILES.includes(tb.profile) ? h("span", {class: "game", "data-game": "balut"},
+      ` · ${t("balut_game")} (${tb.profile.toUpperCase()})`) : null)));
 }
 
 function render() {

@@ -1,6 +1,7 @@
 // A table: live (following the stream) or a replay position (?at=N, a link to share); the server decides which
 // cards a spectator sees, this page draws what it is sent.
 import {follow, get, userNames} from "./api.js";
+import {balutEl, balutScore} from "./balut.js";
 import {backEl, cardEl, h, suitName} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
 
@@ -76,16 +77,21 @@ function controlsEl(v) {
       h("a", {href: `/watch/table.html?id=${id}&at=${v.version}`, id: "to-replay"}, t("replay")));
   }
   const deal = deals.findLast(d => d.first_version <= v.version);
+  const cardGame = v.game !== "balut";     // the dice game has no deals nor tricks: stepping only
   return h("div", {class: "controls", id: "controls"},
     h("button", {type: "button", id: "prev", disabled: v.version <= 1, onclick: () => show(v.version - 1)}, t("previous")),
     h("button", {type: "button", id: "playpause", onclick: playPause}, timer ? t("pause") : t("play")),
     h("button", {type: "button", id: "next", disabled: v.version >= last, onclick: () => show(v.version + 1)}, t("next")),
     h("span", {id: "position"}, `${t("position")} ${v.version} ${t("of")} ${last}`),
-    h("label", {}, `${t("deal")} `, h("select", {id: "deal", onchange: e => show(deals[e.target.value - 1].first_version)},
-      deals.map(d => h("option", {value: d.deal_no, selected: deal?.deal_no === d.deal_no}, String(d.deal_no))))),
-    h("form", {id: "jump", onsubmit: e => { e.preventDefault(); jumpToTrick(Number(e.target.elements.trick.value)); }},
+    cardGame ? h("label", {}, `${t("deal")} `, h("select", {id: "deal", onchange: e => show(deals[e.target.value - 1].first_version)},
+      deals.map(d => h("option", {value: d.deal_no, selected: deal?.deal_no === d.deal_no}, String(d.deal_no))))) : null,
+    cardGame ? h("form", {id: "jump", onsubmit: e => { e.preventDefault(); jumpToTrick(Number(e.target.elements.trick.value)); }},
       h("label", {for: "trick-no"}, t("go_trick")),
       h("input", {id: "trick-no", name: "trick", type: "number", min: 1, max: 8, value: v.deal?.tricks.length || 1}),
+      h("button", {type: "submit"}, t("go"))) : null,
+    cardGame ? null : h("form", {id: "jump-round", onsubmit: e => { e.preventDefault(); jumpToRound(Number(e.target.elements.round.value)); }},
+      h("label", {for: "round-no"}, t("go_round")),
+      h("input", {id: "round-no", name: "round", type: "number", min: 1, value: v.round || 1}),
       h("button", {type: "submit"}, t("go"))),
     h("a", {href: location.href, id: "share"}, t("share")),
     deal?.finished ? h("a", {href: `/watch/audit.html?table=${id}&deal=${deal.deal_no}`, id: "audit"}, t("audit")) : null,
@@ -95,6 +101,11 @@ function controlsEl(v) {
 function render() {
   const v = current;
   if (!v) return;
+  if (v.game === "balut") {
+    main.replaceChildren(h("h1", {}, `${t("table")} ${id}`), h("p", {class: "facts", id: "score"}, balutScore(v)),
+                         controlsEl(v), balutEl(v, seatName));
+    return;
+  }
   const deal = v.deal;
   main.replaceChildren(
     h("h1", {}, `${t("table")} ${id}`),
@@ -131,6 +142,16 @@ async function jumpToTrick(k) {
   await show(lo);
 }
 
+// The dice game: the first position of round `k` (its first turn started; rounds only grow in a game).
+async function jumpToRound(k) {
+  let lo = 1, hi = last;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if ((await get(`/tables/${id}/state?at=${mid}`)).round >= k) hi = mid; else lo = mid + 1;
+  }
+  await show(lo);
+}
+
 function playPause() {
   if (timer) { clearInterval(timer); timer = null; render(); return; }
   timer = setInterval(() => {
@@ -151,7 +172,7 @@ async function load() {
   }
   mode = "replay";
   last = now.version;
-  deals = await get(`/tables/${id}/deals`);
+  deals = now.game === "balut" ? [] : await get(`/tables/${id}/deals`);
   await show(at === null ? last : Number(at));
 }
 
