@@ -31,6 +31,14 @@ async def play(api, headers) -> dict:
     return r.json()
 
 
+async def act_as_bot(tables, table_id: str, table, seat: int) -> None:
+    """The bot in ``seat`` acts as the workers' bot actor does: from its seat's view, one command."""
+    level = table.bots[seat]
+    action = bot(level).choose(seat_view(table.game.deal, seat))
+    await tables.execute(table_id, f"bot:{table.version}", lambda t: action, actor=f"bot:{level}", role="bot",
+                         digest=command_digest(action), seat=seat, expected_version=table.version, table=table)
+
+
 async def finish_board(api, tables, table_id: str, headers: dict, rng: random.Random, ids: Ids) -> None:
     """Play the board to its end: the player through the API, the bots as the workers' bot actor does."""
     for _ in range(500):
@@ -39,11 +47,7 @@ async def finish_board(api, tables, table_id: str, headers: dict, rng: random.Ra
             return
         work = pending_work(table)
         if work is not None and work.kind == "bot":
-            level = table.bots[work.seat]
-            action = bot(level).choose(seat_view(table.game.deal, work.seat))
-            await tables.execute(table_id, f"bot:{table.version}", lambda t: action, actor=f"bot:{level}",
-                                 role="bot", digest=command_digest(action), seat=work.seat,
-                                 expected_version=table.version, table=table)
+            await act_as_bot(tables, table_id, table, work.seat)
             continue
         r = await api.get(f"/tables/{table_id}/view", headers=headers)
         assert r.status_code == 200, r.text

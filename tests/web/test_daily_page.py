@@ -12,17 +12,16 @@ from collections import Counter
 import httpx
 from selenium.webdriver.common.by import By
 
-from domain.bots import bot
 from domain.cards import card_name
-from domain.views import view as seat_view
 from services.daily.projection import daily_read_model
 from services.daily.service import DailyService
 from services.eventstore import ProjectionRunner
 from services.secret import server_secret
-from services.tables import TableService, command_digest
+from services.tables import TableService
 from services.workers.pending import pending_work
 from tests.api.test_tables import Ids, choose
 from tests.daily.conftest import DAY, Clock
+from tests.daily.test_daily_api import act_as_bot
 from tests.web.conftest import screenshot
 from tests.web.test_pages import game_version, wait
 
@@ -45,11 +44,7 @@ async def finish_board(http: httpx.Client, tables: TableService, table_id: str, 
             return
         work = pending_work(table)
         if work is not None and work.kind == "bot":
-            level = table.bots[work.seat]
-            action = bot(level).choose(seat_view(table.game.deal, work.seat))
-            await tables.execute(table_id, f"bot:{table.version}", lambda t: action, actor=f"bot:{level}",
-                                 role="bot", digest=command_digest(action), seat=work.seat,
-                                 expected_version=table.version, table=table)
+            await act_as_bot(tables, table_id, table, work.seat)
             continue
         r = http.get(f"/tables/{table_id}/view", headers=headers)
         assert r.status_code == 200, r.text
