@@ -161,6 +161,8 @@ class Game:
         self.last_ok = time.monotonic()
         self.unavailable: list[dict] = []  # 503 problem documents received
         self.other_errors: list[str] = []
+        self.cut: list[str] = []           # requests cut in flight (connection closed, no answer), then retried
+        self.drill = "before the drills"
         self.tables: list[str] = []
         self.bot_moves = 0                 # bot actions seen (the version moved while no human acted)
         self._stop = False
@@ -179,6 +181,11 @@ class Game:
         """One request; a 503 problem (database away) or a transport error is noted, and None returned."""
         try:
             r = await self.api.request(method, path, headers, **kw)
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            # A request in flight when a process goes away may lose its connection: the client retries it, as
+            # any client does with an idempotent request (a command is, by its command id). Reported below.
+            self.cut.append(f"{self.drill}: {method} {path}: {type(exc).__name__}")
+            return None
         except httpx.TransportError as exc:
             self.other_errors.append(f"{method} {path}: {type(exc).__name__}")
             return None
@@ -428,12 +435,19 @@ async def main() -> None:
     await game.moved_on(time.monotonic())
     results: dict[str, float] = {}
     drill_tables: list[str] = []
+    game.drill = "kill api1"
     await drill_kill_api_replica(api, game, results)
+    game.drill = "kill worker1"
     await drill_kill_worker(api, game, results, drill_tables)
+    game.drill = "restart RabbitMQ"
     await drill_restart_rabbitmq(api, game, results)
+    game.drill = "restart PostgreSQL"
     await drill_restart_postgres(api, game, results)
+    game.drill = "after the drills"
     await game.moved_on(time.monotonic(), actions=5)
     await game.stop()
+    if game.cut:
+        say(f"requests cut in flight and retried by the client (same request, same command id): {game.cut[:10]}")
     if game.other_errors:
         say(f"answers other than success or a 503 problem during the drills: {game.other_errors[:10]}")
         raise SystemExit("smoke: FAILED: unexpected errors during the drills")
