@@ -10,10 +10,9 @@ import random
 import msgspec
 
 from domain import daily
-from domain.bots import bot
 from domain.cards import card_name
 from domain.shuffle import deck_from_seed
-from domain.views import view as seat_view
+from domain.table import game_of
 from services.daily.projection import daily_read_model
 from services.eventstore import ProjectionRunner, rebuild_projection
 from services.tables import command_digest
@@ -34,7 +33,7 @@ async def play(api, headers) -> dict:
 async def act_as_bot(tables, table_id: str, table, seat: int) -> None:
     """The bot in ``seat`` acts as the workers' bot actor does: from its seat's view, one command."""
     level = table.bots[seat]
-    action = bot(level).choose(seat_view(table.game.deal, seat))
+    action = game_of(table).choose(level, table.game, seat)       # the worker's choice, from the seat's view
     await tables.execute(table_id, f"bot:{table.version}", lambda t: action, actor=f"bot:{level}", role="bot",
                          digest=command_digest(action), seat=seat, expected_version=table.version, table=table)
 
@@ -236,10 +235,7 @@ async def test_an_abandoned_board_is_played_out_by_a_bot_of_the_day_s_level(api,
             await tables.execute(tid, f"clock:{table.version}", lambda t: command, actor="clock", role="clock",
                                  digest=command_digest(command), seat=work.seat, expected_version=table.version)
         else:
-            level = table.bots[work.seat]
-            action = bot(level).choose(seat_view(table.game.deal, work.seat))
-            await tables.execute(tid, f"bot:{table.version}", lambda t: action, actor=f"bot:{level}", role="bot",
-                                 digest=command_digest(action), seat=work.seat, expected_version=table.version)
+            await act_as_bot(tables, tid, table, work.seat)
     table = await tables.load(tid)
     assert table.game.phase == "ended" and table.bots[0] == "normal"
     await catch_up(pool)

@@ -29,6 +29,7 @@ from services.workers import schedules
 from services.workers.actors import Runtime, Workers
 from services.workers.broker import make_broker
 from tests.api.conftest import schema_url
+from tests.workers.helpers import InProcess, add_users
 
 
 def pytest_configure(config):
@@ -136,3 +137,16 @@ async def register_teams(svc: ChampionshipService, pool, cid: str, n: int, kind:
 
 async def db_now(pool) -> dt.datetime:
     return await pool.fetchval("SELECT now()")
+
+
+@pytest.fixture
+async def rig(database_url, db_schema, pool):
+    """Broker, actors and table service on this test's schema, the bot and human users added; the worker is
+    started by the test."""
+    await add_users(pool)
+    rig = InProcess(schema_url(database_url, db_schema))
+    try:
+        yield rig
+    finally:
+        rig.stop()
+        await rig.runtime.close()

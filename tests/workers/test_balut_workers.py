@@ -5,27 +5,15 @@ plays the turn for him (the first throw, then a row) or hands his seat to a bot.
 from __future__ import annotations
 
 import msgspec
-import pytest
 
 from domain.balut.events import CategoryScored, DiceRolled
 from domain.balut.profiles import IBF
 from services.tables import CODEC, SeatHandedToBot, TableOpened
 from services.workers.pending import pending_work
 from tests.workers.helpers import (
-    BOT, HUMAN, InProcess, add_users, assert_chain_holds, assert_exactly_once, ended, schema_url, stream_rows,
+    BOT, HUMAN, assert_chain_holds, assert_exactly_once, ended, stream_rows,
 )
 from tests.workers.test_exactly_once import play_bots_until_clock, wait_until_due
-
-
-@pytest.fixture
-async def rig(database_url, db_schema, pool):
-    await add_users(pool)
-    rig = InProcess(schema_url(database_url, db_schema))
-    try:
-        yield rig
-    finally:
-        rig.stop()
-        await rig.runtime.close()
 
 
 def balut_table(table_id: str, seats: tuple[str, ...], bots: tuple[str | None, ...], **options) -> TableOpened:

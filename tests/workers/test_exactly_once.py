@@ -22,21 +22,9 @@ from domain.table import timeout_action
 from services.workers import actors
 from services.workers.pending import pending_work
 from tests.workers.helpers import (
-    HUMAN, InProcess, add_users, all_bots, assert_chain_holds, assert_exactly_once, commands_of, ended,
-    human_at_seat_0, schema_url, stream_rows,
+    HUMAN, InProcess, all_bots, assert_chain_holds, assert_exactly_once, commands_of, ended,
+    human_at_seat_0, stream_rows,
 )
-
-
-@pytest.fixture
-async def rig(database_url, db_schema, pool):
-    """Broker, actors and table service on this test's schema; the worker is started by the test."""
-    await add_users(pool)
-    rig = InProcess(schema_url(database_url, db_schema))
-    try:
-        yield rig
-    finally:
-        rig.stop()
-        await rig.runtime.close()
 
 
 async def play_bots_until_clock(rig: InProcess, table_id: str) -> Table:
