@@ -261,13 +261,20 @@ def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> tuple[list[
             break
         level = table.bots[seat]
         command = choose(level, game.seat_view(table.game, seat))
-        events = decide(table, command)
-        for e in events:
-            table = evolve(table, e)
-        more = game.follow_on(table.game, seed_of, table.opened)
-        for e in more:
-            table = evolve(table, e)
+        events, more, table = decide_followed(table, command, seed_of)
         turns.append(BotTurn(seat, level, command, events + more))
         if more:
             break
     return turns, table
+
+
+def decide_followed(table: TableState, command, seed_of, open_game=None) -> tuple[list, list, TableState]:
+    """``command`` decided at ``table`` (``decide``), what follows it by itself (its game's ``follow_on``:
+    a deal's seed revealed, the next deal dealt), and the table after both, each event evolved once."""
+    events = decide(table, command, open_game)
+    for e in events:
+        table = evolve(table, e)
+    more = game_of(table).follow_on(table.game, seed_of, table.opened)
+    for e in more:
+        table = evolve(table, e)
+    return events, more, table

@@ -236,10 +236,9 @@ class TableService:
                                                     f"{expected_version}: reload and decide again",
                                    version=table.version)
             command = make_command(table)
-            events = table_rules.decide(table, command, self.opening)   # a DomainError names the refused rule
-            game = game_of(table)
-            events = game.follow_ups(table.game, events, lambda n: self.deal_seed(table_id, n),
-                                       table.opened)
+            decided, more, after = table_rules.decide_followed(     # a DomainError names the refused rule
+                table, command, lambda n: self.deal_seed(table_id, n), self.opening)
+            events = decided + more
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
                 appended = await append_reporting(self.pool, stream_of(table_id), table.version, new)
@@ -252,7 +251,7 @@ class TableService:
             if not stored:                  # the same command, delivered twice at once, stored by the other
                 return CommandOutcome(version, replayed=True), await self.load(table_id)
             receipts = await self._sign(table_id, table, events, appended)
-            table = fold_appended(table, events, (actor, command_id), (version, digest), role, seat)
+            table = appended_fold(table, after, (actor, command_id), (version, digest), role, seat)
             return await self._appended(table_id, table, events, version, receipts), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
@@ -367,16 +366,14 @@ def private_events(game, table: Table, e, seed_of) -> list:
                              "is BALOOT_SECRET the one this table was dealt with?") from None
 
 
-def fold_appended(table: Table, events: list, key: tuple[str, str], done: tuple[int, str], role: str,
+def appended_fold(table: Table, after: Table, key: tuple[str, str], done: tuple[int, str], role: str,
                   seat: int | None) -> Table:
-    """The table after ``events``, just appended by this process (no read back needed; the private cards
-    are among ``events``).
+    """``after`` (``table`` with the events just appended by this process, folded as they were decided: no
+    read back) with the append's version, command id and timeouts.
 
     The events' stored time is the database's; until the next read the clock uses this process's now.
     """
-    for e in events:
-        table = _fold_event(table, e, None)
-    return msgspec.structs.replace(table, version=done[0], commands={**table.commands, key: done},
+    return msgspec.structs.replace(after, version=done[0], commands={**table.commands, key: done},
                                    last_at=datetime.datetime.now(datetime.timezone.utc),
                                    timeouts=_timeouts(table, role, seat))
 
