@@ -189,10 +189,15 @@ def _player_seat(table: Table, user: Caller, wanted: int | None) -> int:
       summary="Act for your own seat: bid, double, declare, play, claim Sawa or call Qayd (the card game); "
               "roll or score (the dice game)")
 async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand], user: Caller,
-              tables: Tables, seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)
+              tables: Tables, feeds: Feeds, seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)
               ) -> schemas.CommandAccepted:
-    table = await tables.load(table_id)
-    # Who may act is settled before anything else, a replayed command id included.
+    # A table followed here is this process's fold of it, kept by its feed (no read; if it is behind, the
+    # append at its version fails and the table is read); a table not yet open is read, to refuse on the log.
+    table = feeds.current(table_id)
+    read = table is None or table.opened is None
+    if read:
+        table = await tables.load(table_id)
+    # Who may act is settled before anything else, a replayed command id included (seats never change).
     my_seat = _player_seat(table, user, seat)
     if table.opened is None:
         raise Problem(409, "table_not_open", f"table {table_id} waits for its invited players: "
@@ -201,7 +206,7 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
     command = to_command(data.action, my_seat)
     outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
                                        role="player", digest=command_digest(command), seat=my_seat,
-                                       expected_version=data.expected_version, table=table)
+                                       expected_version=data.expected_version, table=table, read=read)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
                                    table_view(table, my_seat), outcome.receipts)
 
@@ -256,9 +261,8 @@ async def follow(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tabl
     async def messages():
         sub = feeds.subscribe(table_id, table)       # the process's one reader of this table
         try:
-            def view(version: int, state: Table) -> ServerSentEventMessage:
-                return ServerSentEventMessage(data=msgspec.json.encode(table_view(state, audience.seat)).decode(),
-                                              event="view", id=str(version))
+            def message(version: int, data: str) -> ServerSentEventMessage:
+                return ServerSentEventMessage(data=data, event="view", id=str(version))
 
             state = sub.start
             if after < sub.cursor:                   # resuming before the feed's head: fold from the start once
@@ -267,20 +271,25 @@ async def follow(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tabl
                     state = tables.fold(state, [row])
                     if row.version > after:
                         await _broadcast_delay(row.recorded_at, delay)
-                        yield view(row.version, state)
+                        yield message(row.version, _render(state, audience.seat))
             while not (state.game.phase == "ended" or state.cancelled):
                 entries = await sub.next()
                 if not entries:
                     break
-                for version, recorded_at, state in entries:
-                    if version > after:
-                        await _broadcast_delay(recorded_at, delay)
-                        yield view(version, state)
+                for entry in entries:
+                    state = entry.state
+                    if entry.version > after:
+                        await _broadcast_delay(entry.recorded_at, delay)
+                        yield message(entry.version, entry.view(audience.seat, _render))
             yield ServerSentEventMessage(data="{}", event="end", id=str(state.version))
         finally:
             sub.close()
 
     return ServerSentEvent(slot.hold(messages()), background=slot.when_sent())
+
+
+def _render(state: Table, seat: int | None) -> str:
+    return msgspec.json.encode(table_view(state, seat)).decode()
 
 
 async def _broadcast_delay(recorded_at: dt.datetime, delay: float) -> None:

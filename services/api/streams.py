@@ -21,8 +21,8 @@ import asyncpg
 from litestar.background_tasks import BackgroundTask
 
 from services.api.limits import RateLimited
-from services.eventstore import CHANNEL, read_stream
-from services.tables import stream_of
+from services.eventstore import CHANNEL, notified_streams, read_stream
+from services.tables import fold_each, stored_rows, stream_of
 
 DEFAULT_MAX_STREAMS = 8
 
@@ -43,6 +43,7 @@ class Notifier:
 
     def __init__(self) -> None:
         self._events: dict[str, asyncio.Event] = {}
+        self._follows: dict[str, Wake] = {}          # streams followed for good (the live feeds')
         self._conn: asyncpg.Connection | None = None
         self._url: str | None = None
         self._reconnecting: asyncio.Task | None = None
@@ -92,15 +93,21 @@ class Notifier:
                 await self._conn.close()
 
     def _on_notify(self, _conn, _pid, _channel, payload: str) -> None:
-        if payload and len(self._events) <= self.MAX_WAITING:     # the streams appended to: their waiters
-            for stream in payload.split(","):
+        named = notified_streams(payload)
+        if named is not None and len(self._events) <= self.MAX_WAITING:     # the streams appended to
+            for stream, version in named.items():
                 event = self._events.pop(stream, None)
                 if event is not None:
                     event.set()
+                wake = self._follows.get(stream)
+                if wake is not None:
+                    wake.note(version)
             return
         events, self._events = self._events, {}
         for event in events.values():
             event.set()
+        for wake in self._follows.values():
+            wake.note(None)
 
     def waiter(self, stream: str) -> asyncio.Event:
         """Take this before reading, then wait on it: a notification in between is not lost."""
@@ -109,9 +116,40 @@ class Notifier:
             event = self._events[stream] = asyncio.Event()
         return event
 
+    def follow(self, stream: str) -> Wake:
+        """A lasting waiter for ``stream`` (one per stream): every notification of it sets it, with the
+        version it names, until ``unfollow``; ``Wake.take`` clears it."""
+        wake = self._follows.get(stream)
+        if wake is None:
+            wake = self._follows[stream] = Wake()
+        return wake
+
+    def unfollow(self, stream: str, wake: Wake) -> None:
+        if self._follows.get(stream) is wake:
+            del self._follows[stream]
+
     async def wait(self, event: asyncio.Event, timeout: float) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(event.wait(), timeout)
+
+
+class Wake(asyncio.Event):
+    """A followed stream's notifications since they were last taken, and the highest version they named."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.version: int | None = 0          # None: a notification did not say (read to know)
+
+    def note(self, version: int | None) -> None:
+        self.version = None if version is None or self.version is None else max(self.version, version)
+        self.set()
+
+    def take(self) -> tuple[bool, int | None]:
+        """Whether a notification came since the last take, and the version named; clears both."""
+        notified, version = self.is_set(), self.version
+        self.clear()
+        self.version = 0
+        return notified, version
 
 
 class StreamSlots:
@@ -202,11 +240,19 @@ class Slot:
 
 
 class FeedEntry(NamedTuple):
-    """One stored row of a followed table, folded: its version, when it was stored, the table after it."""
+    """One stored row of a followed table, folded: its version, when it was stored, the table after it, and
+    its views as rendered so far (by seat; None: a spectator's), each rendered once for all who see it."""
 
     version: int
     recorded_at: object
     state: object
+    views: dict
+
+    def view(self, seat: int | None, render) -> str:
+        text = self.views.get(seat)
+        if text is None:
+            text = self.views[seat] = render(self.state, seat)
+        return text
 
 
 class TableFeeds:
@@ -214,13 +260,16 @@ class TableFeeds:
 
     Every follower used to read and fold the stream itself on each wake-up (a table's 4 players and its
     spectators: that many reads per action); now the feed's reader does, and each follower only renders its
-    own view from the folded states. A feed keeps the states since its slowest follower's cursor and is
-    dropped with its last follower.
+    own view from the folded states (a view seen by several, a spectator's, is rendered once). An append
+    made by this process reaches its feed folded as it was decided, and its notification, which names the
+    version it reached, then costs no read. A feed keeps the states since its slowest follower's cursor and
+    is dropped with its last follower. Its head is this process's freshest fold of the table: ``current``.
     """
 
     def __init__(self, tables, notifier: Notifier, poll: float = 5.0) -> None:
         self.tables, self.notifier, self.poll = tables, notifier, poll
         self._feeds: dict[str, TableFeed] = {}
+        tables.followers = self
 
     def subscribe(self, table_id: str, table) -> Subscription:
         """A cursor on ``table_id``'s feed at its head; ``table`` (the table as just loaded) starts a new feed."""
@@ -228,6 +277,23 @@ class TableFeeds:
         if feed is None or feed.failed is not None:
             feed = self._feeds[table_id] = TableFeed(self, table_id, table)
         return feed.subscribe()
+
+    def follows(self, table_id: str) -> bool:
+        return table_id in self._feeds
+
+    def appended(self, table_id: str, stored: list) -> None:
+        """This process appended ``stored`` ((version, recorded_at, event, metadata)) to the table: its feed,
+        if it is right before them, takes them without reading them back."""
+        feed = self._feeds.get(table_id)
+        if feed is not None and stored and feed.failed is None and stored[0][0] == feed.head + 1:
+            feed.take(fold_each(feed.state, stored, self.tables.deal_seed))
+
+    def current(self, table_id: str):
+        """The table as this process's feed of it has it, when nothing stored since is known to be missing
+        from it (no notification waiting, no read under way); else None. It may still be behind an append
+        whose notification is on its way: use it where the append's expected version guards."""
+        feed = self._feeds.get(table_id)
+        return feed.state if feed is not None and feed.up_to_date else None
 
     def _drop(self, feed: TableFeed) -> None:
         if self._feeds.get(feed.table_id) is feed:
@@ -245,7 +311,8 @@ class TableFeeds:
 
 class TableFeed:
     """The reader of one table: wakes on its stream's notifications (or every ``poll`` seconds), reads the
-    rows after its head once, folds each once and hands the states to its subscribers."""
+    rows after its head once (none when the notification names a version it has), folds each once and hands
+    the states to its subscribers."""
 
     def __init__(self, feeds: TableFeeds, table_id: str, table) -> None:
         self.feeds, self.table_id, self.stream = feeds, table_id, stream_of(table_id)
@@ -255,6 +322,8 @@ class TableFeed:
         self.failed: BaseException | None = None
         self._changed = asyncio.Event()
         self._reader: asyncio.Task | None = None
+        self._wake = feeds.notifier.follow(self.stream)
+        self._reading = False
 
     @property
     def head(self) -> int:
@@ -263,6 +332,12 @@ class TableFeed:
     @property
     def over(self) -> bool:
         return self.state.game.phase == "ended" or self.state.cancelled
+
+    @property
+    def up_to_date(self) -> bool:
+        wake = self._wake
+        missing = wake.is_set() and (wake.version is None or wake.version > self.head)
+        return self.failed is None and self._reader is not None and not self._reading and not missing
 
     def subscribe(self) -> Subscription:
         sub = Subscription(self, self.head, self.state)
@@ -275,6 +350,7 @@ class TableFeed:
         self.subscribers.discard(sub)
         if not self.subscribers:
             self.feeds._drop(self)
+            self.feeds.notifier.unfollow(self.stream, self._wake)
             if self._reader is not None:
                 self._reader.cancel()
         else:
@@ -286,31 +362,41 @@ class TableFeed:
         if keep:
             del self.history[:keep]
 
+    def take(self, folded: list) -> None:
+        """The states after the head ((version, recorded_at, table), in order) into the history."""
+        self.history.extend(FeedEntry(v, at, state, {}) for v, at, state in folded)
+        self.state = folded[-1][2]
+        self.feeds.tables.remember(self.table_id, self.state)
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
     async def _read_loop(self) -> None:
         tables, notifier = self.feeds.tables, self.feeds.notifier
         try:
+            read = True
             while not self.over:
-                waiter = notifier.waiter(self.stream)        # taken before reading: no notification is lost
-                rows = await read_stream(tables.pool, self.stream, self.head + 1)
-                if rows:
-                    state = self.state
-                    for row in rows:
-                        state = tables.fold(state, [row])
-                        self.history.append(FeedEntry(row.version, row.recorded_at, state))
-                    self.state = state
-                    self._wake()
-                if self.over:
-                    break
-                await notifier.wait(waiter, timeout=self.feeds.poll)
+                if read:
+                    self._reading = True
+                    try:
+                        rows = await read_stream(tables.pool, self.stream, self.head + 1)
+                    finally:
+                        self._reading = False
+                    rows = [r for r in rows if r.version > self.head]   # this process's own append may have come
+                    if rows:
+                        self.take(fold_each(self.state, stored_rows(rows), tables.deal_seed))
+                    if self.over:
+                        break
+                await notifier.wait(self._wake, timeout=self.feeds.poll)
+                notified, version = self._wake.take()
+                # Read on a timeout (the poll), and on a notification of a version not folded here yet.
+                read = not notified or version is None or version > self.head
         except Exception as exc:                             # the database went away: its followers fail
             log.warning("live feed of %s: read failed: %s", self.table_id, exc)
             self.failed = exc
             self.feeds._drop(self)
-            self._wake()
-
-    def _wake(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+            self.feeds.notifier.unfollow(self.stream, self._wake)
+            changed, self._changed = self._changed, asyncio.Event()
+            changed.set()
 
     async def stop(self) -> None:
         if self._reader is not None:

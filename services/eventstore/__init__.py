@@ -23,6 +23,7 @@ from services.eventstore.store import (
     append_reporting,
     has_pending,
     head_hash,
+    notified_streams,
     read_all,
     read_streams,
     read_stream,
@@ -45,6 +46,7 @@ __all__ = [
     "CHANNEL", "START", "Checkpoint", "Codec", "CodecError", "ConcurrencyError", "DuplicateEventError",
     "MIGRATIONS_DIR", "MigrationError", "NewEvent", "Projection", "ProjectionFailed", "ProjectionRunner",
     "AppendResult", "RecordedEvent", "Upcasters", "append", "append_reporting", "applied_migrations", "event_type", "has_pending", "head_hash", "migrate",
+    "notified_streams",
     "new_event", "projection", "projection_state", "read_all", "read_stream", "read_streams", "rebuild_projection",
     "run_projection", "schema_version", "stream_version", "subscribe", "verify_stream",
 ]

@@ -13,6 +13,7 @@ id (by writing something else) before another one took a lower position.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 import operator
 import uuid
@@ -103,7 +104,8 @@ class RecordedEvent(asyncpg.Record):
 
 
 _APPEND = "SELECT append_events($1, $2, $3, $4, $5, $6, $7, $8)"
-_APPEND_REPORTING = "SELECT version, stored, hash FROM append_events_head($1, $2, $3, $4, $5, $6, $7, $8)"
+# now() is the transaction's time: the stored events' recorded_at (an autocommitted append is one transaction).
+_APPEND_REPORTING = "SELECT version, stored, hash, now() FROM append_events_head($1, $2, $3, $4, $5, $6, $7, $8)"
 
 _READ_STREAM = f"""
 SELECT {_COLUMNS} FROM events
@@ -145,17 +147,21 @@ class _VersionStored(NamedTuple):
 
 
 class AppendResult(_VersionStored):
-    """What an append did, and `head_hash`: the chain hash of the stream's head (what a receipt signs).
+    """What an append did, `head_hash`: the chain hash of the stream's head (what a receipt signs), and
+    `recorded_at`: the stored events' time (None when nothing was stored).
 
     Still a pair, so that `version, stored = await append_reporting(...)` and comparisons with
-    `(version, stored)` keep working; the hash rides along as an attribute (None for an empty stream).
+    `(version, stored)` keep working; the hash and time ride along as attributes.
     """
 
     head_hash: bytes | None
+    recorded_at: datetime.datetime | None
 
-    def __new__(cls, version: int, stored: bool, head_hash: bytes | None = None) -> AppendResult:
+    def __new__(cls, version: int, stored: bool, head_hash: bytes | None = None,
+                recorded_at: datetime.datetime | None = None) -> AppendResult:
         result = super().__new__(cls, version, stored)
         result.head_hash = head_hash
+        result.recorded_at = recorded_at if stored else None
         return result
 
     def __repr__(self) -> str:
@@ -214,22 +220,39 @@ async def _append(db: Db, stream: str, expected_version: int | None, events: Seq
             actual = None if _in_transaction(db) else await stream_version(db, stream)
             raise ConcurrencyError(stream, expected_version, actual) from None
         raise
-    version, stored, hash_ = row[0], (row[1] if len(row) > 1 else True), (row[2] if len(row) > 2 else None)
+    version, stored = row[0], (row[1] if len(row) > 1 else True)
     if not notify_in_db:
-        _notifier(db).poke(stream)
-    return AppendResult(version, stored, hash_)
+        _notifier(db).poke(stream, version)
+    return AppendResult(version, stored, *row[2:])
 
 
 # A notification needs no durability: an asynchronous commit keeps the notify lock for microseconds.
 _NOTIFY = f"SET LOCAL synchronous_commit TO off; NOTIFY {CHANNEL}"
 
 
-def _payload(streams: set[str]) -> str:
-    """The streams a NOTIFY names, or "" (any stream) when one is unnamed, unsafe to quote or to split, or
-    they would not fit in a payload (under 8,000 bytes)."""
-    payload = ",".join(sorted(streams))
-    unsafe = any(not s or "," in s or "'" in s for s in streams)
+def _payload(streams: dict[str, int | None]) -> str:
+    """The streams a NOTIFY names, each with the version it reached (``stream@version``, see
+    ``notified_streams``), or "" (any stream) when one is unnamed, unsafe to quote or to split, or they would
+    not fit in a payload (under 8,000 bytes)."""
+    payload = ",".join(s if v is None else f"{s}@{v}" for s, v in sorted(streams.items()))
+    unsafe = any(not s or "," in s or "'" in s or "@" in s for s in streams)
     return "" if unsafe or len(payload.encode()) > 7000 else payload
+
+
+def notified_streams(payload: str) -> dict[str, int | None] | None:
+    """What a NOTIFY payload names: stream -> the version it reached (None: not said), or None for any stream.
+
+    The in-database NOTIFY names the stream alone; the pooled appends' add ``@version``."""
+    if not payload:
+        return None
+    out: dict[str, int | None] = {}
+    for item in payload.split(","):
+        stream, at, version = item.rpartition("@")
+        if at and version.isdigit():
+            out[stream] = int(version)
+        else:
+            out[item] = None
+    return out
 
 
 class _Notifier:
@@ -238,26 +261,28 @@ class _Notifier:
     At most one NOTIFY per `interval`: appends arriving meanwhile are covered by one more right after
     it, so subscribers hear of every append within `interval` while a burst costs a few notifications,
     and no append transaction holds the notify lock.  A lost one only delays subscribers to their poll.
-    Its payload names the streams appended to (comma-separated), as the in-database NOTIFY does for one,
-    or is empty (any stream) when they would not fit.
+    Its payload names the streams appended to (comma-separated) with the version each reached, so that a
+    follower already there (the process that appended, which folded its own events) reads nothing; or is
+    empty (any stream) when they would not fit.
     """
 
     interval = 0.005
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
-        self.pending: set[str] = set()
+        self.pending: dict[str, int | None] = {}
         self.task: asyncio.Task | None = None
 
-    def poke(self, stream: str = "") -> None:
-        self.pending.add(stream)
+    def poke(self, stream: str = "", version: int | None = None) -> None:
+        before = self.pending.get(stream, 0)
+        self.pending[stream] = None if before is None or version is None else max(before, version)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._send())
 
     async def _send(self) -> None:
         try:
             while self.pending:
-                streams, self.pending = self.pending, set()
+                streams, self.pending = self.pending, {}
                 await self.pool.execute(f"{_NOTIFY}, '{_payload(streams)}'")
                 await asyncio.sleep(self.interval)
         except Exception as exc:  # the pool is closing, or the server went away

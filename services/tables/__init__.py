@@ -7,12 +7,12 @@ from domain.table import (
 )
 from services.repository import CommandOutcome, command_digest
 from services.tables.service import (
-    CODEC, MAX_ATTEMPTS, SecretMismatch, Table, TableService, deal_finished, deal_spans, event_id, appended_fold,
+    CODEC, MAX_ATTEMPTS, SecretMismatch, Table, TableService, deal_finished, deal_spans, event_id, appended_fold, fold_each, stored_rows,
     fold_rows, private_events, stream_of,
 )
 
 __all__ = [
     "CODEC", "MAX_ATTEMPTS", "TABLE_EVENTS", "InvitationAccepted", "InvitationDeclined", "CommandOutcome", "SeatHandedToBot",
     "SecretMismatch", "Table", "TableOpened", "TableProposed", "TableService", "command_digest", "deal_finished",
-    "deal_spans", "event_id", "appended_fold", "fold_rows", "private_events", "stream_of",
+    "deal_spans", "event_id", "appended_fold", "fold_each", "fold_rows", "stored_rows", "private_events", "stream_of",
 ]

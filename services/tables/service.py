@@ -29,7 +29,7 @@ import asyncpg
 import msgspec
 
 from domain import table as table_rules
-from domain.events import DealAnnulled, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed
+from domain.events import DomainError, DealAnnulled, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed
 from domain.games import GAMES
 from domain.table import TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, game_of
 from services import repository
@@ -85,6 +85,7 @@ class TableService:
         self.signer = signer              # signs the stream head when a deal or the game ends
         self._cache: StreamCache[Table] = StreamCache(cache_size)
         self.flow = None                  # what follows an append (services.flow.Flow), set by the Flow
+        self.followers = None             # this process's live followers of tables (the API's TableFeeds)
 
     # ------------------------------------------------------------ seeds
 
@@ -137,6 +138,12 @@ class TableService:
 
     def _remember(self, table_id: str, table: Table) -> None:
         self._cache.put(table_id, table)
+
+    def remember(self, table_id: str, table: Table) -> None:
+        """Keep ``table`` (folded by a reader of this process) unless the cache holds a later fold."""
+        cached = self._cache.get(table_id)
+        if cached is None or cached.version < table.version:
+            self._cache.put(table_id, table)
 
     async def events(self, table_id: str, up_to: int | None = None) -> list[tuple[int, object, object]]:
         """The table's events as (version, recorded_at, event), up to version ``up_to`` (None: all), with
@@ -218,41 +225,50 @@ class TableService:
 
     async def execute(self, table_id: str, command_id: str, make_command, *, actor: str, role: str,
                       digest: str, seat: int | None = None, expected_version: int | None = None,
-                      table: Table | None = None) -> tuple[CommandOutcome, Table]:
+                      table: Table | None = None, read: bool = True) -> tuple[CommandOutcome, Table]:
         """Decide and append ``make_command(table)`` at the version read, retrying on conflicts.
 
         The caller has already checked that ``actor`` may send this command. ``role`` says who acts
         (player, bot, clock, referee, system), ``digest`` what the command says (``command_digest``), and
-        ``table`` is the table as the caller just loaded it (saves a read on the first attempt).
+        ``table`` is the table as the caller just loaded it (saves a read on the first attempt), or, with
+        ``read`` False, this process's own fold of it, possibly behind: the append at its version fails if
+        so, and nothing is refused (a rule, a stale version) on a table that was not read.
         """
         for attempt in range(MAX_ATTEMPTS):
-            if attempt or table is None:
-                table = await self.load(table_id)
+            if table is None:
+                table, read = await self.load(table_id), True
             retry = replayed(table.commands, actor, command_id, digest)
             if retry is not None:
                 return retry, table
             if expected_version is not None and expected_version != table.version:
+                if not read:
+                    table = None
+                    continue
                 raise StaleVersion("stale_version", f"the table is at version {table.version}, not "
                                                     f"{expected_version}: reload and decide again",
                                    version=table.version)
             command = make_command(table)
-            decided, more, after = table_rules.decide_followed(     # a DomainError names the refused rule
-                table, command, lambda n: self.deal_seed(table_id, n), self.opening)
+            try:
+                decided, more, after = table_rules.decide_followed(     # a DomainError names the refused rule
+                    table, command, lambda n: self.deal_seed(table_id, n), self.opening)
+            except DomainError:
+                if not read:
+                    table = None
+                    continue
+                raise
             events = decided + more
             new = self._encode(table_id, actor, command_id, role, events, digest, seat)
             try:
                 appended = await append_reporting(self.pool, stream_of(table_id), table.version, new)
-                version, stored = appended
             except ConcurrencyError:
-                if expected_version is not None:
-                    raise StaleVersion("stale_version", "another action was stored first: reload and decide "
-                                                        "again") from None
+                table = None              # read, and decide again (an expected version is checked on what is read)
                 continue
-            if not stored:                  # the same command, delivered twice at once, stored by the other
-                return CommandOutcome(version, replayed=True), await self.load(table_id)
-            receipts = await self._sign(table_id, table, events, appended)
-            table = appended_fold(table, after, (actor, command_id), (version, digest), role, seat)
-            return await self._appended(table_id, table, events, version, receipts), table
+            if not appended.stored:         # the same command, delivered twice at once, stored by the other
+                return CommandOutcome(appended.version, replayed=True), await self.load(table_id)
+            before = table
+            table = appended_fold(table, after, (actor, command_id), (appended.version, digest), role, seat,
+                                  appended.recorded_at)
+            return await self._appended(table_id, before, table, events, new, appended), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
     def cached(self, table_id: str) -> Table | None:
@@ -291,18 +307,27 @@ class TableService:
             if not appended.stored:         # the same run, decided at once by another delivery, stored first
                 return CommandOutcome(appended.version, replayed=True), await self.load(table_id)
             events = [e for t in turns for e in t.events]
-            receipts = await self._sign(table_id, table, events, appended)
             # The run's own fold (bot turns leave the timed-out seats as they were).
+            before = table
             table = msgspec.structs.replace(
-                after, version=appended.version, last_at=datetime.datetime.now(datetime.timezone.utc),
+                after, version=appended.version, last_at=appended.recorded_at,
                 commands={**table.commands, **{(f"bot:{t.level}", cid): (v, d) for t, cid, v, d in done}})
-            return await self._appended(table_id, table, events, appended.version, receipts), table
+            return await self._appended(table_id, before, table, events, new, appended), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
-    async def _appended(self, table_id: str, table: Table, events: list, version: int, receipts) -> CommandOutcome:
-        """After an append of ``events`` that made ``table``: keep its fold, mark a finished game in the index,
-        tell the flow, and say what was stored."""
+    async def _appended(self, table_id: str, before: Table, table: Table, events: list, new: list,
+                        appended) -> CommandOutcome:
+        """After the append of ``events`` (stored as ``new``) that made ``table`` from ``before``: keep its
+        fold, hand it to this process's followers of the table (no read back), sign a deal's or the game's
+        end, mark a finished game in the index, tell the flow, and say what was stored."""
         self._remember(table_id, table)
+        if self.followers is not None and self.followers.follows(table_id):
+            first = appended.version - len(new) + 1
+            stored = [e for e in events if not getattr(e, "private", False)]
+            self.followers.appended(table_id, [(first + k, appended.recorded_at, e, n.metadata)
+                                               for k, (e, n) in enumerate(zip(stored, new))])
+        receipts = await self._sign(table_id, before, events, appended)
+        version = appended.version
         if any(isinstance(e, game_of(table).end_event) for e in events) and table.opened is not None:
             await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1", table_id)
         if self.flow is not None:
@@ -367,15 +392,11 @@ def private_events(game, table: Table, e, seed_of) -> list:
 
 
 def appended_fold(table: Table, after: Table, key: tuple[str, str], done: tuple[int, str], role: str,
-                  seat: int | None) -> Table:
+                  seat: int | None, recorded_at: datetime.datetime) -> Table:
     """``after`` (``table`` with the events just appended by this process, folded as they were decided: no
-    read back) with the append's version, command id and timeouts.
-
-    The events' stored time is the database's; until the next read the clock uses this process's now.
-    """
+    read back) with the append's version, command id, stored time and timeouts."""
     return msgspec.structs.replace(after, version=done[0], commands={**table.commands, key: done},
-                                   last_at=datetime.datetime.now(datetime.timezone.utc),
-                                   timeouts=_timeouts(table, role, seat))
+                                   last_at=recorded_at, timeouts=_timeouts(table, role, seat))
 
 
 def fold_rows(table: Table, rows, seed_of=None) -> Table:
@@ -395,6 +416,29 @@ def fold_rows(table: Table, rows, seed_of=None) -> Table:
         previous = key
     return msgspec.structs.replace(table, version=rows[-1].version, commands={**table.commands, **applied},
                                    last_at=rows[-1].recorded_at)
+
+
+def fold_each(table: Table, stored, seed_of=None) -> list[tuple[int, datetime.datetime, Table]]:
+    """The table after each of ``stored`` ((version, recorded_at, event, metadata) of one stream, in version
+    order, starting after ``table``'s): each state as ``fold_rows`` of the rows up to it gives it. For live
+    followers: from rows read back, or from an append this process made (no read)."""
+    out = []
+    previous = None
+    for version, recorded_at, event, meta in stored:
+        table = _fold_event(table, event, seed_of)
+        key = (meta.get("actor", ""), meta.get("command_id"))
+        table = msgspec.structs.replace(
+            table, version=version, last_at=recorded_at,
+            commands={**table.commands, key: (version, meta.get("digest", ""))} if key[1] else table.commands,
+            timeouts=_timeouts(table, meta.get("role", ""), meta.get("seat")) if key != previous else table.timeouts)
+        previous = key
+        out.append((version, recorded_at, table))
+    return out
+
+
+def stored_rows(rows) -> list[tuple[int, datetime.datetime, object, dict]]:
+    """Rows read back as ``fold_each`` takes them."""
+    return [(r.version, r.recorded_at, CODEC.decode(r), r.metadata) for r in rows]
 
 
 def deal_spans(events) -> list[tuple[int, int, list]]:

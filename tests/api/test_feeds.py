@@ -57,7 +57,11 @@ async def test_n_followers_of_one_table_cost_one_read_per_append(database_url, d
     monkeypatch.setattr(streams, "read_stream", counted)
     monkeypatch.setattr(routes_tables, "read_stream", counted)
     app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000))
-    async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+    # The commands go through another API process: this one learns of each append from its notification only
+    # (its own appends reach its feed without a read: tests/api/test_command_path.py).
+    there = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000))
+    async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client, \
+            served(there) as base_there, httpx.AsyncClient(base_url=base_there, timeout=30) as other:
         players = [await new_user(client, f"p{i}") for i in range(4)]
         app.state.feeds.poll = 3600.0               # only notifications wake the feed (the lifespan has run)
         spectators = [await new_user(client, f"s{i}") for i in range(3)]
@@ -72,7 +76,7 @@ async def test_n_followers_of_one_table_cost_one_read_per_append(database_url, d
             before = len(reads)
             rng, ids, appends = random.Random(12), Ids(), 8
             for _ in range(appends):
-                v = await step(client, tid, players, rng, ids)
+                v = await step(other, tid, players, rng, ids)
                 for name, _ in audience:
                     await until_version(out[name], got[name], v["version"])
             table_reads = [r for r in reads[before:] if r[0] == f"table-{tid}"]
