@@ -36,6 +36,9 @@ class Work(Protocol):
     async def table_moved(self, table: Table) -> None:
         """Queue what the table waits for, if anything."""
 
+    async def tables_moved(self, tables: list[Table]) -> None:
+        """Queue what each of the tables waits for (a batch: one hand-over)."""
+
     async def championship_moved(self, championship_id: str, champ: Championship) -> None:
         """Let the championship's schedule tick."""
 
@@ -52,6 +55,10 @@ class Flow:
 
     async def table_opened(self, table: Table) -> None:
         await self._queue(self.work and self.work.table_moved, table)            # 1.
+
+    async def tables_opened(self, tables: list[Table]) -> None:
+        """A batch of tables opened (a round's): their work handed over at once."""
+        await self._queue(self.work and self.work.tables_moved, tables)          # 1.
 
     async def championship_appended(self, championship_id: str, champ: Championship) -> None:
         await self._queue(self.work and self.work.championship_moved, championship_id, champ)  # 3.

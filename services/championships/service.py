@@ -310,7 +310,7 @@ class ChampionshipService:
         players = [p for m in todo for t in (m.team_a, m.team_b) for p in state.teams[t].players]
         bots = {r[0] for r in await self.pool.fetch(
             "SELECT user_id FROM users WHERE user_id = ANY($1) AND kind = 'bot'", players)}
-        opened = []
+        openings = []
         for m in todo:
             a, b = state.teams[m.team_a].players, state.teams[m.team_b].players
             seats = (a[0], b[0], a[1], b[1])
@@ -324,11 +324,10 @@ class ChampionshipService:
             if settings.format == "duplicate":      # two tables of the round's boards, seats swapped
                 table = msgspec.structs.replace(table, profile=duplicate.profile(
                     settings, decode_switches(settings.switches)))
-                for t in duplicate.tables(championship_id, state, m, table, bots, run.bot_level):
-                    opened.append(await self.tables.open_table(t))
+                openings.extend(duplicate.tables(championship_id, state, m, table, bots, run.bot_level))
                 continue
-            opened.append(await self.tables.open_table(table))
-        return opened
+            openings.append(table)
+        return await self.tables.open_tables(openings)
 
     # ------------------------------------------------------------ team invitations
 

@@ -20,6 +20,7 @@ from services.eventstore.store import (
     NewEvent,
     RecordedEvent,
     append,
+    append_many,
     append_reporting,
     has_pending,
     head_hash,
@@ -45,7 +46,7 @@ from services.eventstore.subscriptions import (
 __all__ = [
     "CHANNEL", "START", "Checkpoint", "Codec", "CodecError", "ConcurrencyError", "DuplicateEventError",
     "MIGRATIONS_DIR", "MigrationError", "NewEvent", "Projection", "ProjectionFailed", "ProjectionRunner",
-    "AppendResult", "RecordedEvent", "Upcasters", "append", "append_reporting", "applied_migrations", "event_type", "has_pending", "head_hash", "migrate",
+    "AppendResult", "RecordedEvent", "Upcasters", "append", "append_many", "append_reporting", "applied_migrations", "event_type", "has_pending", "head_hash", "migrate",
     "notified_streams",
     "new_event", "projection", "projection_state", "read_all", "read_stream", "read_streams", "rebuild_projection",
     "run_projection", "schema_version", "stream_version", "subscribe", "verify_stream",

@@ -226,6 +226,37 @@ async def _append(db: Db, stream: str, expected_version: int | None, events: Seq
     return AppendResult(version, stored, *row[2:])
 
 
+async def append_many(pool: asyncpg.Pool, appends: Sequence[tuple[str, int | None, Sequence[NewEvent]]],
+                      also: Sequence[tuple[str, Sequence[tuple]]] = ()) -> datetime.datetime:
+    """Several appends (stream, expected version, events) in one transaction and one round trip, all or none,
+    with ``also`` (statements and their argument tuples, run in the same transaction, e.g. an index of the
+    streams); returns the events' stored time. For a batch of new streams (a round's tables): a conflict
+    anywhere fails all of them (ConcurrencyError, DuplicateEventError or asyncpg's UniqueViolationError for
+    a concurrent writer of the same streams), and the caller appends them one by one instead.
+    """
+    args = []
+    for stream, expected, events in appends:
+        args.append((stream, expected, [e.event_id for e in events], [e.event_type for e in events],
+                     [e.schema_version for e in events], [_json(e.data) for e in events],
+                     [None if e.metadata is None else _json(e.metadata) for e in events], False))
+    async with pool.acquire() as conn, conn.transaction():
+        try:
+            await conn.executemany(_APPEND, args)
+        except asyncpg.PostgresError as exc:
+            if getattr(exc, "sqlstate", None) == "BA001":
+                raise ConcurrencyError("(batch)", None, int(exc.detail)) from None
+            if getattr(exc, "sqlstate", None) == "BA002":
+                raise DuplicateEventError(str(exc)) from None
+            raise
+        for sql, rows in also:
+            await conn.executemany(sql, rows)
+        recorded_at = await conn.fetchval("SELECT now()")
+    notifier = _notifier(pool)
+    for stream, expected, events in appends:
+        notifier.poke(stream, None if expected is None else expected + len(events))
+    return recorded_at
+
+
 # A notification needs no durability: an asynchronous commit keeps the notify lock for microseconds.
 _NOTIFY = f"SET LOCAL synchronous_commit TO off; NOTIFY {CHANNEL}"
 

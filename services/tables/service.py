@@ -37,7 +37,9 @@ from services import duplicate_boards
 from services.daily import seeds as daily_seeds
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
-from services.eventstore import Codec, ConcurrencyError, Upcasters, append, append_reporting, read_stream
+from services.eventstore import (
+    Codec, ConcurrencyError, DuplicateEventError, Upcasters, append, append_many, append_reporting, read_stream,
+)
 from services.repository import CommandOutcome, StreamCache, command_digest, replayed
 
 MAX_ATTEMPTS = 5
@@ -66,6 +68,11 @@ class Table(TableState, frozen=True):
     commands: dict[tuple[str, str], tuple[int, str]] = msgspec.field(default_factory=dict)
     last_at: datetime.datetime | None = None                         # when the last event was stored
     timeouts: tuple[int, ...] = ()                                   # seats timed out since a player acted
+
+
+_INDEX = ("INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, status) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id) DO UPDATE SET status = $8 "
+          "WHERE tables_index.status = 'invited'")
 
 
 def stream_of(table_id: str) -> str:
@@ -183,6 +190,34 @@ class TableService:
             await self.flow.table_opened(table)
         return table
 
+    async def open_tables(self, openings: list[TableOpened], chunk: int = 256) -> list[Table]:
+        """Open many tables whose players need not be asked (a round's) in a round trip per ``chunk``: their
+        opening appends and index rows in one transaction, each table folded here (no read back), the flow
+        told of all at once. A chunk that meets a table opened meanwhile (a concurrent opener) is opened
+        table by table instead (``open_table``, safe twice)."""
+        out: list[Table] = []
+        for i in range(0, len(openings), chunk):
+            part = openings[i:i + chunk]
+            stored = [(o, self.opening(o)) for o in part]
+            appends = [(stream_of(o.table_id), None, self._encode(o.table_id, o.opened_by, "open", "system", events))
+                       for o, events in stored]
+            try:
+                at = await append_many(self.pool, appends, also=[(_INDEX, [self._index_row(o, "live") for o in part])])
+            except (ConcurrencyError, DuplicateEventError, asyncpg.UniqueViolationError):
+                out.extend([await self.open_table(o) for o in part])
+                continue
+            tables = []
+            for (o, events), (_, _, new) in zip(stored, appends):
+                kept = [e for e in events if not getattr(e, "private", False)]
+                table = fold_each(Table(), [(k + 1, at, e, n.metadata) for k, (e, n) in enumerate(zip(kept, new))],
+                                  self.deal_seed)[-1][2]
+                self._remember(o.table_id, table)
+                tables.append(table)
+            if self.flow is not None:
+                await self.flow.tables_opened(tables)
+            out.extend(tables)
+        return out
+
     async def propose_table(self, opened: TableOpened, accepted: set[str]) -> Table:
         """Invite the seated users not in ``accepted``; with nobody left to ask, the table opens at once."""
         waiting = tuple(dict.fromkeys(u for u in opened.seats if u not in accepted))
@@ -204,12 +239,12 @@ class TableService:
         return outcome, table
 
     async def _index(self, opened: TableOpened, status: str) -> None:
-        await self.pool.execute(
-            "INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, status) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id) DO UPDATE SET status = $8 "
-            "WHERE tables_index.status = 'invited'", opened.table_id, opened.championship_id, opened.match_id,
-            opened.game_no, GAMES[opened.game].profile_of(opened).name, opened.table_mode, list(opened.seats),
-            status)
+        await self.pool.execute(_INDEX, *self._index_row(opened, status))
+
+    @staticmethod
+    def _index_row(opened: TableOpened, status: str) -> tuple:
+        return (opened.table_id, opened.championship_id, opened.match_id, opened.game_no,
+                GAMES[opened.game].profile_of(opened).name, opened.table_mode, list(opened.seats), status)
 
     def _encode(self, table_id: str, actor: str, command_id: str, role: str, events, digest: str = "",
                 seat: int | None = None) -> list:

@@ -99,6 +99,16 @@ class Workers:
             return
         await self.enqueue(work)
 
+    async def tables_moved(self, tables) -> None:
+        """``table_moved`` for a batch of tables (a round's, just opened): their bot turns sent in one go."""
+        works = [w for w in map(pending_work, tables) if w is not None]
+        bots = [w for w in works if w.kind == "bot"]
+        if bots:
+            await asyncio.to_thread(lambda: [self.bot_turn.send(w.table_id, w.version) for w in bots])
+        for work in works:
+            if work.kind != "bot":
+                await self.enqueue(work)
+
     async def championship_moved(self, championship_id: str, champ) -> None:
         if self.schedules is not None:
             await self.schedules.moved(championship_id, champ)
