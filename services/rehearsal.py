@@ -273,9 +273,12 @@ class Rehearsal:
         return out
 
     async def check_chains(self) -> Check:
-        links = await self.pool.fetch(
-            "WITH s AS MATERIALIZED (SELECT DISTINCT stream_id FROM events) "
-            "SELECT stream_id, verify_stream(stream_id) AS at FROM s ORDER BY stream_id")
+        streams = [r[0] for r in await self.pool.fetch("SELECT DISTINCT stream_id FROM events ORDER BY 1")]
+        # In four parts at once: the database's cores hash in parallel.
+        found = await asyncio.gather(*(self.pool.fetch(
+            "SELECT s AS stream_id, verify_stream(s) AS at FROM unnest($1::text[]) s", streams[k::4])
+            for k in range(4)))
+        links = sorted((r for part in found for r in part), key=lambda r: r["stream_id"])
         broken = [r for r in links if r["at"] is not None]
         detail = (f"{len(links)} streams verify" if not broken else
                   f"{len(broken)} of {len(links)} streams broken, first {broken[0]['stream_id']}@{broken[0]['at']}")

@@ -48,7 +48,7 @@ async def reset_daily(conn: asyncpg.Connection) -> None:
 
 def daily_read_model():
     """The projection (for ``ProjectionRunner``, ``run_projection`` and ``rebuild_projection``)."""
-    return projection(NAME, apply_daily, reset_daily)
+    return projection(NAME, apply_daily, reset_daily, stream_prefix=TABLE_PREFIX)     # board tables only
 
 
 # The scores of one day and profile against the field, ranks included (docs/daily.md): a board's share is

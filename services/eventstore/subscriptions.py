@@ -25,7 +25,9 @@ from typing import Any, Protocol
 
 import asyncpg
 
-from services.eventstore.store import CHANNEL, START, Checkpoint, RecordedEvent, has_pending, read_all, read_streams
+from services.eventstore.store import (
+    CHANNEL, START, Checkpoint, RecordedEvent, has_pending, notified_streams, read_all, read_streams,
+)
 
 log = logging.getLogger(__name__)
 
@@ -83,13 +85,18 @@ class _Rollback(Exception):
 
 
 class _Wakeup:
-    """LISTEN on the events channel; `wait` returns on a notification or after `timeout`."""
+    """LISTEN on the events channel; `wait` returns on a notification or after `timeout`. With `prefix`, a
+    notification that names streams, none of them starting with it, does not wake (a projection of
+    championships is not woken by every card played); one that names none wakes."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str | None = None) -> None:
         self.event = asyncio.Event()
+        self.prefix = prefix
 
-    def __call__(self, *_: object) -> None:
-        self.event.set()
+    def __call__(self, _conn: object = None, _pid: object = None, _channel: object = None, payload: str = "") -> None:
+        named = notified_streams(payload) if self.prefix else None
+        if named is None or any(s.startswith(self.prefix) for s in named):
+            self.event.set()
 
     async def start(self, conn: asyncpg.Connection) -> None:
         await conn.add_listener(CHANNEL, self)
@@ -214,7 +221,7 @@ class ProjectionRunner:
             while not await conn.fetchval(_lock_sql("pg_try_advisory_lock"), name):
                 await asyncio.sleep(self.poll_interval)  # standby: another runner holds the projection
             self.holds_lock = True
-            wakeup = _Wakeup()
+            wakeup = _Wakeup(getattr(self.projection, "stream_prefix", None))
             try:
                 await wakeup.start(conn)
                 await conn.execute(_ENSURE_ROW, name)

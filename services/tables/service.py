@@ -125,7 +125,7 @@ class TableService:
             raise NotFound("unknown_table", f"there is no table {table_id!r}")
         if rows:
             table = self.fold(table, rows)
-            self._remember(table_id, table)
+            self.remember(table_id, table)
         return table
 
     async def visible_version(self, table: Table, live: bool) -> int:
@@ -143,14 +143,13 @@ class TableService:
         rows = await read_stream(self.pool, stream_of(table_id), 1, version)
         return self.fold(Table(), rows) if rows else Table()
 
-    def _remember(self, table_id: str, table: Table) -> None:
-        self._cache.put(table_id, table)
-
     def remember(self, table_id: str, table: Table) -> None:
-        """Keep ``table`` (folded by a reader of this process) unless the cache holds a later fold."""
+        """Keep ``table`` (a fold made in this process) unless the cache holds a later one: two readers or
+        writers of one table in this process finish in any order, and the cache never goes back."""
         cached = self._cache.get(table_id)
-        if cached is None or cached.version < table.version:
+        if cached is None or cached.version <= table.version:
             self._cache.put(table_id, table)
+
 
     async def events(self, table_id: str, up_to: int | None = None) -> list[tuple[int, object, object]]:
         """The table's events as (version, recorded_at, event), up to version ``up_to`` (None: all), with
@@ -211,7 +210,7 @@ class TableService:
                 kept = [e for e in events if not getattr(e, "private", False)]
                 table = fold_each(Table(), [(k + 1, at, e, n.metadata) for k, (e, n) in enumerate(zip(kept, new))],
                                   self.deal_seed)[-1][2]
-                self._remember(o.table_id, table)
+                self.remember(o.table_id, table)
                 tables.append(table)
             if self.flow is not None:
                 await self.flow.tables_opened(tables)
@@ -355,7 +354,7 @@ class TableService:
         """After the append of ``events`` (stored as ``new``) that made ``table`` from ``before``: keep its
         fold, hand it to this process's followers of the table (no read back), sign a deal's or the game's
         end, mark a finished game in the index, tell the flow, and say what was stored."""
-        self._remember(table_id, table)
+        self.remember(table_id, table)
         if self.followers is not None and self.followers.follows(table_id):
             first = appended.version - len(new) + 1
             stored = [e for e in events if not getattr(e, "private", False)]

@@ -158,7 +158,8 @@ class Workers:
                     return "done"
         finally:
             _PLAYING.reset(token)
-            if work is not None and work.kind == "bot" and svc.cached(table_id) is table:
+            cached = svc.cached(table_id)
+            if work is not None and work.kind == "bot" and (cached is None or cached.version <= table.version):
                 await self.enqueue(work)          # the chain's end (or a failure in it): a message goes on
         return "done"
 
@@ -195,14 +196,20 @@ class Workers:
 
     # ------------------------------------------------------------ reconciling
 
-    async def reconcile(self) -> int:
-        """Find every live table's pending work and enqueue it; returns how many were enqueued."""
+    async def reconcile(self, quiet: float = 0.0) -> int:
+        """Find every live table's pending work and enqueue it; returns how many were enqueued. With ``quiet``,
+        only the tables nothing was stored at for that many seconds: one that moved since had its work queued
+        by whoever moved it (the periodic pass would otherwise read every live table and queue a duplicate of
+        every bot turn in flight)."""
         svc = await self.runtime.tables()
         async with svc.pool.acquire() as conn:
             if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtext('baloot-arena/reconcile'))"):
                 return 0
             try:
-                ids = [r[0] for r in await conn.fetch("SELECT table_id FROM tables_index WHERE status = 'live'")]
+                ids = [r[0] for r in await conn.fetch(
+                    "SELECT t.table_id FROM tables_index t CROSS JOIN LATERAL (SELECT e.recorded_at FROM events e "
+                    "WHERE e.stream_id = 'table-' || t.table_id ORDER BY e.version DESC LIMIT 1) head "
+                    "WHERE t.status = 'live' AND head.recorded_at <= now() - make_interval(secs => $1)", quiet)]
             finally:
                 await conn.execute("SELECT pg_advisory_unlock(hashtext('baloot-arena/reconcile'))")
         count = 0

@@ -63,9 +63,11 @@ class Reconciler(dramatiq.Middleware):
             self._thread.join(timeout=5)
 
     def _loop(self) -> None:
+        quiet = 0.0                               # at boot every live table; then those quiet for a period
         while not self._stop.is_set():
             try:
-                n = get_event_loop_thread().run_coroutine(self.workers.reconcile())
+                n = get_event_loop_thread().run_coroutine(self.workers.reconcile(quiet))
+                quiet = self.every
                 if n:
                     log.info("reconciler: enqueued %d pending table(s)", n)
             except Exception:

@@ -240,3 +240,26 @@ async def test_a_batch_at_once_and_a_poison_in_it_still_found_with_the_good_pref
     assert raised.value.event.position == poison.position
     assert await tallies(pool) == {"a": (4, "1,2,3,4")}            # the event before the poison is kept
     assert (await projection_state(pool, "tally_batched"))["failed_position"] == poison.position
+
+
+def test_a_projection_of_some_streams_is_woken_only_by_their_notifications():
+    """A NOTIFY names the streams appended to (``stream@version``): a runner following one prefix sleeps
+    through the others' (every card played at every table would wake a projection of championships), and
+    wakes on its own and on a notification that names no stream."""
+    from services.eventstore.store import _payload, notified_streams
+    from services.eventstore.subscriptions import _Wakeup
+
+    payload = _payload({"table-a": 12, "table-b": None})
+    assert notified_streams(payload) == {"table-a": 12, "table-b": None}
+    champions = _Wakeup("championship-")
+    champions(None, 0, "baloot_events", payload)
+    assert not champions.event.is_set()
+    champions(None, 0, "baloot_events", _payload({"table-a": 13, "championship-c": 4}))
+    assert champions.event.is_set()
+    for anything in ("", _payload({"x@y": 1})):           # names no stream (or one it cannot name): wakes
+        woken = _Wakeup("championship-")
+        woken(None, 0, "baloot_events", anything)
+        assert woken.event.is_set()
+    everyone = _Wakeup()                                   # no prefix: every notification wakes it
+    everyone(None, 0, "baloot_events", payload)
+    assert everyone.event.is_set()

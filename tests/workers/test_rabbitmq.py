@@ -23,8 +23,10 @@ import uuid
 import warnings
 from pathlib import Path
 
+import msgspec
 import pytest
 
+from domain.profiles import SAUDI
 from services.tables import TableService
 from services.secret import server_secret
 from services.workers.broker import rabbitmq_reachable
@@ -209,8 +211,12 @@ async def test_a_worker_process_finishes_an_all_bot_table(workers, tables):
     print(f"all-bot game of {table.version} events finished on {workers.where}")
 
 
+# A long game (to 1,000): bots storing a deal per append can finish a game to 152 before a poll sees it mid-way.
+LONG = msgspec.structs.replace(SAUDI, target=1000)
+
+
 async def test_a_killed_worker_loses_and_duplicates_nothing(workers, tables):
-    await tables.open_table(all_bots("t1"))
+    await tables.open_table(all_bots("t1", profile=LONG))
     workers.start()
     for mid_game in (40, 160):
         table = await wait_for(tables, workers, "t1", at_least(mid_game), f"version {mid_game}")
@@ -227,7 +233,7 @@ async def test_a_killed_worker_loses_and_duplicates_nothing(workers, tables):
 
 
 async def test_a_broker_restart_only_delays(workers, tables):
-    await tables.open_table(all_bots("t1"))
+    await tables.open_table(all_bots("t1", profile=LONG))
     workers.start()
     table = await wait_for(tables, workers, "t1", at_least(60), "version 60")
     assert not ended(table)
