@@ -3,14 +3,16 @@
     python bench/human_load.py                                # quick: 1 and 2 API processes, 50 then 100 tables
     python bench/human_load.py --tables 100 250 500 1000 2500 --seconds 30 --processes 3 --api-procs 1 2
 
-Each run starts fresh ``baloot serve`` processes (the real command, in-process workers, pool and limits as
-deployed; rate limits raised for the benchmark's sign-ups) on a scratch schema of DATABASE_URL (dropped
-after). ``baloot serve`` has no multi-process option, so N API processes are N servers on N ports sharing
+Each run starts fresh ``baloot serve`` processes (the real command, pool and limits as deployed; rate limits
+raised for the benchmark's sign-ups) on a scratch schema of DATABASE_URL (dropped after), with one ``baloot
+worker`` process beside them on a scratch RabbitMQ virtual host (``--broker``), as deployed: run inside an API
+process, the workers' periodic work (checkpoint hashing, reconciler, projections) takes the GIL from its event
+loop in bursts of a second, which shows as p99 (without a broker they do run inside, and the header says so). ``baloot serve`` has no multi-process option, so N API processes are N servers on N ports sharing
 the database, as behind a load balancer; the clients split the tables between them (a table and all who
 follow it go to one server, as a table-sticky balancer would do; LISTEN/NOTIFY crosses processes anyway).
 
-The load generator is ``--processes`` client processes (multiprocessing), each one asyncio loop with
-aiohttp: one SSE connection per follower plus pooled keep-alive connections for commands. Not wrk + Lua:
+The load generator is ``--processes`` client processes (multiprocessing), each one asyncio loop (uvloop,
+its GC tuned as the server's) with aiohttp: one SSE connection per follower plus pooled keep-alive connections for commands. Not wrk + Lua:
 wrk cannot hold a Server-Sent Events stream open and react to what arrives on it, which is the whole point
 here. aiohttp rather than httpx because it costs a fraction of httpx's CPU per request (the clients share
 the two cores with the server). Each client reports its CPU use and its event loop's lag (a 100 ms ticker's
@@ -44,6 +46,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
+import contextlib
+import gc
 import multiprocessing as mp
 import os
 import random
@@ -59,6 +64,7 @@ sys.path.insert(0, str(ROOT))
 
 import msgspec  # noqa: E402
 import psutil  # noqa: E402
+import uvloop  # noqa: E402
 
 from bench.api import choose, pct  # noqa: E402  (the same player and percentile as bench/api.py)
 
@@ -111,6 +117,7 @@ class TableRecord:
 class ClientStats:
     def __init__(self) -> None:
         self.latencies: list[float] = []
+        self.slow: list[float] = []              # when (seconds into the window) each slow command was sent
         self.actions = 0
         self.errors: dict[str, int] = {}
         self.stream_events = 0
@@ -197,6 +204,8 @@ async def play(session, table: TableRecord, seat: int, follower: Follower, actin
         if sent in window:
             stats.latencies.append(dt)
             stats.actions += 1
+            if dt >= LATENCY_TARGET:
+                stats.slow.append(sent - window.start)
         if status != 200:
             stats.error(f"command {status}")
             async with session.get(f"{table.base}/tables/{table.table_id}/view", headers=headers) as resp:
@@ -302,7 +311,7 @@ async def client_tables(cfg: dict, conn) -> None:
                 else:
                     lag.append(max(0.0, arrived - answered))
     conn.send(("done", {
-        "latencies": stats.latencies, "actions": stats.actions, "errors": stats.errors,
+        "latencies": stats.latencies, "slow": stats.slow, "actions": stats.actions, "errors": stats.errors,
         "stream_events": stats.stream_events, "lag": lag, "expected": expected, "missing": missing,
         "streams": sum(len(t.followers) for t in tables), "loop_lag": lags,
         "cpu": (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime), "wall": wall1 - wall0,
@@ -347,8 +356,12 @@ async def client_trivial(cfg: dict, conn) -> None:
 def client_main(cfg: dict, conn) -> None:
     """A client process: one asyncio loop (tables at human pace, or the trivial closed loop)."""
     run = client_tables if cfg["mode"] == "tables" else client_trivial
+    # As in `baloot serve`: thousands of open streams in one process, and a full GC scan pauses its loop for
+    # a tenth of a second or more, which the client would count as the server's latency.
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
     try:
-        asyncio.run(run(cfg, conn))
+        uvloop.run(run(cfg, conn))
     except BaseException as exc:         # tell the parent rather than leave it waiting
         conn.send(("failed", repr(exc)))
         raise
@@ -363,18 +376,45 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_servers(n: int, database_url: str) -> tuple[list[subprocess.Popen], list[str]]:
-    """``n`` ``baloot serve`` processes on ``database_url``, each on its own port, once each answers /health."""
+@contextlib.contextmanager
+def serving(api_procs: int, server_url: str, broker_url: str | None):
+    """A scratch schema, ``api_procs`` API processes on it and, with a broker, one ``baloot worker`` process
+    (as deployed: the workers' reconciler, projections and checkpoints run beside the API, not in it, where
+    they would take the GIL from its event loop); all stopped and dropped after. Yields the API processes
+    and their base URLs."""
+    from bench.workers import ProcessWorkers
+    from services.db import create_scratch_schema, drop_schema, schema_url
+
+    schema = asyncio.run(create_scratch_schema(server_url, "bench_load"))
+    url = schema_url(server_url, schema)
+    workers = ProcessWorkers(url, broker_url, 1, 2) if broker_url else None
+    try:
+        procs, bases = start_servers(api_procs, url, workers.url if workers else None)
+        try:
+            yield procs, bases
+        finally:
+            stop_servers(procs)
+    finally:
+        if workers is not None:
+            workers.close()
+        asyncio.run(drop_schema(server_url, schema))
+
+
+def start_servers(n: int, database_url: str, broker_url: str | None) -> tuple[list[subprocess.Popen], list[str]]:
+    """``n`` ``baloot serve`` processes on ``database_url``, each on its own port, once each answers /health;
+    their work goes to ``broker_url`` (None: the in-process workers)."""
     import urllib.request
 
     env = {**os.environ, "DATABASE_URL": database_url, "BALOOT_SECRET": "human-load-bench",
            "BALOOT_SIGNUP_LIMIT": "100000000", "BALOOT_RATE_LIMIT": "100000"}
-    env.pop("BROKER_URL", None)               # the in-process workers (human tables queue little work)
+    env.pop("BROKER_URL", None)
+    if broker_url:
+        env["BROKER_URL"] = broker_url
     procs, bases = [], []
     for _ in range(n):
         port = free_port()
         proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "--port", str(port),
-                                 "--log-level", "warning"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+                                 "--log-level", "warning"], cwd=ROOT, env=env, stderr=open("/tmp/serve.err", "ab"))
         procs.append(proc)
         bases.append(f"http://127.0.0.1:{port}")
         for _ in range(600):
@@ -540,18 +580,11 @@ def others(server: dict, reports: list[dict]) -> float:
 
 
 def trivial_run(args, api_procs: int, server_url: str) -> dict:
-    from services.db import create_scratch_schema, drop_schema, schema_url
-
-    schema = asyncio.run(create_scratch_schema(server_url, "bench_load"))
-    procs, bases = start_servers(api_procs, schema_url(server_url, schema))
-    try:
+    with serving(api_procs, server_url, args.broker) as (procs, bases):
         probe = Probe(server_url, [p.pid for p in procs])
         idle = idle_rates(probe)
         reports, server = drive("trivial", bases, split(args.trivial_concurrency, args.processes), probe,
                                 1.0, args.trivial_seconds, args.seed)
-    finally:
-        stop_servers(procs)
-        asyncio.run(drop_schema(server_url, schema))
     gross, server = server, net(server, idle)
     lat = [x for r in reports for x in r["latencies"]]
     n = len(lat)
@@ -562,18 +595,11 @@ def trivial_run(args, api_procs: int, server_url: str) -> dict:
 
 
 def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
-    from services.db import create_scratch_schema, drop_schema, schema_url
-
-    schema = asyncio.run(create_scratch_schema(server_url, "bench_load"))
-    procs, bases = start_servers(api_procs, schema_url(server_url, schema))
-    try:
+    with serving(api_procs, server_url, args.broker) as (procs, bases):
         probe = Probe(server_url, [p.pid for p in procs])
         idle = idle_rates(probe)
         reports, server = drive("tables", bases, split(tables, args.processes), probe, args.warmup,
                                 args.seconds, args.seed)
-    finally:
-        stop_servers(procs)
-        asyncio.run(drop_schema(server_url, schema))
     gross, server = server, net(server, idle)
     lat = [x for r in reports for x in r["latencies"]]
     lag = [x for r in reports for x in r["lag"]]
@@ -599,6 +625,7 @@ def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
         "ok": actions > 0 and p99 < LATENCY_TARGET and not behind and failed_commands == 0,
         "behind": behind, "limit": limiter(client_cpu, gross), "others": others(gross, reports),
         "client_us": sum(r["cpu"] for r in reports) / max(1, actions) * 1e6,
+        "slow": sorted(x for r in reports for x in r.get("slow", ())),
     }
 
 
@@ -619,8 +646,12 @@ def main() -> None:
     parser.add_argument("--tables", type=int, nargs="+", default=[10, 25, 50, 100],
                         help="the T ladder, tried upward until one fails (e.g. 100 250 500 1000 2500)")
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=5.0, help="unmeasured seconds first (streams open, "
-                                                                  "first thinking times)")
+    parser.add_argument("--warmup", type=float, default=10.0, help="unmeasured seconds first (streams open, "
+                                                                   "first thinking times; opening 4,000 streams "
+                                                                   "takes a few seconds)")
+    parser.add_argument("--broker", default=os.environ.get("BROKER_URL") or "amqp://guest:guest@127.0.0.1:5672/",
+                        help="RabbitMQ for the worker process beside the API processes (as deployed); "
+                             "'' or unreachable: the workers run inside each API process")
     parser.add_argument("--processes", type=int, default=2, help="client processes")
     parser.add_argument("--api-procs", type=int, nargs="+", default=[1, 2], help="baloot serve processes")
     parser.add_argument("--trivial-seconds", type=float, default=4.0, help="seconds of the trivial baseline "
@@ -632,15 +663,21 @@ def main() -> None:
     args = parser.parse_args()
 
     from services.db import database_server
+    from services.workers.broker import rabbitmq_reachable
 
     server_url = args.database_url or database_server().url
+    if args.broker and not rabbitmq_reachable(args.broker):
+        print(f"no RabbitMQ at {args.broker}: the workers run inside each API process", flush=True)
+        args.broker = ""
+    where = ("1 `baloot worker` process beside them (RabbitMQ)" if args.broker else
+             "the workers inside each API process (no broker)")
     print(f"human-pace load: think {THINK[0]:g}-{THINK[1]:g} s, 4 players + 1 spectator per 10 tables on SSE; "
           f"{args.processes} client processes (asyncio + aiohttp); {psutil.cpu_count()} cores shared by all "
           f"(clients, servers, PostgreSQL): noisy", flush=True)
     best: dict[int, int | None] = {}
     for api_procs in args.api_procs:
         print(f"\n== {api_procs} API process{'es' if api_procs > 1 else ''} (`baloot serve`"
-              f"{', one port each, tables split between them' if api_procs > 1 else ''})", flush=True)
+              f"{', one port each, tables split between them' if api_procs > 1 else ''}; {where})", flush=True)
         trivial = trivial_run(args, api_procs, server_url) if args.trivial_seconds > 0 else None
         if trivial:
             print(f"trivial GET /health, {args.trivial_concurrency} closed loops: {trivial['rps']:.0f} req/s, "
@@ -669,6 +706,10 @@ def main() -> None:
                   f"{r['client_cpu']:>4.0f} {r['loop_ms']:>5.1f}ms {r['busy'] * 100:>3.0f}% {r['others']:>5.2f} | {verdict}"
                   f"{'' if r['limit'] == '-' else ', limit: ' + r['limit']}{'; errors ' + errs if errs else ''}",
                   flush=True)
+            if r["slow"]:           # when the slow commands were sent: a burst (a pause) or spread (saturation)
+                by_second = collections.Counter(int(x) for x in r["slow"])
+                print(f"      {len(r['slow'])} commands took >= {LATENCY_TARGET * 1e3:.0f} ms; by second of the window: "
+                      + ", ".join(f"{k}s: {v}" for k, v in sorted(by_second.items())), flush=True)
             failed = failed or not r["ok"]
             if not failed:
                 best[api_procs] = t

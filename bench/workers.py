@@ -66,6 +66,7 @@ class ProcessWorkers:
             subprocess.run(["rabbitmqctl", "set_permissions", "-p", self.vhost, "guest", ".*", ".*", ".*"],
                            check=True, capture_output=True)
             url = f"{broker_url.rstrip('/')}/{self.vhost}"
+        self.url = url
         self.log = Path(tempfile.mkstemp(prefix="baloot-bench-worker-", suffix=".log")[1])
         env = dict(os.environ, DATABASE_URL=database_url, BROKER_URL=url, BALOOT_RECONCILE_SECONDS="1",
                    BALOOT_LOG_LEVEL="WARNING")
