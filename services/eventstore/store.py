@@ -169,6 +169,22 @@ class AppendResult(_VersionStored):
         return f"AppendResult(version={self.version}, stored={self.stored}, head_hash={hash_hex})"
 
 
+def _columns(events: Sequence[NewEvent]) -> tuple[list, list, list, list, list]:
+    """An append's events as the append function's arrays: ids, types, schema versions, data, metadata."""
+    return ([e.event_id for e in events], [e.event_type for e in events], [e.schema_version for e in events],
+            [_json(e.data) for e in events], [None if e.metadata is None else _json(e.metadata) for e in events])
+
+
+def _raise_refusal(exc: asyncpg.PostgresError, stream: str, expected: int | None) -> None:
+    """The append function's own refusals as the store's errors: a stale version, ids stored otherwise."""
+    sqlstate = getattr(exc, "sqlstate", None)
+    if sqlstate == "BA001":
+        reason = "" if "younger transaction" not in str(exc) else " (retry in a new transaction)"
+        raise ConcurrencyError(stream, expected, int(exc.detail), reason) from None
+    if sqlstate == "BA002":
+        raise DuplicateEventError(str(exc)) from None
+
+
 async def append(db: Db, stream: str, expected_version: int | None, events: Sequence[NewEvent]) -> int:
     """Append `events` to `stream` if it is at `expected_version` (None: any); return its new version.
 
@@ -189,25 +205,14 @@ async def _append(db: Db, stream: str, expected_version: int | None, events: Seq
     if not events:
         version = await stream_version(db, stream)
         return AppendResult(version, False, await head_hash(db, stream, version))
-    ids, types, versions, data, metadata = [], [], [], [], []
-    for event in events:
-        ids.append(event.event_id)
-        types.append(event.event_type)
-        versions.append(event.schema_version)
-        data.append(_json(event.data))
-        metadata.append(None if event.metadata is None else _json(event.metadata))
+    ids, types, versions, data, metadata = _columns(events)
     # Through a pool the append commits on its own, so the wake-up can follow the commit (see _Notifier);
     # on a connection, which may be inside a transaction, the database sends it at commit.
     notify_in_db = not isinstance(db, asyncpg.Pool)
     try:
         row = await db.fetchrow(sql, stream, expected_version, ids, types, versions, data, metadata, notify_in_db)
     except asyncpg.PostgresError as exc:
-        sqlstate = getattr(exc, "sqlstate", None)
-        if sqlstate == "BA001":
-            reason = "" if "younger transaction" not in str(exc) else " (retry in a new transaction)"
-            raise ConcurrencyError(stream, expected_version, int(exc.detail), reason) from None
-        if sqlstate == "BA002":
-            raise DuplicateEventError(str(exc)) from None
+        _raise_refusal(exc, stream, expected_version)
         if isinstance(exc, asyncpg.UniqueViolationError):
             # Another writer inserted the same version or ids first; it had not committed when we checked.
             # It may have been this very append, retried concurrently: then all is well.
@@ -234,19 +239,12 @@ async def append_many(pool: asyncpg.Pool, appends: Sequence[tuple[str, int | Non
     anywhere fails all of them (ConcurrencyError, DuplicateEventError or asyncpg's UniqueViolationError for
     a concurrent writer of the same streams), and the caller appends them one by one instead.
     """
-    args = []
-    for stream, expected, events in appends:
-        args.append((stream, expected, [e.event_id for e in events], [e.event_type for e in events],
-                     [e.schema_version for e in events], [_json(e.data) for e in events],
-                     [None if e.metadata is None else _json(e.metadata) for e in events], False))
+    args = [(stream, expected, *_columns(events), False) for stream, expected, events in appends]
     async with pool.acquire() as conn, conn.transaction():
         try:
             await conn.executemany(_APPEND, args)
         except asyncpg.PostgresError as exc:
-            if getattr(exc, "sqlstate", None) == "BA001":
-                raise ConcurrencyError("(batch)", None, int(exc.detail)) from None
-            if getattr(exc, "sqlstate", None) == "BA002":
-                raise DuplicateEventError(str(exc)) from None
+            _raise_refusal(exc, "(batch)", None)
             raise
         for sql, rows in also:
             await conn.executemany(sql, rows)

@@ -207,9 +207,7 @@ class TableService:
                 continue
             tables = []
             for (o, events), (_, _, new) in zip(stored, appends):
-                kept = [e for e in events if not getattr(e, "private", False)]
-                table = fold_each(Table(), [(k + 1, at, e, n.metadata) for k, (e, n) in enumerate(zip(kept, new))],
-                                  self.deal_seed)[-1][2]
+                table = fold_each(Table(), as_stored(1, at, events, new), self.deal_seed)[-1][2]
                 self.remember(o.table_id, table)
                 tables.append(table)
             if self.flow is not None:
@@ -356,10 +354,8 @@ class TableService:
         end, mark a finished game in the index, tell the flow, and say what was stored."""
         self.remember(table_id, table)
         if self.followers is not None and self.followers.follows(table_id):
-            first = appended.version - len(new) + 1
-            stored = [e for e in events if not getattr(e, "private", False)]
-            self.followers.appended(table_id, [(first + k, appended.recorded_at, e, n.metadata)
-                                               for k, (e, n) in enumerate(zip(stored, new))])
+            self.followers.appended(table_id, as_stored(appended.version - len(new) + 1, appended.recorded_at,
+                                                        events, new))
         receipts = await self._sign(table_id, before, events, appended)
         version = appended.version
         if any(isinstance(e, game_of(table).end_event) for e in events) and table.opened is not None:
@@ -436,18 +432,10 @@ def appended_fold(table: Table, after: Table, key: tuple[str, str], done: tuple[
 def fold_rows(table: Table, rows, seed_of=None) -> Table:
     """Fold stored rows into ``table``; ``seed_of(table_id, deal_no)`` re-derives each seeded deal's cards
     (without it, the hands of deals in progress stay unknown)."""
-    decode = CODEC.decode
     applied = {}
-    previous = None
-    for r in rows:
-        table = _fold_event(table, decode(r), seed_of)
-        meta = r.metadata                   # decoded from JSON at each access: once per row
-        key = (meta.get("actor", ""), meta.get("command_id"))
+    for table, key, done in _folds(table, stored_rows(rows), seed_of):
         if key[1]:
-            applied[key] = (r.version, meta.get("digest", ""))
-        if key != previous:             # a command's first event (an append is never read in part)
-            table = msgspec.structs.replace(table, timeouts=_timeouts(table, meta.get("role", ""), meta.get("seat")))
-        previous = key
+            applied[key] = done
     return msgspec.structs.replace(table, version=rows[-1].version, commands={**table.commands, **applied},
                                    last_at=rows[-1].recorded_at)
 
@@ -457,17 +445,36 @@ def fold_each(table: Table, stored, seed_of=None) -> list[tuple[int, datetime.da
     order, starting after ``table``'s): each state as ``fold_rows`` of the rows up to it gives it. For live
     followers: from rows read back, or from an append this process made (no read)."""
     out = []
+    commands = table.commands
+    for (version, recorded_at, _, _), (table, key, done) in zip(stored, _folds(table, stored, seed_of)):
+        if key[1]:
+            commands = {**commands, key: done}
+        out.append((version, recorded_at,
+                    msgspec.structs.replace(table, version=version, last_at=recorded_at, commands=commands)))
+    return out
+
+
+def _folds(table: Table, stored, seed_of):
+    """Each stored event folded in turn (the seeded deals' private events re-derived), the timed-out seats
+    moved on at each command's first event: yields the table after it, its command's key (actor, command
+    id) and (version, digest). Version, commands and stored time are the caller's to set."""
     previous = None
-    for version, recorded_at, event, meta in stored:
+    for version, _, event, meta in stored:
         table = _fold_event(table, event, seed_of)
         key = (meta.get("actor", ""), meta.get("command_id"))
-        table = msgspec.structs.replace(
-            table, version=version, last_at=recorded_at,
-            commands={**table.commands, key: (version, meta.get("digest", ""))} if key[1] else table.commands,
-            timeouts=_timeouts(table, meta.get("role", ""), meta.get("seat")) if key != previous else table.timeouts)
+        if key != previous:             # a command's first event (an append is never read in part)
+            table = msgspec.structs.replace(table, timeouts=_timeouts(table, meta.get("role", ""), meta.get("seat")))
         previous = key
-        out.append((version, recorded_at, table))
-    return out
+        yield table, key, (version, meta.get("digest", ""))
+
+
+def as_stored(first_version: int, recorded_at: datetime.datetime, events: list, new: list
+              ) -> list[tuple[int, datetime.datetime, object, dict]]:
+    """An append made here as ``fold_each`` takes it: the stored ones of ``events`` (private ones are not
+    stored) with their versions from ``first_version``, their stored time and the metadata of their rows
+    ``new`` (``TableService._encode``)."""
+    stored = [e for e in events if not getattr(e, "private", False)]
+    return [(first_version + k, recorded_at, e, n.metadata) for k, (e, n) in enumerate(zip(stored, new))]
 
 
 def stored_rows(rows) -> list[tuple[int, datetime.datetime, object, dict]]:

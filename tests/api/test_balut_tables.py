@@ -18,7 +18,7 @@ import pytest
 from services.workers.pending import pending_work
 from tests.api.conftest import new_user, open_table
 from tests.api.test_tables import Ids, act, assert_problem, view
-from tests.workers.helpers import InProcess, schema_url
+from tests.workers.helpers import in_process, schema_url
 
 ROWS = ("fours", "fives", "sixes", "straight", "house", "choice", "balut")
 
@@ -43,11 +43,8 @@ def faces(seed: str) -> list[int]:
 @pytest.fixture
 async def bot_worker(database_url, db_schema):
     """The workers' actors on this test's schema (called directly, as the broker would)."""
-    rig = InProcess(schema_url(database_url, db_schema))
-    try:
+    async with in_process(schema_url(database_url, db_schema)) as rig:
         yield rig
-    finally:
-        await rig.runtime.close()
 
 
 async def stored(pool) -> int:

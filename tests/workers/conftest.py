@@ -29,7 +29,7 @@ from services.workers import schedules
 from services.workers.actors import Runtime, Workers
 from services.workers.broker import make_broker
 from tests.api.conftest import schema_url
-from tests.workers.helpers import InProcess, add_users
+from tests.workers.helpers import add_users, in_process
 
 
 def pytest_configure(config):
@@ -144,9 +144,5 @@ async def rig(database_url, db_schema, pool):
     """Broker, actors and table service on this test's schema, the bot and human users added; the worker is
     started by the test."""
     await add_users(pool)
-    rig = InProcess(schema_url(database_url, db_schema))
-    try:
+    async with in_process(schema_url(database_url, db_schema)) as rig:
         yield rig
-    finally:
-        rig.stop()
-        await rig.runtime.close()

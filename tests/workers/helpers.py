@@ -4,6 +4,7 @@ and the exactly-once invariants read back from a table's stream."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import defaultdict
 
@@ -52,6 +53,18 @@ class Failures(dramatiq.Middleware):
     def after_process_message(self, broker, message, *, result=None, exception=None):
         if exception is not None:
             self.errors.append((f"{message.actor_name}{message.args}", exception))
+
+
+@contextlib.asynccontextmanager
+async def in_process(database_url: str):
+    """``InProcess`` workers on ``database_url``: their worker stopped (if the test started it) and their pool
+    closed after."""
+    rig = InProcess(database_url)
+    try:
+        yield rig
+    finally:
+        rig.stop()
+        await rig.runtime.close()
 
 
 class InProcess:

@@ -13,7 +13,7 @@ import pytest
 from services.workers.actors import Runtime, Workers
 from services.workers.broker import make_broker
 from tests.workers.helpers import (
-    InProcess, add_users, all_bots, assert_chain_holds, assert_exactly_once, ended, schema_url, stream_rows,
+    add_users, all_bots, in_process, assert_chain_holds, assert_exactly_once, ended, schema_url, stream_rows,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -42,12 +42,8 @@ async def away(database_url, db_schema, pool):
 @pytest.fixture
 async def rig(database_url, db_schema):
     """The workers once the broker is back (in-process broker), on the same schema."""
-    rig = InProcess(schema_url(database_url, db_schema))
-    try:
+    async with in_process(schema_url(database_url, db_schema)) as rig:
         yield rig
-    finally:
-        rig.stop()
-        await rig.runtime.close()
 
 
 async def test_sending_to_an_unreachable_broker_raises_what_the_flow_leaves_to_the_reconciler(away):
