@@ -3,7 +3,7 @@
     python bench/daily.py                      # DATABASE_URL, else the embedded server
     python bench/daily.py --entries 100000 --boards 8 --distinct 500 --projected 20000
 
-1. The day's boards are played in memory by the domain (``domain.daily_play``): ``--distinct`` simulated
+1. The day's boards are played in memory by the domain (``domain.baloot.daily_play``): ``--distinct`` simulated
    players per board (a ``normal`` bot that slips 15% of the time, each with its own seed) in seat 0, bots in
    the other seats. Each of the ``--entries`` entries takes, for each board, one of those plays (a seeded
    draw): playing 800,000 deals would take about an hour and a half on this machine, and the read model's cost
@@ -12,7 +12,7 @@
 2. The first ``--projected`` results go through the projection's handler (``apply_daily``), one event at
    a time in the runner's transactions of 500, as the runner applies ``deal_scored`` events; the rest are
    copied into ``daily_results`` in bulk (the same rows), so the scoring and the pages see the full day.
-3. The day is scored in SQL (``rescore``) and, as a baseline, in Python by ``domain.daily.score_day``;
+3. The day is scored in SQL (``rescore``) and, as a baseline, in Python by ``domain.baloot.daily.score_day``;
    both must agree on every entry's totals.
 4. Leaderboard pages: the first page and a deep page (rank 90,000) through ``projection.leaderboard``
    (keyset on the rank index), against raw SQL on the same server: the same index range as a bare query,
@@ -39,9 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import asyncpg  # noqa: E402
 import msgspec  # noqa: E402
 
-from domain import daily  # noqa: E402
-from domain.daily_play import SimulatedPlayer, play_board  # noqa: E402
-from domain.events import DealResult, DealScored  # noqa: E402
+from domain.baloot import daily  # noqa: E402
+from domain.baloot.daily_play import SimulatedPlayer, play_board  # noqa: E402
+from domain.baloot.events import DealResult, DealScored  # noqa: E402
 from services.daily import seeds  # noqa: E402
 from services.daily.projection import apply_daily, leaderboard, rescore  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402

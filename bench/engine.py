@@ -17,12 +17,12 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from domain import deal as deal_mod  # noqa: E402
-from domain.audit import audit_record  # noqa: E402
-from domain.events import CardPlayed, DoubleCalled, ProjectsDeclared, StartDeal  # noqa: E402
-from domain.handrecord import encode_record, export_record, parse_record  # noqa: E402
-from domain.profiles import SAUDI  # noqa: E402
-from domain.simulate import play_deal, random_policy  # noqa: E402
+from domain.baloot import deal as deal_mod  # noqa: E402
+from domain.baloot.audit import audit_record  # noqa: E402
+from domain.baloot.events import CardPlayed, DoubleCalled, ProjectsDeclared, StartDeal  # noqa: E402
+from domain.baloot.handrecord import encode_record, export_record, parse_record  # noqa: E402
+from domain.baloot.profiles import SAUDI  # noqa: E402
+from domain.baloot.simulate import play_deal, random_policy  # noqa: E402
 
 
 def timed(fn, seconds: float) -> tuple[int, float]:

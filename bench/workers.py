@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg  # noqa: E402
 
-from domain.profiles import SAUDI  # noqa: E402
+from domain.baloot.profiles import SAUDI  # noqa: E402
 from services.tables import TableOpened, TableService  # noqa: E402
 from services.secret import server_secret  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
@@ -321,7 +321,7 @@ async def profile_actions(server_url: str, n_tables: int = 8, actions: int = 150
         if "asyncpg" in file:
             key = "asyncpg (protocol, records)"
         elif "/domain/bots" in file:
-            key = "bot decisions (domain/bots.py)"
+            key = "bot decisions (domain/baloot/bots.py)"
         elif "/domain/" in file:
             key = "rules engine: decide/evolve/views (domain/)"
         elif "msgspec" in file or name in ("encode", "decode") or "codec" in file:

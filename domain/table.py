@@ -1,29 +1,33 @@
 """A table: the seats around one game, and the rules of running it that are not rules of the game.
 
-The game is any of ``domain.games.GAMES`` (``table_opened.game``; the card game when absent): its events go
-to that game's decider through the seam, and nothing here asks which game it is.
+The game is any of ``domain.games.GAMES`` (``table_opened.game``; the first game when absent): its events go
+to that game's decider through the seam (``domain.seam``), and nothing here asks which game it is.
 
 Its events open the stream: ``table_proposed`` and the invitations' answers (seats need consent),
 ``table_opened`` (who sits where, the rules, what spectators may see), then the game's own events, with
-``seat_handed_to_bot`` when a seat's player is replaced. The pure rules here: what follows a command by
-itself (a finished deal reveals its seed and the next deal is dealt: ``follow_ups``), and what a turn
-clock running out does (``timeout_command``). Seeds arrive as data (``seed_of(deal_no)``).
+``seat_handed_to_bot`` when a seat's player is replaced. The pure rules here: a command decided with what
+follows it by itself (``decide_followed``), a run of bot turns (``bot_run``), and the turn clock's policy
+(``timeout_command``: a bot takes the seat, the game is forfeited or abandoned, or the game plays the turn).
+Seeds arrive as data (``seed_of(deal_no)``).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
-from domain import game as game_mod
-from domain import games as games_mod       # the seam imports this module too: use its names at call time
-from domain.bots import lowest_legal_card
-from domain.deal import ENDED
-from domain.events import AbandonGame, Bid, DealNext, DomainError, Double, ForfeitGame, GameEnded, RevealSeed, TableMode
-from domain.game import GameState
-from domain.profiles import RuleProfile
-from domain.views import view
+from domain.errors import DomainError
+from domain.events import TableMode
+from domain.games import FIRST, GAMES
+
+# The first game's profile is kept in ``profile``, where every table_opened stored it before the seam;
+# another game's is ``game_profile`` (``Game.profile_of`` reads the one of its game).
+_FIRST = GAMES[FIRST]
+FirstProfile = type(_FIRST.profile(None))
+# What each single timeout of a seat's turn clock does (``timeout_command``).
+OnTimeout = Literal["auto_play", "bot", "forfeit"]
+
 
 class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True):
     """The first event of a table's stream: who sits where, the rules, what spectators may see."""
@@ -31,7 +35,7 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     schema_version: ClassVar[int] = 1
     table_id: str
     seats: tuple[str, ...]                                # user ids, by seat (the card game: four)
-    profile: RuleProfile = msgspec.field(default_factory=RuleProfile)  # the card game's rules
+    profile: FirstProfile = msgspec.field(default_factory=lambda: _FIRST.profile(None))
     table_mode: TableMode = msgspec.field(default="strict", name="mode")
     hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
     delay_seconds: float = 0.0
@@ -41,17 +45,15 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     game_no: int = 1
     bots: tuple[str | None, ...] = (None, None, None, None)  # bot levels, by seat
     turn_seconds: float | None = None                     # the turn clock; None: no clock
-    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    on_timeout: OnTimeout = "auto_play"
     timeout_bot_level: str = "normal"                     # on_timeout "bot": the level that takes the seat
     review_seconds: float = 30.0                          # recorded tables: time for Qayd after the last trick
     # After this many turns in a row run out with no player acting, the table is abandoned: the teams
     # whose seats timed out lose the game (both: nobody wins it). Without it an empty table auto-passes
     # void deal after void deal for ever.
     max_timeouts: int = 8
-    game: str = "baloot"                                  # the game played: a key of domain.games.GAMES
-    # Another game's rules (its profile as builtins: ``Game.profile_of`` reads it); the card game's are
-    # ``profile`` (a table_opened of before the seam has only those).
-    game_profile: dict | None = None
+    game: str = FIRST                                     # the game played: a key of domain.games.GAMES
+    game_profile: dict | None = None                      # another game's profile, as builtins
     # The game is this many deals (a board of the daily deal is one), then ends: the higher score wins, equal
     # scores nobody. None: the game goes to the target.
     deals: int | None = None
@@ -108,7 +110,7 @@ class TableState(msgspec.Struct, frozen=True):
     """A table as its events make it: the invitation, the opening, who plays each seat, and the game."""
 
     opened: TableOpened | None = None
-    game: GameState = game_mod.INITIAL
+    game: Any = _FIRST.initial
     bots: tuple[str | None, ...] = (None, None, None, None)          # who plays each seat now
     proposed: TableOpened | None = None                              # a table waiting for its invitees
     waiting: tuple[str, ...] = ()                                    # invitees who have not accepted
@@ -128,7 +130,7 @@ class TableState(msgspec.Struct, frozen=True):
 def game_of(table: TableState):
     """The game the table plays (``domain.games``), from its opening or its proposal."""
     o = table.opened or table.proposed
-    return games_mod.GAMES[o.game if o is not None else "baloot"]
+    return GAMES[o.game if o is not None else FIRST]
 
 
 def evolve(table: TableState, e) -> TableState:
@@ -137,16 +139,16 @@ def evolve(table: TableState, e) -> TableState:
     replace = msgspec.structs.replace
     match e:
         case TableOpened():
-            return replace(table, opened=e, bots=e.bots, waiting=(), game=games_mod.GAMES[e.game].initial)
+            return replace(table, opened=e, bots=e.bots, waiting=(), game=GAMES[e.game].initial)
         case SeatHandedToBot():
             return replace(table, bots=table.bots[:e.seat] + (e.level,) + table.bots[e.seat + 1:])
         case TableProposed():
-            return replace(table, proposed=e.table, waiting=e.waiting, game=games_mod.GAMES[e.table.game].initial)
+            return replace(table, proposed=e.table, waiting=e.waiting, game=GAMES[e.table.game].initial)
         case InvitationAccepted():
             return replace(table, waiting=tuple(u for u in table.waiting if u != e.user))
         case InvitationDeclined():
             return replace(table, cancelled=True)
-    return replace(table, game=games_mod.GAMES[table.opened.game].evolve(table.game, e))
+    return replace(table, game=GAMES[table.opened.game].evolve(table.game, e))
 
 
 def decide(table: TableState, command, open_game=None) -> list:
@@ -173,54 +175,23 @@ def decide(table: TableState, command, open_game=None) -> list:
     return game_of(table).decide(table.game, command)
 
 
-def follow_ups(game: GameState, events: list, seed_of, deals: int | None = None) -> list:
-    """The card game's ``events`` and what follows them by itself (``follow_on`` the game after them)."""
-    for e in events:
-        game = game_mod.evolve(game, e)
-    return list(events) + follow_on(game, seed_of, deals)
-
-
-def follow_on(game: GameState, seed_of, deals: int | None = None) -> list:
-    """What follows by itself at ``game``: a finished deal reveals its seed, then, while the game goes on,
-    the next deal is dealt from ``seed_of(its number)``; a game of ``deals`` deals ends after them."""
-    out: list = []
-    deal = game.deal
-    if deal.phase in ENDED and deal.commitment and deal.seed is None:
-        game, revealed = game_mod.step(game, RevealSeed(seed_of(game.deal_no)))
-        out.extend(revealed)
-        if game.phase == "playing" and deals is not None and game.deal_no >= deals:
-            a, b = game.scores
-            out.append(GameEnded(None if a == b else int(b > a), game.scores, "deals"))
-        elif game.phase == "playing":
-            out.extend(game_mod.decide(game, DealNext(seed=seed_of(game.deal_no + 1))))
-    return out
-
-
-def timeout_action(game: GameState, seat: int):
-    """What a seat does when its clock runs out and the table auto-plays: pass, or the lowest legal card."""
-    v = view(game.deal, seat)
-    actions = v.legal_actions
-    for a in actions:
-        if type(a) is Bid and a.bid in ("pass", "wala", "confirm"):
-            return a
-        if type(a) is Double and a.call == "pass":
-            return a
-    return lowest_legal_card(v) or actions[0]
-
-
-def timeout_command(opened: TableOpened, game: GameState, timeouts: tuple[int, ...], seat: int):
-    """What the table does when ``seat``'s clock runs out: its ``on_timeout`` rule, and once ``max_timeouts``
-    turns in a row have run out with no player acting (``timeouts``: the seats timed out so far), the end
-    of the game: the teams of the seats that timed out lose it (both teams: nobody wins)."""
+def timeout_command(opened: TableOpened, state, timeouts: tuple[int, ...], seat: int):
+    """What the table does when ``seat``'s clock runs out (``timeouts``: the seats timed out in a row so far,
+    with no player acting): under ``on_timeout`` "forfeit" the seat's side forfeits the game; once
+    ``max_timeouts`` turns in a row have run out, the game is abandoned by the sides that timed out (where
+    the game has such an end: a game of each for himself is played out); else a bot of the table's
+    ``timeout_bot_level`` takes the seat ("bot") or the game plays the turn for it ("auto_play")."""
+    game = GAMES[opened.game]
     run = timeouts + (seat,)
     if opened.on_timeout == "forfeit":
-        return ForfeitGame(team=seat & 1, reason=f"seat {seat}'s turn clock ran out")
+        return game.forfeit(state, seat, f"seat {seat}'s turn clock ran out")
     if len(run) >= opened.max_timeouts:
-        teams = tuple(sorted({s & 1 for s in run}))
-        return AbandonGame(teams=teams, reason=f"{len(run)} turns in a row ran out with no player acting")
+        abandon = game.abandon(state, run, f"{len(run)} turns in a row ran out with no player acting")
+        if abandon is not None:
+            return abandon
     if opened.on_timeout == "bot":
         return HandSeatToBot(seat=seat, level=opened.timeout_bot_level, reason="the turn clock ran out")
-    return timeout_action(game, seat)
+    return game.auto_play(state, seat)
 
 
 class BotTurn(msgspec.Struct, frozen=True):

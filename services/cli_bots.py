@@ -8,9 +8,9 @@ import os
 import sys
 import time
 
-from domain.bots import LEVELS
-from domain.bots.match import BoardResult, Summary, play_board, summarize
-from domain.profiles import PROFILES, profile_named
+from domain.baloot.bots import LEVELS
+from domain.baloot.bots.match import BoardResult, Summary, play_board, summarize
+from domain.baloot.profiles import PROFILES, profile_named
 
 
 def register(subparsers) -> None:

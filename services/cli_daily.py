@@ -34,8 +34,8 @@ def register(subparsers) -> None:
 
 
 def boards_command(args: argparse.Namespace) -> int:
-    from domain import daily
-    from domain.cards import card_name
+    from domain.baloot import daily
+    from domain.baloot.cards import card_name
 
     opened = daily.open_set("cli", args.seed, args.boards)
     print(f"commitment {opened.commitment}")
@@ -45,8 +45,8 @@ def boards_command(args: argparse.Namespace) -> int:
 
 
 def simulate_command(args: argparse.Namespace) -> int:
-    from domain import daily
-    from domain.daily_play import SimulatedPlayer, play_board
+    from domain.baloot import daily
+    from domain.baloot.daily_play import SimulatedPlayer, play_board
 
     fields: dict[int, dict[str, int]] = {}
     finished: dict[str, int] = {}
@@ -91,5 +91,5 @@ def leaderboard_command(args: argparse.Namespace) -> int:
 
 
 def daily_unit() -> int:
-    from domain.daily import MP_UNIT
+    from domain.baloot.daily import MP_UNIT
     return MP_UNIT // 100            # printed as percent of a board

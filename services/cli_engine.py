@@ -8,11 +8,11 @@ import sys
 
 import msgspec
 
-from domain.deal import fold as fold_deal
+from domain.baloot.deal import fold as fold_deal
 from domain.games import record_format_of
-from domain.handrecord import encode_record, export_record
-from domain.profiles import PROFILES, profile_named
-from domain.simulate import POLICIES, deal_events_of_game, play_game_events
+from domain.baloot.handrecord import encode_record, export_record
+from domain.baloot.profiles import PROFILES, profile_named
+from domain.baloot.simulate import POLICIES, deal_events_of_game, play_game_events
 
 
 def register(subparsers) -> None:
@@ -97,7 +97,7 @@ def simulate(args) -> int:
 
 
 def _count(stats, deal_events, result, gp_total) -> None:
-    from domain.events import ContractFixed
+    from domain.baloot.events import ContractFixed
     if result.void:
         stats["void deals"] += 1
         return

@@ -41,7 +41,7 @@ def register(subparsers) -> None:
 
 
 def _engine(profile: str, policy: str = "random"):
-    from domain.simulate import play_game  # the rules engine, only when games are really played
+    from domain.baloot.simulate import play_game  # the rules engine, only when games are really played
 
     return lambda seed: play_game(seed, profile, policy)
 
@@ -49,8 +49,8 @@ def _engine(profile: str, policy: str = "random"):
 def _boards(profile: str, policy: str):
     """Duplicate boards played by the engine: each team's two players are one level's bot that slips (a
     random legal action) 15% of the time, seeded by team, board set and board."""
-    from domain.daily_play import SimulatedPlayer, play_seats
-    from domain.profiles import profile_named
+    from domain.baloot.daily_play import SimulatedPlayer, play_seats
+    from domain.baloot.profiles import profile_named
 
     level = policy if policy in ("easy", "normal", "hard") else "normal"
     rules = profile_named(profile)
@@ -84,7 +84,7 @@ def simulate(args: argparse.Namespace) -> int:
     try:
         game_scores = _engine(args.profile, args.policy) if args.play else None
     except ImportError as error:
-        err.print(f"[red]--play needs the rules engine's domain.simulate.play_game: {error}[/red]")
+        err.print(f"[red]--play needs the rules engine's domain.baloot.simulate.play_game: {error}[/red]")
         return 2
     total = expected_matches(fmt, args.teams, planned_rounds(fmt, args.teams, args.swiss_rounds))
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -3,7 +3,7 @@ table id alone, so that the table service deals them like any table (``TableServ
 
 A duplicate match is played at two tables, ``dup.<championship>.<match>.t1`` and ``.t2`` (docs/daily.md).
 Every match of round ``r`` plays the round's board set: its seed is ``HMAC(secret,
-"duplicate/<championship>/round-<r>")`` and board ``n``'s seed and dealer come from it by ``domain.daily``,
+"duplicate/<championship>/round-<r>")`` and board ``n``'s seed and dealer come from it by ``domain.baloot.daily``,
 so both tables of a match, and every match of the round, get the same deals. The seed stays with the
 server: each deal's commitment is stored when it is dealt and its seed revealed when it ends, as at any
 table (the draw's seed, public at the draw, would let anyone compute the boards before they are played).
@@ -15,7 +15,7 @@ import hashlib
 import hmac
 from typing import NamedTuple
 
-from domain import daily
+from domain.baloot import daily
 
 PREFIX = "dup."
 

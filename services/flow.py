@@ -50,7 +50,7 @@ class Flow:
 
     async def table_appended(self, table: Table, events: list) -> None:
         await self._queue(self.work and self.work.table_moved, table)            # 1.
-        if any(isinstance(e, game_of(table).end_event) for e in events):                   # 2.
+        if any(isinstance(e, game_of(table).info.end_event) for e in events):                   # 2.
             await self.championships.game_ended(table)
 
     async def table_opened(self, table: Table) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
-from domain.deal import dealt_from_committed_seed
+from domain.baloot.deal import dealt_from_committed_seed
 from domain.tournament import (
     ChampionshipState, CreateChampionship, RegisterTeam, RoundPaired, Settings, StartRound, commitment, decide,
     evolve,

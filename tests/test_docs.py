@@ -4,7 +4,7 @@ points inside the repository."""
 import pathlib
 import re
 
-from domain.profiles import PROFILES, SWITCH_NAMES, RuleProfile
+from domain.baloot.profiles import PROFILES, SWITCH_NAMES, RuleProfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RULES = (ROOT / "docs" / "rules.md").read_text()

@@ -12,8 +12,8 @@ from domain.balut.dice import dice_text, faces_from_seed, parse_dice, parse_face
 from domain.balut.game import INITIAL, BalutState, game_result, next_turn, step
 from domain.balut.record import GameRecord, record_start, turn_commands
 from domain.balut.scoring import CATEGORIES
-from domain.audit import violation_lines
-from domain.events import DomainError
+from domain.records import violation_lines
+from domain.errors import DomainError
 
 FORMAT = "balut-game/1"
 

@@ -20,7 +20,8 @@ from domain.balut.scoring import (
     CATEGORIES, CATEGORY_INDEX, Sheet, category_score, empty_sheet, final_points, open_categories, places,
     sheet_full, sheet_total,
 )
-from domain.events import DomainError, RevealSeed
+from domain.errors import DomainError
+from domain.events import RevealSeed
 
 MIN_PLAYERS = 1
 MAX_PLAYERS = 8

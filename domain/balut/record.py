@@ -21,7 +21,7 @@ from domain.balut.events import (
 )
 from domain.balut.game import MAX_PLAYERS
 from domain.balut.profiles import profile_named, profile_switches
-from domain.handrecord import decode_record
+from domain.records import decode_record
 
 FORMAT = "balut-game/1"
 Seat = Annotated[int, msgspec.Meta(ge=0, le=MAX_PLAYERS - 1)]

@@ -18,12 +18,12 @@ from domain.tournament.events import (
     MatchForfeited, MatchResultRecorded, PairingInputs, PlayerSubstituted, RankEntry, RegistrationClosed,
     RoundPaired, RoundSlot, Settings, TeamRegistered, TeamWithdrawn, ChampionshipEvent,
 )
-from domain.tournament.results import GameResult, MatchResult, game_result, match_result
+from domain.tournament.results import MatchGame, MatchResult, game_result, match_result
 from domain.tournament.state import MatchOutcome, Round, Team, ChampionshipState, initial
 
 __all__ = [
     "ChampionshipCreated", "ChampionshipFinished", "CloseRegistration", "CommitDraw", "CreateChampionship",
-    "DrawCommitted", "DrawMade", "FinishChampionship", "GameResult", "MakeDraw", "Match",
+    "DrawCommitted", "DrawMade", "FinishChampionship", "MatchGame", "MakeDraw", "Match",
     "MatchDoubleForfeited", "MatchForfeited", "MatchResult", "MatchResultRecorded", "MatchOutcome",
     "PairingInputs", "PlayerSubstituted", "RankEntry", "RecordDoubleForfeit", "RecordForfeit",
     "RecordMatchResult", "RegisterTeam", "RegistrationClosed", "Round", "RoundPaired", "RoundSlot",

@@ -2,10 +2,10 @@
 the seats swapped, so each team holds both sides of the same cards and the luck of the deal cancels out.
 
 * The round's boards: board set ``<championship>/round-<n>`` whose seed derives from the draw's revealed seed
-  (``round_seed``), the same boards for every match of the round (``domain.daily``: seed, dealer).
+  (``round_seed``), the same boards for every match of the round (``domain.baloot.daily``: seed, dealer).
 * At table 1 team A (the higher-ranked, listed first) holds seats 0 and 2; at table 2 it holds seats 1 and 3.
   A board's score for A is its GP at both tables minus B's (``final_scores`` keeps, per board, A's and B's
-  GP over the two tables), worth ``domain.daily.imps`` of that difference (head to head).
+  GP over the two tables), worth ``domain.baloot.daily.imps`` of that difference (head to head).
 * The match goes to the team with more IMPs; equal IMPs: more GP over the boards; still equal: team A (the
   Swiss pairing lists the higher-ranked team first). ``team_a_games`` / ``team_b_games`` are 1 and 0.
 * Pairings and the final ranking are Swiss (``swiss.py``: points, Buchholz, head to head, GP difference).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 
-from domain import daily
+from domain.baloot import daily
 from domain.tournament import swiss
 from domain.tournament.events import Match, PairingInputs, RankEntry
 from domain.tournament.results import MatchResult

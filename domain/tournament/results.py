@@ -1,28 +1,18 @@
 """Match results from the games of a table: the interface between the rules engine and a championship.
 
-A knock-out match (مباراة) is one game to 152 (صكة) or best of N games. The rules engine's game
-produces a `GameResult` per game; `match_result` folds them into the `MatchResult` that tie-breakers use.
+A knock-out match (مباراة) is one game to 152 (صكة) or best of N games. Each game of it is a `MatchGame`
+(``domain.seam``: each game says how its result becomes one); `match_result` folds them into the
+`MatchResult` that tie-breakers use.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 import msgspec
 
+from domain.seam import MatchGame, Side
 from domain.tournament.errors import ChampionshipRuleError
 
-Side = Literal["a", "b"]
-
-
-class GameResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """One finished game: final scores of team A (seats 0 and 2) and team B (seats 1 and 3)."""
-
-    team_a_points: int
-    team_b_points: int
-    winner: Side
-    # Gahwa or a forfeit ends below the target; "complete": a game with no target (Balut) played to its end
-    ended_by: Literal["target", "gahwa", "forfeit", "complete"] = "target"
+__all__ = ["MatchGame", "MatchResult", "Side", "game_result", "games_to_win", "match_result"]
 
 
 class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -42,7 +32,7 @@ def games_to_win(match_games: int) -> int:
     return match_games // 2 + 1
 
 
-def match_result(games: list[GameResult] | tuple[GameResult, ...], match_games: int = 1) -> MatchResult:
+def match_result(games: list[MatchGame] | tuple[MatchGame, ...], match_games: int = 1) -> MatchResult:
     """Fold the games of one table into its match result; the match must be decided by its last game."""
     needed = games_to_win(match_games)
     wins = {"a": 0, "b": 0}
@@ -66,10 +56,10 @@ def match_result(games: list[GameResult] | tuple[GameResult, ...], match_games: 
     )
 
 
-def game_result(scores: tuple[int, int], target: int = 152) -> GameResult:
-    """A `GameResult` from final scores: the higher score wins (the engine breaks ties before this)."""
+def game_result(scores: tuple[int, int], target: int = 152) -> MatchGame:
+    """A `MatchGame` from final scores: the higher score wins (the engine breaks ties before this)."""
     a, b = scores
     if a == b:
         raise ChampionshipRuleError("tournament_rule",
                                   f"a game cannot end level at {a}-{b}: the engine decides the winner")
-    return GameResult(team_a_points=a, team_b_points=b, winner="a" if a > b else "b")
+    return MatchGame(team_a_points=a, team_b_points=b, winner="a" if a > b else "b")

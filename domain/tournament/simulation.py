@@ -18,7 +18,7 @@ from domain.tournament.decider import decide, evolve
 from domain.tournament.draw import commitment
 from domain.tournament.errors import ChampionshipRuleError
 from domain.tournament.events import Match, Settings
-from domain.tournament.results import GameResult, MatchResult, game_result, games_to_win, match_result
+from domain.tournament.results import MatchGame, MatchResult, game_result, games_to_win, match_result
 from domain.tournament.state import ChampionshipState, initial
 
 GameScores = Callable[[int], tuple[int, int]]   # seed -> final scores (team A, team B) of one game
@@ -86,7 +86,7 @@ class Simulation:
         if self.settings.format == "duplicate":
             return self.duplicate(match)
         needed = games_to_win(self.settings.match_games)
-        games: list[GameResult] = []
+        games: list[MatchGame] = []
         wins = {"a": 0, "b": 0}
         sa, sb = self.strength[match.team_a], self.strength[match.team_b]
         while max(wins.values()) < needed:
@@ -99,7 +99,7 @@ class Simulation:
                 a_wins = self.rng.random() < sa / (sa + sb)
                 high = self.settings.game_target + self.rng.randrange(0, 40)
                 low = self.rng.randrange(0, self.settings.game_target)
-                game = GameResult(*(high, low) if a_wins else (low, high), "a" if a_wins else "b")
+                game = MatchGame(*(high, low) if a_wins else (low, high), "a" if a_wins else "b")
             wins[game.winner] += 1
             games.append(game)
         return match_result(games, self.settings.match_games)

@@ -18,7 +18,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
-from domain.events import DomainError
+from domain.errors import DomainError
 from domain.tournament import ChampionshipRuleError
 from services.errors import Conflict, Forbidden, NotFound, ServiceError
 

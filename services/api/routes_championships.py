@@ -314,12 +314,12 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
         raise Problem(400, "invalid_field", "set the game target with game_target, not as a switch",
                       field="switches")
     game = GAMES[data.game]
-    for field, value, allowed in (("profile", data.profile, (None, *game.profile_names)),
-                                  ("table_mode", data.table_mode, game.table_modes),
-                                  ("on_timeout", data.on_timeout, game.timeout_rules),
-                                  ("bot_level", data.bot_level, (None, *game.bot_levels))):
+    for field, value, allowed in (("profile", data.profile, (None, *game.info.profile_names)),
+                                  ("table_mode", data.table_mode, game.info.table_modes),
+                                  ("on_timeout", data.on_timeout, game.info.timeout_rules),
+                                  ("bot_level", data.bot_level, (None, *game.info.bot_levels))):
         if value not in allowed:
-            raise Problem(400, "invalid_field", f"{game.name} takes {field} "
+            raise Problem(400, "invalid_field", f"{game.info.name} takes {field} "
                                                 f"{', '.join(str(a) for a in allowed if a)}, not {value!r}",
                           field=field)
     try:
@@ -328,7 +328,7 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
         raise Problem(400, "invalid_field", str(exc), field="switches") from None
     settings = Settings(
         name=data.name, format=data.format, profile=profile.name, switches=encode_switches(switches),
-        match_games=data.match_games, table_mode=data.table_mode, game=game.name,
+        match_games=data.match_games, table_mode=data.table_mode, game=game.info.name,
         # A game with no target (Balut) keeps the setting's default, which its tables never read.
         **({"game_target": target} if (target := data.game_target or getattr(profile, "target", None)) else {}),
         schedule=tuple(RoundSlot(s.round, s.starts_at.isoformat()) for s in data.schedule),
@@ -337,7 +337,7 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
         duplicate_boards=data.duplicate_boards)
     cid = championship_id_for(user.user_id, data.command_id)
     run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
-                      on_timeout=data.on_timeout, bot_level=data.bot_level or game.default_bot)
+                      on_timeout=data.on_timeout, bot_level=data.bot_level or game.info.default_bot)
     outcome, champ = await championships.execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
                                                  actor=user.user_id, digest=_digest(request, data), new=True,

@@ -14,14 +14,14 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from domain import game as game_mod
-from domain.audit import audit_record
-from domain.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
-from domain.handrecord import HandReceipt, HandRecord, export_record
+from domain.baloot import game as game_mod
+from domain.baloot.audit import audit_record
+from domain.baloot.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
+from domain.baloot.handrecord import HandReceipt, HandRecord, export_record
 from domain.games import GAMES, record_format_of
 from domain.table import TABLE_EVENTS, game_of
-from domain.shuffle import deck_from_seed, seed_commitment
-from domain.views import contract_view
+from domain.baloot.shuffle import deck_from_seed, seed_commitment
+from domain.baloot.views import contract_view
 from services.anchor import Receipt, receipts_of
 from services.api import schemas
 from services.api.auth import grant, has_role
@@ -65,13 +65,13 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable], user:
         raise Problem(422, "seated_twice", f"user {twice} is named for two seats: a person plays one seat",
                       field="seats")
     table_id = uuid.uuid4().hex[:16]
-    level = data.bot_level or game.default_bot
+    level = data.bot_level or game.info.default_bot
     bots = tuple(level if kinds[s] == "bot" else None for s in data.seats)
     opened = TableOpened(table_id=table_id, seats=tuple(data.seats), table_mode=data.table_mode,
                          hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
                          opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
-                         on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level or game.default_bot,
-                         max_timeouts=data.max_timeouts, game=game.name, **game.profile_fields(profile))
+                         on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level or game.info.default_bot,
+                         max_timeouts=data.max_timeouts, game=game.info.name, **game.profile_fields(profile))
     accepted = {user.user_id} | {s for s in data.seats if kinds[s] == "bot"}
     table = await tables.propose_table(opened, accepted)
     if user.user_id not in data.seats:          # a seated creator plays; he is never his own referee
@@ -84,20 +84,20 @@ def _game_options(game, data: schemas.NewTable):
     """The table's options checked against what its game takes (seats, profile, modes, clocks, bot levels):
     a problem naming the field, else the game's profile."""
     def refuse(field: str, what: str, value, allowed) -> Problem:
-        return Problem(400, "invalid_field", f"{game.name} takes {what} {', '.join(map(str, allowed))}, "
+        return Problem(400, "invalid_field", f"{game.info.name} takes {what} {', '.join(map(str, allowed))}, "
                                              f"not {value}", field=field)
 
-    if len(data.seats) not in game.seat_counts:
-        raise refuse("seats", "a number of seats of", len(data.seats), list(game.seat_counts))
-    if data.profile is not None and data.profile not in game.profile_names:
-        raise refuse("profile", "the profiles", repr(data.profile), game.profile_names)
-    if data.table_mode not in game.table_modes:
-        raise refuse("mode", "the table modes", repr(data.table_mode), game.table_modes)
-    if data.on_timeout not in game.timeout_rules:
-        raise refuse("on_timeout", "the turn-clock rules", repr(data.on_timeout), game.timeout_rules)
+    if len(data.seats) not in game.info.seat_counts:
+        raise refuse("seats", "a number of seats of", len(data.seats), list(game.info.seat_counts))
+    if data.profile is not None and data.profile not in game.info.profile_names:
+        raise refuse("profile", "the profiles", repr(data.profile), game.info.profile_names)
+    if data.table_mode not in game.info.table_modes:
+        raise refuse("mode", "the table modes", repr(data.table_mode), game.info.table_modes)
+    if data.on_timeout not in game.info.timeout_rules:
+        raise refuse("on_timeout", "the turn-clock rules", repr(data.on_timeout), game.info.timeout_rules)
     for field in ("bot_level", "timeout_bot_level"):
-        if getattr(data, field) not in (None, *game.bot_levels):
-            raise refuse(field, "the bot levels", repr(getattr(data, field)), game.bot_levels)
+        if getattr(data, field) not in (None, *game.info.bot_levels):
+            raise refuse(field, "the bot levels", repr(getattr(data, field)), game.info.bot_levels)
     try:
         return game.profile(data.profile, data.switches)
     except ValueError as exc:
@@ -402,11 +402,11 @@ def _whole_game(table: Table, events) -> tuple[object, list]:
     whose records are whole games (the card game's are per deal), and only once it ended (before, the private
     events would show what is still to come)."""
     game = game_of(table)
-    if game.record_scope != "game":
-        raise Problem(409, "records_per_deal", f"a {game.name} table's records are per deal: "
+    if game.info.record_scope != "game":
+        raise Problem(409, "records_per_deal", f"a {game.info.name} table's records are per deal: "
                                                f"/tables/{table.table_id}/deals/{{n}}/record")
     played = [e for _, _, e in events if not isinstance(e, TABLE_EVENTS)]
-    if not any(isinstance(e, game.end_event) for e in played):
+    if not any(isinstance(e, game.info.end_event) for e in played):
         raise Problem(409, "game_in_progress", "the game is still being played; its record would show what is "
                                                "still to come")
     return game, played
@@ -418,7 +418,7 @@ def _whole_game(table: Table, events) -> tuple[object, list]:
 async def game_record(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables) -> dict[str, Any]:
     events = await _visible_events(tables, pool, table_id, user, hands=True)
     game, played = _whole_game(await tables.load(table_id), events)
-    return msgspec.to_builtins(game.record.export(played))
+    return msgspec.to_builtins(game.info.record.export(played))
 
 
 @get("/tables/{table_id:str}/audit", operation_id="auditStoredGame",
@@ -428,8 +428,8 @@ async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: 
     events = await _visible_events(tables, pool, table_id, user, hands=True)
     game, played = _whole_game(await tables.load(table_id), events)
     broken = await verify_stream(pool, stream_of(table_id))
-    report = game.record.audit(game.record.export(played))
-    return schemas.StoredGameAudit(table_id, game.record.name, broken is None, broken, report.valid,
+    report = game.info.record.audit(game.info.record.export(played))
+    return schemas.StoredGameAudit(table_id, game.info.record.name, broken is None, broken, report.valid,
                                    msgspec.to_builtins(report))
 
 

@@ -7,10 +7,10 @@ from typing import Annotated, Literal, TypeVar
 import msgspec
 
 from domain.events import TableMode
-from domain.audit import AuditReport
+from domain.baloot.audit import AuditReport
 from domain.balut.views import BalutView
 from domain.games import GAMES
-from domain.views import ContractView, DealView, GameView
+from domain.baloot.views import ContractView, DealView, GameView
 from services.anchor import Receipt
 
 T = TypeVar("T")
@@ -36,11 +36,11 @@ CardText = Annotated[str, msgspec.Meta(pattern="^[789TJQKA][SHDC]$")]
 SuitText = Annotated[str, msgspec.Meta(pattern="^[SHDC]$")]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern="^[A-Za-z0-9._:-]+$")]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
-MAX_SEAT = max(max(g.seat_counts) for g in GAMES.values()) - 1       # the largest seat number of any game
+MAX_SEAT = max(max(g.info.seat_counts) for g in GAMES.values()) - 1       # the largest seat number of any game
 # What a table may be opened with, from the games behind the seam (each checks its own at opening).
 GameName = Literal[tuple(GAMES)]
-AnyBotLevel = Literal[tuple(dict.fromkeys(level for g in GAMES.values() for level in g.bot_levels))]
-ProfileName = Literal[tuple(name for g in GAMES.values() for name in g.profile_names)]
+AnyBotLevel = Literal[tuple(dict.fromkeys(level for g in GAMES.values() for level in g.info.bot_levels))]
+ProfileName = Literal[tuple(name for g in GAMES.values() for name in g.info.profile_names)]
 # A turn clock a person can play against; and turns in a row that may time out before a table is abandoned.
 TurnSeconds = Annotated[float, msgspec.Meta(ge=5, le=3600)]
 MaxTimeouts = Annotated[int, msgspec.Meta(ge=1, le=64)]

@@ -6,10 +6,10 @@ import msgspec
 
 from domain.balut.events import Roll, Score
 from domain.balut.views import BalutView
-from domain.cards import card_name, parse_card, parse_suit, suit_name
-from domain.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
+from domain.baloot.cards import card_name, parse_card, parse_suit, suit_name
+from domain.baloot.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
 from domain.table import game_of
-from domain.views import GameView
+from domain.baloot.views import GameView
 from services.api import schemas
 from services.tables import Table
 

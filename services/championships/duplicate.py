@@ -13,7 +13,7 @@ seated at it: the other table of the match, and every other match of the round, 
 
 from __future__ import annotations
 
-from domain.profiles import RuleProfile, profile_named
+from domain.baloot.profiles import RuleProfile, profile_named
 from domain.tournament import Settings
 from domain.tournament import duplicate as rules
 from domain.tournament.events import Match

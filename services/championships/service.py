@@ -37,7 +37,7 @@ from domain.table import game_of
 from domain.tournament import (
     CloseRegistration,
     CommitDraw,
-    GameResult,
+    MatchGame,
     MakeDraw,
     RecordDoubleForfeit,
     RecordMatchResult,
@@ -315,7 +315,7 @@ class ChampionshipService:
             a, b = state.teams[m.team_a].players, state.teams[m.team_b].players
             seats = (a[0], b[0], a[1], b[1])
             table = TableOpened(table_id=table_id_for(championship_id, m.match_id, 1), seats=seats,
-                                game=game.name, **game.profile_fields(profile), table_mode=settings.table_mode,
+                                game=game.info.name, **game.profile_fields(profile), table_mode=settings.table_mode,
                                 opened_by=actor,
                                 championship_id=championship_id, match_id=m.match_id, game_no=1,
                                 bots=tuple(run.bot_level if p in bots else None for p in seats),
@@ -559,7 +559,7 @@ class ChampionshipService:
         if settings.format == "duplicate":
             await self._duplicate_ended(cid, match_id, [r["table_id"] for r in rows], settings.duplicate_boards)
             return
-        games: list[GameResult] = []
+        games: list[MatchGame] = []
         for r in rows:
             t = await self.tables.load(r["table_id"])
             if t.game.phase != "ended":

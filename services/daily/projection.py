@@ -2,7 +2,7 @@
 event, rebuildable from zero), scores against the field recomputed from them in SQL, pages by rank.
 
 ``daily_results`` gets a row when a board's deal is scored (or void: a margin of 0). ``daily_scores`` is the
-day's standing of each entry — the same numbers as ``domain.daily.score_day`` (matchpoint shares in
+day's standing of each entry — the same numbers as ``domain.baloot.daily.score_day`` (matchpoint shares in
 ten-thousandths, IMPs against the rounded mean, ranks by the documented tie-breaks) — recomputed by
 ``rescore`` from the results when they changed; a leaderboard page is then an index range over a rank.
 """
@@ -14,7 +14,7 @@ import datetime as dt
 import asyncpg
 import msgspec
 
-from domain import daily
+from domain.baloot import daily
 from services.daily import seeds
 from services.eventstore import RecordedEvent, projection
 from services.tables import CODEC as TABLE_CODEC

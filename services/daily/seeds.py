@@ -3,7 +3,7 @@ table id alone, so that the table service deals them like any table (``TableServ
 
 A daily board's table id is ``daily.<day>.<profile>.<board>.<user id>``: the day's set of a profile is
 ``<day>/<profile>``, its seed ``HMAC(secret, "daily/<day>/<profile>")``, and board ``n``'s seed and dealer
-come from it by ``domain.daily`` (so every player's board ``n`` is the same deal).
+come from it by ``domain.baloot.daily`` (so every player's board ``n`` is the same deal).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import hashlib
 import hmac
 from typing import NamedTuple
 
-from domain import daily
+from domain.baloot import daily
 
 PREFIX = "daily."
 

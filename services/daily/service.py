@@ -17,9 +17,9 @@ from typing import Callable, Literal
 import asyncpg
 import msgspec
 
-from domain import daily
-from domain.bots import LEVELS
-from domain.profiles import PROFILES, profile_named
+from domain.baloot import daily
+from domain.baloot.bots import LEVELS
+from domain.baloot.profiles import PROFILES, profile_named
 from services.daily import seeds
 from services.errors import Conflict, NotFound
 from services.eventstore import Codec, ConcurrencyError, append, read_stream

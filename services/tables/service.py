@@ -29,7 +29,8 @@ import asyncpg
 import msgspec
 
 from domain import table as table_rules
-from domain.events import DomainError, DealAnnulled, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed
+from domain.baloot.events import DealAnnulled, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed
+from domain.errors import DomainError
 from domain.games import GAMES
 from domain.table import TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, game_of
 from services import repository
@@ -56,7 +57,7 @@ def _deck_stays(data: dict) -> dict:
 
 
 # Every game's stored events (their tags never meet) and the table's own.
-CODEC = Codec(tuple(dict.fromkeys(t for g in GAMES.values() for t in g.event_types)) + TABLE_EVENTS, UPCASTERS)
+CODEC = Codec(tuple(dict.fromkeys(t for g in GAMES.values() for t in g.info.event_types)) + TABLE_EVENTS, UPCASTERS)
 
 
 class Table(TableState, frozen=True):
@@ -163,7 +164,7 @@ class TableService:
             e = CODEC.decode(r)
             out.append((r.version, r.recorded_at, e))
             table = table_rules.evolve(table, e)
-            if table.opened is not None and type(e) is GAMES[table.opened.game].seeded_event:
+            if table.opened is not None and type(e) is GAMES[table.opened.game].info.seeded_event:
                 for p in private_events(GAMES[table.opened.game], table, e, self.deal_seed):
                     table = table_rules.evolve(table, p)
                     out.append((r.version, r.recorded_at, p))
@@ -358,7 +359,7 @@ class TableService:
                                                         events, new))
         receipts = await self._sign(table_id, before, events, appended)
         version = appended.version
-        if any(isinstance(e, game_of(table).end_event) for e in events) and table.opened is not None:
+        if any(isinstance(e, game_of(table).info.end_event) for e in events) and table.opened is not None:
             await self.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1", table_id)
         if self.flow is not None:
             await self.flow.table_appended(table, events)
@@ -373,10 +374,10 @@ class TableService:
             return []
         out = []
         game = game_of(table)
-        if game.receipt_event is not None and any(isinstance(e, game.receipt_event) for e in events):
+        if game.info.receipt_event is not None and any(isinstance(e, game.info.receipt_event) for e in events):
             out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "deal",
                                     table.game.deal_no))
-        if any(isinstance(e, game.end_event) for e in events):
+        if any(isinstance(e, game.info.end_event) for e in events):
             out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "game",
                                     table_id))
         for receipt in out:
@@ -403,7 +404,7 @@ def _fold_event(table: Table, e, seed_of) -> Table:
     table = table_rules.evolve(table, e)
     if seed_of is not None and table.opened is not None:
         game = GAMES[table.opened.game]
-        if type(e) is game.seeded_event:
+        if type(e) is game.info.seeded_event:
             for p in private_events(game, table, e, seed_of):
                 table = table_rules.evolve(table, p)
     return table

@@ -16,8 +16,8 @@ import logging
 import asyncpg
 import dramatiq
 
-from domain.events import RecordResult
-from domain.table import game_of
+from domain.baloot.events import RecordResult
+from domain.table import game_of, timeout_command
 from services.anchor import default_signer
 from services.errors import StaleVersion
 from services.championships import ChampionshipService
@@ -177,7 +177,7 @@ class Workers:
         if work.kind == "review":
             return await self._execute(svc, table_id, f"review:{version}", RecordResult(), version, "clock",
                                        "system")
-        command = game_of(table).timeout_command(table.opened, table.game, table.timeouts, work.seat)
+        command = timeout_command(table.opened, table.game, table.timeouts, work.seat)
         return await self._execute(svc, table_id, f"clock:{version}", command, version, "clock", "clock",
                                    seat=work.seat)
 

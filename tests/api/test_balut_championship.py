@@ -1,6 +1,6 @@
 """A Balut championship through the same championship machinery (real PostgreSQL, over HTTP): pairs of
 players registered as teams, a knock-out whose matches are Balut tables (the pairs at seats 0+2 and 1+3,
-each player for himself), each match won by the pair with more points (the game's ``GameResult`` through
+each player for himself), each match won by the pair with more points (the game's ``MatchGame`` through
 the seam), up to a champion, with the bracket and the standings read model."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.bots import LEVELS
+from domain.baloot.bots import LEVELS
 from services.championships import stream_of as championship_stream
 from services.eventstore.store import read_stream
 from services.tables import CODEC

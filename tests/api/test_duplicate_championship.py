@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.events import DealScored, DealStarted, DealVoided, SeedRevealed
+from domain.baloot.events import DealScored, DealStarted, DealVoided, SeedRevealed
 from domain.tournament import duplicate
 from domain.tournament.events import MatchResultRecorded
 from services.championships import CODEC, stream_of

@@ -13,8 +13,8 @@ import random
 
 import msgspec
 
-from domain.cards import card_name
-from domain.shuffle import deck_from_seed, seed_commitment
+from domain.baloot.cards import card_name
+from domain.baloot.shuffle import deck_from_seed, seed_commitment
 from tests.api.conftest import new_user, open_table
 from tests.api.test_tables import Ids, act, assert_problem, play_until, stream_version, view
 

@@ -11,7 +11,7 @@ import contextlib
 
 import httpx
 
-from domain.events import ForfeitGame
+from domain.baloot.events import ForfeitGame
 from services.api.app import create_app
 from tests.api.conftest import new_user, open_table
 from tests.api.test_tables import PROBLEM, served

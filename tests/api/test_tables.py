@@ -452,7 +452,7 @@ async def test_two_plays_sent_at_once_one_is_accepted_the_other_refused_cleanly(
 
 
 def int_card(name: str) -> int:
-    from domain.cards import parse_card
+    from domain.baloot.cards import parse_card
     return parse_card(name)
 
 

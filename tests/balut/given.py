@@ -15,7 +15,7 @@ from domain.balut.events import Roll, Score, StartBalut, StartTurn
 from domain.balut.game import INITIAL, BalutState, step
 from domain.balut.profiles import STC, BalutProfile
 from domain.balut.scoring import CATEGORY_INDEX
-from domain.events import DomainError
+from domain.errors import DomainError
 
 
 def faces(text: str) -> tuple[int, ...]:

@@ -9,9 +9,9 @@ import random
 
 import msgspec
 
-from domain import daily
-from domain.cards import card_name
-from domain.shuffle import deck_from_seed
+from domain.baloot import daily
+from domain.baloot.cards import card_name
+from domain.baloot.shuffle import deck_from_seed
 from domain.table import game_of
 from services.daily.projection import daily_read_model
 from services.eventstore import ProjectionRunner, rebuild_projection
@@ -33,7 +33,8 @@ async def play(api, headers) -> dict:
 async def act_as_bot(tables, table_id: str, table, seat: int) -> None:
     """The bot in ``seat`` acts as the workers' bot actor does: from its seat's view, one command."""
     level = table.bots[seat]
-    action = game_of(table).choose(level, table.game, seat)       # the worker's choice, from the seat's view
+    game = game_of(table)
+    action = game.choose_from(level, game.seat_view(table.game, seat))    # the worker's choice: the seat's view
     await tables.execute(table_id, f"bot:{table.version}", lambda t: action, actor=f"bot:{level}", role="bot",
                          digest=command_digest(action), seat=seat, expected_version=table.version, table=table)
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from domain import deal as deal_mod
-from domain.cards import KING, QUEEN, cards_of, parse_card, parse_hand
-from domain.deal import INITIAL, speaking_order
-from domain.events import DomainError, PlayCard, StartDeal
-from domain.profiles import SAUDI, profile_named
+from domain.baloot import deal as deal_mod
+from domain.baloot.cards import KING, QUEEN, cards_of, parse_card, parse_hand
+from domain.baloot.deal import INITIAL, speaking_order
+from domain.baloot.events import PlayCard, StartDeal
+from domain.errors import DomainError
+from domain.baloot.profiles import SAUDI, profile_named
 
 
 def card(text: str) -> int:
@@ -103,12 +104,12 @@ def then_refused(state, cmd, rule: str) -> DomainError:
 
 
 def hand_of(state, seat: int) -> set[str]:
-    from domain.cards import card_name
+    from domain.baloot.cards import card_name
     return {card_name(c) for c in cards_of(state.hands[seat])}
 
 
 def legal_cards(state, seat: int) -> set[str]:
-    from domain.cards import card_name
+    from domain.baloot.cards import card_name
     return {card_name(c) for c in cards_of(deal_mod.play_mask(state, seat))}
 
 

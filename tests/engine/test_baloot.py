@@ -2,10 +2,10 @@
 
 import msgspec
 
-from domain.events import Bid, Contract, Declare, Double, PlayCard
-from domain.profiles import SAUDI
-from domain.projects import compare, evaluate
-from domain.scoring import score_deal
+from domain.baloot.events import Bid, Contract, Declare, Double, PlayCard
+from domain.baloot.profiles import SAUDI
+from domain.baloot.projects import compare, evaluate
+from domain.baloot.scoring import score_deal
 from tests.engine.given import card, cards, given_deal, play_out, then_refused, when
 
 SPADES = 0

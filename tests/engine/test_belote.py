@@ -2,12 +2,13 @@
 
 import pytest
 
-from domain.deal import legal_actions
-from domain.events import Bid, Contract, Declare, DomainError, PlayCard
-from domain.profiles import profile_named
-from domain.projects import compare, evaluate
-from domain.scoring import score_deal
-from domain.tricks import legal_plays
+from domain.baloot.deal import legal_actions
+from domain.baloot.events import Bid, Contract, Declare, PlayCard
+from domain.errors import DomainError
+from domain.baloot.profiles import profile_named
+from domain.baloot.projects import compare, evaluate
+from domain.baloot.scoring import score_deal
+from domain.baloot.tricks import legal_plays
 from tests.engine.given import card, cards, given_deal, legal_cards, mask, play_out, then_refused, when
 
 CLASSIC = profile_named("belote_classic")

@@ -2,8 +2,8 @@
 
 import msgspec
 
-from domain.events import Bid, Contract, DealVoided
-from domain.profiles import SAUDI
+from domain.baloot.events import Bid, Contract, DealVoided
+from domain.baloot.profiles import SAUDI
 from tests.engine.given import events_of, given_deal, hand_of, then_refused, when
 
 # A deck in card order: dealer 3 deals seat 0 first; the face-up card (deck[20]) is J♦, so round-1 Hokum is ♦.

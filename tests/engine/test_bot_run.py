@@ -7,12 +7,12 @@ from __future__ import annotations
 import hashlib
 
 from domain import table as table_rules
-from domain.bots import bot
-from domain.events import DealStarted, GameEnded, SeedRevealed
-from domain.profiles import SAUDI
-from domain.table import TableOpened, TableState, bot_run, follow_ups
-from domain.views import view
-from domain.events import DealNext, StartGame
+from domain.baloot.bots import bot
+from domain.baloot.events import DealStarted, GameEnded, SeedRevealed
+from domain.baloot.profiles import SAUDI
+from domain.table import TableOpened, TableState, bot_run, decide_followed
+from domain.baloot.views import view
+from domain.baloot.events import DealNext, StartGame
 
 
 def seed_of(n: int) -> str:
@@ -47,10 +47,8 @@ def test_each_bot_gets_its_seats_view_and_the_run_equals_turns_one_by_one():
         assert seen == view(one_by_one.game.deal, seat)        # the seat's own view, nothing more
         assert seen.hands is None and seen.viewer == seat
         assert turn.command == bot("normal").choose(seen)
-        events = follow_ups(one_by_one.game, table_rules.decide(one_by_one, turn.command), seed_of)
-        assert events == turn.events
-        for e in events:
-            one_by_one = table_rules.evolve(one_by_one, e)
+        decided, more, one_by_one = decide_followed(one_by_one, turn.command, seed_of)
+        assert decided + more == turn.events
     assert after == one_by_one
     last = turns[-1].events
     assert any(isinstance(e, SeedRevealed) for e in last)     # the run ended with the deal

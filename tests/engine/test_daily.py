@@ -1,4 +1,4 @@
-"""Boards, board sets and scoring against the field (domain/daily.py): worked examples and properties."""
+"""Boards, board sets and scoring against the field (domain/baloot/daily.py): worked examples and properties."""
 
 import hashlib
 import random
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain import daily
-from domain.shuffle import deck_from_seed
+from domain.baloot import daily
+from domain.baloot.shuffle import deck_from_seed
 
 fields = st.lists(st.integers(min_value=-120, max_value=120), min_size=1, max_size=40)
 
@@ -163,11 +163,10 @@ def test_the_cli_prints_a_set_s_commitment_and_boards_and_simulates_a_day(capsys
 
 
 def test_a_table_of_one_deal_reveals_its_seed_and_ends_after_it():
-    from domain import game as game_mod
-    from domain.bots import bot
-    from domain.events import DealNext, DealStarted, GameEnded, RecordResult, SeedRevealed, StartGame
-    from domain.table import follow_ups
-    from domain.views import view
+    from domain.baloot import game as game_mod
+    from domain.baloot.bots import bot
+    from domain.baloot.events import DealNext, DealStarted, GameEnded, RecordResult, SeedRevealed, StartGame
+    from domain.baloot.views import view
 
     game, _ = game_mod.step(game_mod.INITIAL, StartGame(first_dealer=0))
     game, _ = game_mod.step(game, DealNext(seed="board-1"))
@@ -175,9 +174,13 @@ def test_a_table_of_one_deal_reveals_its_seed_and_ends_after_it():
     while game.phase == "playing":
         deal = game.deal
         cmd = RecordResult() if deal.phase == "review" else bot("normal").choose(view(deal, deal.turn))
-        events = follow_ups(game, game_mod.decide(game, cmd), lambda n: f"board-{n}", deals=1)
+        events = game_mod.decide(game, cmd)
         for e in events:
             game = game_mod.evolve(game, e)
+        more = game_mod.follow_on(game, lambda n: f"board-{n}", deals=1)
+        for e in more:
+            game = game_mod.evolve(game, e)
+        events += more
         stored.extend(events)
     assert not any(isinstance(e, DealStarted) for e in stored)          # no second deal
     assert [type(e) for e in stored[-2:]] == [SeedRevealed, GameEnded]

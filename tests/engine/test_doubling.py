@@ -2,8 +2,8 @@
 
 import msgspec
 
-from domain.events import Bid, Double
-from domain.profiles import SAUDI
+from domain.baloot.events import Bid, Double
+from domain.baloot.profiles import SAUDI
 from tests.engine.given import given_deal, then_refused, when
 
 DECK = tuple(range(32))   # face-up deck[20] = J♦

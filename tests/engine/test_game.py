@@ -4,16 +4,17 @@ import hashlib
 
 import pytest
 
-from domain import game as game_mod
-from domain.events import AnnulDeal, ForfeitGame
-from domain.events import (
-    AbandonGame, EndGame,
-    DealNext, DealScored, DealStarted, DealVoided, DomainError, GameEnded, GameStarted, RevealSeed, StartGame,
+from domain.baloot import game as game_mod
+from domain.baloot.events import AnnulDeal, ForfeitGame
+from domain.baloot.events import (
+    AbandonGame, EndGame, DealNext, DealScored, DealStarted, DealVoided, GameEnded, GameStarted, StartGame,
 )
-from domain.events import Contract, DealResult, SeedRevealed
+from domain.errors import DomainError
+from domain.events import RevealSeed
+from domain.baloot.events import Contract, DealResult, SeedRevealed
 from msgspec.structs import replace
-from domain.profiles import SAUDI, profile_named
-from domain.shuffle import deck_from_seed
+from domain.baloot.profiles import SAUDI, profile_named
+from domain.baloot.shuffle import deck_from_seed
 
 
 def started(first_dealer=0, profile=SAUDI):

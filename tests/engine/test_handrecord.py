@@ -8,10 +8,10 @@ import jsonschema
 import msgspec
 import pytest
 
-from domain.audit import audit_record
-from domain.deal import fold as fold_deal
-from domain.handrecord import MalformedRecord, encode_record, export_record, hand_record_schema, parse_record
-from domain.simulate import deal_events_of_game, play_game_events
+from domain.baloot.audit import audit_record
+from domain.baloot.deal import fold as fold_deal
+from domain.baloot.handrecord import MalformedRecord, encode_record, export_record, hand_record_schema, parse_record
+from domain.baloot.simulate import deal_events_of_game, play_game_events
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = ROOT / "tests" / "data" / "examples"

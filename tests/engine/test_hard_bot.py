@@ -11,16 +11,16 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from domain import bots as bots_mod
-from domain import deal as deal_mod
-from domain.bots import HardBot, bot
-from domain.bots.hard import view_seed
-from domain.bots.knowledge import Knowledge
-from domain.bots.match import play_board, summarize
-from domain.cards import card_name, cards_of, parse_card
-from domain.events import ClaimSawa, PlayCard, StartDeal
-from domain.profiles import PROFILES
-from domain.views import DealView, view
+from domain.baloot import bots as bots_mod
+from domain.baloot import deal as deal_mod
+from domain.baloot.bots import HardBot, bot
+from domain.baloot.bots.hard import view_seed
+from domain.baloot.bots.knowledge import Knowledge
+from domain.baloot.bots.match import play_board, summarize
+from domain.baloot.cards import card_name, cards_of, parse_card
+from domain.baloot.events import ClaimSawa, PlayCard, StartDeal
+from domain.baloot.profiles import PROFILES
+from domain.baloot.views import DealView, view
 
 ROOT = Path(__file__).resolve().parents[2]
 

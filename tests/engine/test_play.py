@@ -2,9 +2,9 @@
 
 import msgspec
 
-from domain.events import Bid, Double, PlayCard
-from domain.profiles import SAUDI
-from domain.tricks import legal_plays
+from domain.baloot.events import Bid, Double, PlayCard
+from domain.baloot.profiles import SAUDI
+from domain.baloot.tricks import legal_plays
 from tests.engine.given import card, given_deal, legal_cards, mask, play_out, then_refused, when
 
 SPADES = 0

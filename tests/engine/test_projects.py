@@ -2,8 +2,9 @@
 
 import pytest
 
-from domain.events import Bid, Declare, DomainError, Double, PlayCard
-from domain.projects import compare, evaluate
+from domain.baloot.events import Bid, Declare, Double, PlayCard
+from domain.errors import DomainError
+from domain.baloot.projects import compare, evaluate
 from tests.engine.given import card, cards, given_deal, play_out, then_refused, when
 
 ORDER = (0, 1, 2, 3)      # speaking order with dealer 3

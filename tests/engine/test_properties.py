@@ -5,17 +5,16 @@ import random
 import msgspec
 from hypothesis import given, settings, strategies as st
 
-from domain import deal as deal_mod
-from domain import game as game_mod
-from domain.cards import FULL_DECK, card_name, cards_of
-from domain.events import (
-    Bid, CallQayd, CardPlayed, DealNext, DealScored, Double, PlayCard, RevealSeed, StartGame,
-)
-from domain.audit import audit_record
-from domain.handrecord import encode_record, export_record, parse_record
-from domain.profiles import PROFILES
-from domain.simulate import next_action, random_policy
-from domain.views import view
+from domain.baloot import deal as deal_mod
+from domain.baloot import game as game_mod
+from domain.baloot.cards import FULL_DECK, card_name, cards_of
+from domain.baloot.events import Bid, CallQayd, CardPlayed, DealNext, DealScored, Double, PlayCard, StartGame
+from domain.events import RevealSeed
+from domain.baloot.audit import audit_record
+from domain.baloot.handrecord import encode_record, export_record, parse_record
+from domain.baloot.profiles import PROFILES
+from domain.baloot.simulate import next_action, random_policy
+from domain.baloot.views import view
 from tests.engine.given import given_deal, when
 
 PROFILE_NAMES = sorted(PROFILES)

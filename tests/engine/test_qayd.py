@@ -1,6 +1,6 @@
 """Recorded tables and Qayd (قيد, §8): illegal plays are stored, an accusation is checked against the log."""
 
-from domain.events import Bid, CallQayd, Declare, Double, PlayCard, RecordResult
+from domain.baloot.events import Bid, CallQayd, Declare, Double, PlayCard, RecordResult
 from tests.engine.given import card, cards, given_deal, play_out, then_refused, when
 
 # Hokum ♠ (face-up 8♠) bought by seat 0, who holds the sira Q-K-A♥ (2 GP in Hokum).

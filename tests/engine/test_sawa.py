@@ -1,7 +1,7 @@
 """Sawa (سوا, §5): a claim to all remaining tricks, decided exactly against every defence."""
 
-from domain.events import Bid, CallQayd, ClaimSawa, PlayCard, SawaClaimed
-from domain.tricks import NO_TRUMP, sawa_holds
+from domain.baloot.events import Bid, CallQayd, ClaimSawa, PlayCard, SawaClaimed
+from domain.baloot.tricks import NO_TRUMP, sawa_holds
 from tests.engine.given import card, events_of, given_deal, mask, then_refused, when
 
 SPADES = 0

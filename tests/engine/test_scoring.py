@@ -2,10 +2,10 @@
 
 import pytest
 
-from domain.events import Contract
-from domain.profiles import SAUDI, profile_named
-from domain.projects import evaluate
-from domain.scoring import hokum_gp, score_deal, sun_gp
+from domain.baloot.events import Contract
+from domain.baloot.profiles import SAUDI, profile_named
+from domain.baloot.projects import evaluate
+from domain.baloot.scoring import hokum_gp, score_deal, sun_gp
 from tests.engine.given import cards
 
 HOKUM = Contract("hokum", 0, buyer=0)

@@ -2,7 +2,7 @@
 
 import hashlib
 
-from domain.shuffle import deck_from_seed, seed_commitment
+from domain.baloot.shuffle import deck_from_seed, seed_commitment
 
 
 def reference_shuffle(seed: str) -> list[int]:

@@ -1,9 +1,9 @@
 """``step``: decide, then fold the events, private ones included (the one loop every caller used to write)."""
 
-from domain import deal as deal_mod
-from domain import game as game_mod
-from domain.events import CardsDealt, DealNext, DealStarted, StartDeal, StartGame
-from domain.shuffle import deck_from_seed
+from domain.baloot import deal as deal_mod
+from domain.baloot import game as game_mod
+from domain.baloot.events import CardsDealt, DealNext, DealStarted, StartDeal, StartGame
+from domain.baloot.shuffle import deck_from_seed
 
 
 def test_a_deal_step_folds_the_private_cards_dealt_too():

@@ -2,8 +2,8 @@
 
 import msgspec
 
-from domain.events import Bid, Declare, Double, PlayCard
-from domain.views import view
+from domain.baloot.events import Bid, Declare, Double, PlayCard
+from domain.baloot.views import view
 from tests.engine.given import card, cards, given_deal, when
 
 HANDS = [

@@ -1,6 +1,6 @@
 """The worked trick of seed 000 (§5): Hokum ♠, player 3 leads A♣; player 2 takes 18 points."""
 
-from domain.events import Bid, Double, PlayCard
+from domain.baloot.events import Bid, Double, PlayCard
 
 from tests.engine.given import card, given_deal, legal_cards, when
 

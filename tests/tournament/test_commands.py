@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from domain.tournament import (
     ChampionshipCreated, ChampionshipFinished, CloseRegistration, CreateChampionship,
-    DrawCommitted, DrawMade, FinishChampionship, GameResult, MakeDraw, MatchDoubleForfeited, MatchForfeited,
+    DrawCommitted, DrawMade, FinishChampionship, MatchGame, MakeDraw, MatchDoubleForfeited, MatchForfeited,
     MatchResultRecorded, PlayerSubstituted, RecordDoubleForfeit, RecordForfeit, RecordMatchResult,
     RegisterTeam, RegistrationClosed, RoundPaired, Settings, StartRound, SubstitutePlayer, TeamRegistered,
     TeamWithdrawn, WithdrawTeam, commitment, match_result,
 )
 from tests.tournament.helpers import created, drawn, given, run, then_error, when
 
-WIN_A = match_result([GameResult(152, 80, "a")])
-WIN_B = match_result([GameResult(90, 160, "b")])
+WIN_A = match_result([MatchGame(152, 80, "a")])
+WIN_B = match_result([MatchGame(90, 160, "b")])
 
 
 def test_create_championship():
@@ -149,7 +149,7 @@ def test_byes_have_nothing_to_play():
 
 def test_strict_tables_end_games_at_the_target():
     state = run(drawn(2), StartRound(1))
-    short = match_result([GameResult(120, 80, "a")])
+    short = match_result([MatchGame(120, 80, "a")])
     then_error(state, RecordMatchResult("1-1", short),
                "match 1-1, game 1: a game ends when a team reaches 152 and leads, not at 120-80",
                "game_target")
@@ -237,10 +237,10 @@ def test_field_of_one_is_champion_without_playing():
 
 def test_a_game_won_by_gahwa_or_forfeit_may_end_below_the_target():
     state = run(drawn(2), StartRound(1))
-    gahwa = match_result([GameResult(40, 152 + 30, "b", "gahwa")])
+    gahwa = match_result([MatchGame(40, 152 + 30, "b", "gahwa")])
     assert gahwa.game_ends == ("gahwa",)
     after = run(state, RecordMatchResult("1-1", gahwa))
     assert after.rounds[0].outcomes[0].result == gahwa
-    forfeit = match_result([GameResult(120, 80, "b", "forfeit")])     # the leader on points lost by forfeit
+    forfeit = match_result([MatchGame(120, 80, "b", "forfeit")])     # the leader on points lost by forfeit
     after = run(state, RecordMatchResult("1-1", forfeit))
     assert after.rounds[0].outcomes[0].winner == state.rounds[0].matches[0].team_b

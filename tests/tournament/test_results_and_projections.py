@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from domain.tournament import GameResult, Settings, ChampionshipRuleError, match_result
+from domain.tournament import MatchGame, Settings, ChampionshipRuleError, match_result
 from domain.tournament.persistent import PMap, PVec
 from domain.tournament.simulation import Simulation
 from projections import bracket, ratings, standings
 
 
 def test_best_of_three_result_from_games():
-    games = [GameResult(152, 90, "a"), GameResult(101, 160, "b"), GameResult(155, 40, "a")]
+    games = [MatchGame(152, 90, "a"), MatchGame(101, 160, "b"), MatchGame(155, 40, "a")]
     r = match_result(games, 3)
     assert (r.team_a_games, r.team_b_games, r.team_a_points, r.team_b_points, r.winner) == (2, 1, 408, 290, "a")
     assert r.final_scores == ((152, 90), (101, 160), (155, 40))
@@ -21,13 +21,13 @@ def test_best_of_three_result_from_games():
 
 def test_no_game_after_the_match_is_decided():
     with pytest.raises(ChampionshipRuleError, match="game 2 was played after the match was decided") as error:
-        match_result([GameResult(152, 0, "a"), GameResult(152, 0, "a")], 1)
+        match_result([MatchGame(152, 0, "a"), MatchGame(152, 0, "a")], 1)
     assert error.value.rule == "match_length"
 
 
 def test_an_undecided_match_has_no_result():
     with pytest.raises(ChampionshipRuleError, match="the match is not decided: 1-0 in games") as error:
-        match_result([GameResult(152, 0, "a")], 3)
+        match_result([MatchGame(152, 0, "a")], 3)
     assert error.value.rule == "tournament_rule"
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from domain.tournament import (
     CHAMPIONSHIP_RULES, ChampionshipCreated, CloseRegistration, CommitDraw, CreateChampionship,
-    FinishChampionship, GameResult, MakeDraw, RecordForfeit, RecordMatchResult, RegisterTeam,
+    FinishChampionship, MatchGame, MakeDraw, RecordForfeit, RecordMatchResult, RegisterTeam,
     RegistrationClosed, Settings, StartRound, SubstitutePlayer, TeamRegistered, ChampionshipRuleError,
     WithdrawTeam, commitment, game_result, match_result,
 )
@@ -14,7 +14,7 @@ from domain.tournament.duplicate import duplicate_result
 from domain.tournament.results import MatchResult
 from tests.tournament.helpers import created, drawn, given, run
 
-WIN_A = match_result([GameResult(152, 80, "a")])
+WIN_A = match_result([MatchGame(152, 80, "a")])
 REGISTERED = given(ChampionshipCreated("cup", Settings("x")), TeamRegistered("T1", ("a", "b"), ("s",)))
 CLOSED = run(REGISTERED, CloseRegistration())
 PLAYING = run(drawn(4), StartRound(1))
@@ -71,7 +71,7 @@ BAD_COMMANDS = [
     (DECIDED, RecordMatchResult("1-1", WIN_A), "match_decided"),
     (PLAYING, RecordForfeit("1-1", "T9"), "not_in_match"),
     (run(drawn(2, match_games=3), StartRound(1)), RecordMatchResult("1-1", WIN_A), "match_length"),
-    (PLAYING, RecordMatchResult("1-1", match_result([GameResult(120, 80, "a")])), "game_target"),
+    (PLAYING, RecordMatchResult("1-1", match_result([MatchGame(120, 80, "a")])), "game_target"),
     (run(DECIDED, FinishChampionship()), WithdrawTeam("T1"), "championship_finished"),
     (run(drawn(2, "duplicate", duplicate_boards=2), StartRound(1)),
      RecordMatchResult("1-1", duplicate_result([(16, 0)])), "duplicate_boards"),
@@ -93,8 +93,8 @@ def test_every_refusal_names_a_documented_rule():
 
 
 def test_results_from_games_name_their_rules():
-    for bad, expected in ((lambda: match_result([GameResult(152, 0, "a")] * 2), "match_length"),
-                          (lambda: match_result([GameResult(152, 0, "a")], 3), "tournament_rule"),
+    for bad, expected in ((lambda: match_result([MatchGame(152, 0, "a")] * 2), "match_length"),
+                          (lambda: match_result([MatchGame(152, 0, "a")], 3), "tournament_rule"),
                           (lambda: game_result((100, 100)), "tournament_rule")):
         with pytest.raises(ChampionshipRuleError) as error:
             bad()

@@ -12,7 +12,7 @@ from collections import Counter
 import httpx
 from selenium.webdriver.common.by import By
 
-from domain.cards import card_name
+from domain.baloot.cards import card_name
 from services.daily.projection import daily_read_model
 from services.daily.service import DailyService
 from services.eventstore import ProjectionRunner

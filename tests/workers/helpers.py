@@ -13,7 +13,7 @@ import dramatiq
 from dramatiq import Worker
 from dramatiq.asyncio import get_event_loop_thread
 
-from domain.profiles import SAUDI
+from domain.baloot.profiles import SAUDI
 from services.tables import TableOpened, TableService, stream_of
 from services.eventstore import read_stream, verify_stream
 from services.workers.actors import Runtime, Workers

@@ -13,12 +13,12 @@ import time
 import msgspec
 import pytest
 
-from domain import game as game_mod
-from domain.events import BidMade, CardPlayed, DoubleCalled, GameEnded, SeedRevealed
-from domain.views import view
+from domain.baloot import game as game_mod
+from domain.baloot.events import BidMade, CardPlayed, DoubleCalled, GameEnded, SeedRevealed
+from domain.baloot.views import view
 from services.errors import StaleVersion
 from services.tables import CODEC, SeatHandedToBot, Table, command_digest, fold_rows
-from domain.table import timeout_action
+from domain.table import game_of
 from services.workers import actors
 from services.workers.pending import pending_work
 from tests.workers.helpers import (
@@ -204,7 +204,7 @@ async def test_timeout_auto_plays_a_pass_or_the_lowest_legal_card(rig):
     kinds = set()
     for cid, vs in clocked.items():
         before = table_before(svc, rows, vs[0] - 1)
-        expected = game_mod.decide(before.game, timeout_action(before.game, 0))
+        expected = game_mod.decide(before.game, game_of(before).auto_play(before.game, 0))
         stored = CODEC.decode(rows[vs[0] - 1])
         assert stored == expected[0], f"{cid}: stored {stored}, expected {expected[0]}"
         assert stored.seat == 0

@@ -15,7 +15,7 @@ from services.tables import TableOpened, TableService
 from services.secret import server_secret
 from services.db import drop_schema, schema_url
 from services.eventstore.migrations import applied_migrations, load_migrations
-from domain.profiles import profile_named
+from domain.baloot.profiles import profile_named
 from tests.workers.conftest import Running
 
 

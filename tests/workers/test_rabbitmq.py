@@ -26,7 +26,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from domain.profiles import SAUDI
+from domain.baloot.profiles import SAUDI
 from services.tables import TableService
 from services.secret import server_secret
 from services.workers.broker import rabbitmq_reachable

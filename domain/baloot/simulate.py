@@ -9,15 +9,15 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from domain import deal as deal_mod
-from domain import game as game_mod
-from domain.bots import LEVELS, EasyBot, bot
-from domain.events import (
-    ClaimSawa, DealNext, DealStarted, Declare, GameEnded, GameStarted, RecordResult, RevealSeed, StartDeal,
-    StartGame, TableMode,
+from domain.baloot import deal as deal_mod
+from domain.baloot import game as game_mod
+from domain.baloot.bots import LEVELS, EasyBot, bot
+from domain.baloot.events import (
+    ClaimSawa, DealNext, DealStarted, Declare, GameEnded, GameStarted, RecordResult, StartDeal, StartGame,
 )
-from domain.profiles import RuleProfile, profile_named
-from domain.views import view
+from domain.events import RevealSeed, TableMode
+from domain.baloot.profiles import RuleProfile, profile_named
+from domain.baloot.views import view
 
 Policy = Callable[[deal_mod.DealState, int, list], object]
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.dealstate import DealState, act, check_seat, turn_error
-from domain.events import Contract, Double, DoubleCalled, DomainError
+from domain.baloot.dealstate import DealState, act, check_seat, turn_error
+from domain.baloot.events import Contract, Double, DoubleCalled
+from domain.errors import DomainError
 
 DOUBLE_STEPS = ("double", "three", "four", "gahwa")
 

@@ -15,12 +15,13 @@ from typing import Callable
 
 import msgspec
 
-from domain import deal as deal_mod
-from domain import game as game_mod
-from domain.bots import bot
-from domain.events import DealNext, RecordResult, RevealSeed, StartDeal, StartGame
-from domain.profiles import SAUDI, RuleProfile
-from domain.views import view
+from domain.baloot import deal as deal_mod
+from domain.baloot import game as game_mod
+from domain.baloot.bots import bot
+from domain.baloot.events import DealNext, RecordResult, StartDeal, StartGame
+from domain.events import RevealSeed
+from domain.baloot.profiles import SAUDI, RuleProfile
+from domain.baloot.views import view
 
 MAX_DEALS = 200      # a game that has not ended after this many deals stops there (void deals can repeat)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from domain.bots.hard import HardBot
-from domain.bots.simple import Bot, EasyBot, NormalBot, lowest_legal_card
+from domain.baloot.bots.hard import HardBot
+from domain.baloot.bots.simple import Bot, EasyBot, NormalBot, lowest_legal_card
 
 __all__ = ["BOTS", "LEVELS", "BotLevel", "Bot", "EasyBot", "HardBot", "NormalBot", "bot", "lowest_legal_card"]
 

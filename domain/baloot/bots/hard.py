@@ -27,15 +27,15 @@ import random
 
 import msgspec
 
-from domain.bots.knowledge import Knowledge
-from domain.bots.rollout import Scorer, Table, baloot_holders, play_out
-from domain.bots.simple import _Bot
-from domain.cards import cards_of, parse_card, parse_suit
-from domain.dealstate import DealState, speaking_order
-from domain.events import ClaimSawa, Contract, PlayCard
-from domain.projects import best_declaration
-from domain.tricks import NO_TRUMP, sawa_holds
-from domain.views import DealView
+from domain.baloot.bots.knowledge import Knowledge
+from domain.baloot.bots.rollout import Scorer, Table, baloot_holders, play_out
+from domain.baloot.bots.simple import _Bot
+from domain.baloot.cards import cards_of, parse_card, parse_suit
+from domain.baloot.dealstate import DealState, speaking_order
+from domain.baloot.events import ClaimSawa, Contract, PlayCard
+from domain.baloot.projects import best_declaration
+from domain.baloot.tricks import NO_TRUMP, sawa_holds
+from domain.baloot.views import DealView
 
 DOUBLE_STEPS = ("double", "three", "four", "gahwa")
 GAHWA_SHARE = 0.9      # Gahwa (قهوة) is called only when this share of the samples wins the deal

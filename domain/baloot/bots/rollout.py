@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import (
+from domain.baloot.cards import (
     ACE, JACK, KING, LAST_TRICK_BONUS, NINE, PLAIN_POINTS, PLAIN_STRENGTH, QUEEN, SUIT_MASKS, TRUMP_POINTS,
     TRUMP_STRENGTH,
 )
-from domain.dealstate import DealState
-from domain.result import deal_result
-from domain.tricks import NO_TRUMP, legal_plays, winning_index
+from domain.baloot.dealstate import DealState
+from domain.baloot.result import deal_result
+from domain.baloot.tricks import NO_TRUMP, legal_plays, winning_index
 
 # Per trump (0-3, or 4 for none): each card's points and trick-taking strength (trumps above everything).
 _POINTS = [[TRUMP_POINTS[c & 7] if c >> 3 == t else PLAIN_POINTS[c & 7] for c in range(32)] for t in range(5)]

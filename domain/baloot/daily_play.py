@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import random
 
-from domain import deal as deal_mod
-from domain.bots import bot
-from domain.daily import Board
-from domain.events import RecordResult, StartDeal
-from domain.profiles import SAUDI, RuleProfile
-from domain.views import view
+from domain.baloot import deal as deal_mod
+from domain.baloot.bots import bot
+from domain.baloot.daily import Board
+from domain.baloot.events import RecordResult, StartDeal
+from domain.baloot.profiles import SAUDI, RuleProfile
+from domain.baloot.views import view
 
 
 class SimulatedPlayer:

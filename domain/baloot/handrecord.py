@@ -11,14 +11,16 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from domain.cards import card_name, parse_card, parse_suit, suit_name
-from domain.deal import INITIAL, evolve
-from domain.events import (
+from domain.baloot.cards import card_name, parse_card, parse_suit, suit_name
+from domain.baloot.deal import INITIAL, evolve
+from domain.baloot.events import (
     Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, DealStarted, Declare, Double, DoubleCalled,
-    PlayCard, ProjectsDeclared, QaydCalled, SawaClaimed, SeedRevealed, StartDeal, TableMode,
+    PlayCard, ProjectsDeclared, QaydCalled, SawaClaimed, SeedRevealed, StartDeal,
 )
-from domain.profiles import profile_named, profile_switches
-from domain.shuffle import deck_from_seed
+from domain.events import TableMode
+from domain.baloot.profiles import profile_named, profile_switches
+from domain.baloot.shuffle import deck_from_seed
+from domain.records import decode_record
 
 FORMAT = "baloot-hand/1"
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
@@ -80,16 +82,6 @@ def parse_record(data: bytes | str) -> HandRecord:
     record = decode_record(data, HandRecord, MalformedRecord, FORMAT)
     check_record(record)
     return record
-
-
-def decode_record(data: bytes | str, type_, malformed: type[ValueError], fmt: str):
-    """``data`` decoded as ``type_``; ``malformed`` (any record format's error) names the field at fault."""
-    try:
-        return msgspec.json.decode(data, type=type_)
-    except msgspec.ValidationError as exc:
-        raise malformed(f"not a {fmt} record: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise malformed(f"not JSON: {exc}") from None
 
 
 def check_record(record: HandRecord) -> None:

@@ -9,13 +9,15 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
-from domain import deal as deal_mod
-from domain.deal import DealState
-from domain.events import (
-    AbandonGame, AnnulDeal, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, DomainError, EndGame,
-    ForfeitGame, GameEnded, GameStarted, RevealSeed, StartDeal, StartGame, TableMode,
+from domain.baloot import deal as deal_mod
+from domain.baloot.deal import DealState
+from domain.baloot.events import (
+    AbandonGame, AnnulDeal, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, EndGame, ForfeitGame,
+    GameEnded, GameStarted, StartDeal, StartGame,
 )
-from domain.profiles import SAUDI, RuleProfile
+from domain.errors import DomainError
+from domain.events import RevealSeed, TableMode
+from domain.baloot.profiles import SAUDI, RuleProfile
 
 
 class GameState(msgspec.Struct, frozen=True, kw_only=True):
@@ -180,3 +182,20 @@ def fold(events, state: GameState = INITIAL) -> GameState:
     for e in events:
         state = evolve(state, e)
     return state
+
+
+def follow_on(s: GameState, seed_of, deals: int | None = None) -> list:
+    """What follows by itself at ``s``: a finished deal reveals its seed, then, while the game goes on, the
+    next deal is dealt from ``seed_of(its number)``; a game of ``deals`` deals (a board of the daily deal, a
+    duplicate table) ends after them, the higher score winning and equal scores nobody."""
+    out: list = []
+    deal = s.deal
+    if deal.phase in deal_mod.ENDED and deal.commitment and deal.seed is None:
+        s, revealed = step(s, RevealSeed(seed_of(s.deal_no)))
+        out.extend(revealed)
+        if s.phase == "playing" and deals is not None and s.deal_no >= deals:
+            a, b = s.scores
+            out.append(GameEnded(None if a == b else int(b > a), s.scores, "deals"))
+        elif s.phase == "playing":
+            out.extend(decide(s, DealNext(seed=seed_of(s.deal_no + 1))))
+    return out

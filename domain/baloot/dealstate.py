@@ -9,9 +9,11 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import Contract, DealResult, DomainError, TableMode
-from domain.profiles import SAUDI, RuleProfile
-from domain.tricks import NO_TRUMP
+from domain.baloot.events import Contract, DealResult
+from domain.errors import DomainError
+from domain.events import TableMode
+from domain.baloot.profiles import SAUDI, RuleProfile
+from domain.baloot.tricks import NO_TRUMP
 
 # Phases of a deal that is over: played out, void, annulled by a referee, or stopped by the game's end.
 ENDED = ("scored", "void", "annulled", "stopped")

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import random
 
-from domain.bidding import complete_deal
-from domain.cards import ACE, FULL_DECK, JACK, KING, NINE, QUEEN, TEN, cards_of, parse_card, parse_suit
-from domain.events import Contract
-from domain.projects import best_declaration, evaluate
-from domain.tricks import NO_TRUMP, legal_plays
-from domain.views import DealView
+from domain.baloot.bidding import complete_deal
+from domain.baloot.cards import ACE, FULL_DECK, JACK, KING, NINE, QUEEN, TEN, cards_of, parse_card, parse_suit
+from domain.baloot.events import Contract
+from domain.baloot.projects import best_declaration, evaluate
+from domain.baloot.tricks import NO_TRUMP, legal_plays
+from domain.baloot.views import DealView
 
 __all__ = ["Knowledge", "contract_of", "project_groups"]
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.dealstate import DealState, act, check_seat, speaking_order, turn_error
-from domain.cards import suit_name
-from domain.doubling import doubling_allowed
-from domain.events import Bid, BidMade, Contract, ContractFixed, DealVoided, DomainError
-from domain.tricks import NO_TRUMP
+from domain.baloot.dealstate import DealState, act, check_seat, speaking_order, turn_error
+from domain.baloot.cards import suit_name
+from domain.baloot.doubling import doubling_allowed
+from domain.baloot.events import Bid, BidMade, Contract, ContractFixed, DealVoided
+from domain.errors import DomainError
+from domain.baloot.tricks import NO_TRUMP
 
 LOW_RANKS = 0b111  # 7, 8, 9 within a suit byte: Kawesh (كوش)
 

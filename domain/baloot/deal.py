@@ -11,20 +11,22 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.bidding import LOW_RANKS, bid_options, complete_deal, decide_bid, evolve_bid, evolve_contract
-from domain.cards import suit_name
-from domain.dealstate import ENDED, INITIAL, DealState, act, actor_of, check_seat, speaking_order, team_letter
-from domain.doubling import DOUBLE_STEPS, decide_double, double_options, doubling_allowed, evolve_double
-from domain.events import (
+from domain.baloot.bidding import LOW_RANKS, bid_options, complete_deal, decide_bid, evolve_bid, evolve_contract
+from domain.baloot.cards import suit_name
+from domain.baloot.dealstate import ENDED, INITIAL, DealState, act, actor_of, check_seat, speaking_order, team_letter
+from domain.baloot.doubling import DOUBLE_STEPS, decide_double, double_options, doubling_allowed, evolve_double
+from domain.baloot.events import (
     Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, Contract, ContractFixed, Declare, DealResult,
-    DealScored, DealStarted, DealVoided, DomainError, Double, DoubleCalled, PlayCard, ProjectsDeclared,
-    QaydCalled, RecordResult, RevealSeed, SawaClaimed, SeedRevealed, StartDeal,
+    DealScored, DealStarted, DealVoided, Double, DoubleCalled, PlayCard, ProjectsDeclared, QaydCalled,
+    RecordResult, SawaClaimed, SeedRevealed, StartDeal,
 )
-from domain.play import (
+from domain.errors import DomainError
+from domain.events import RevealSeed
+from domain.baloot.play import (
     decide_declare, decide_play, decide_sawa, evolve_declare, evolve_play, evolve_sawa, play_mask, play_options,
 )
-from domain.result import decide_qayd, decide_record_result
-from domain.shuffle import deck_from_seed, seed_commitment
+from domain.baloot.result import decide_qayd, decide_record_result
+from domain.baloot.shuffle import deck_from_seed, seed_commitment
 
 # The names importers use, including those that now live in the phase modules (kept here for them).
 __all__ = [

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import KING, LAST_TRICK_BONUS, QUEEN, card_label
-from domain.dealstate import DealState, act, check_seat, team_letter, turn_error
-from domain.events import (
-    CardPlayed, ClaimSawa, Declare, DealScored, DomainError, PlayCard, ProjectsDeclared, SawaClaimed,
+from domain.baloot.cards import KING, LAST_TRICK_BONUS, QUEEN, card_label
+from domain.baloot.dealstate import DealState, act, check_seat, team_letter, turn_error
+from domain.baloot.events import (
+    CardPlayed, ClaimSawa, Declare, DealScored, PlayCard, ProjectsDeclared, SawaClaimed,
 )
-from domain.projects import best_declaration, check_declaration
-from domain.result import deal_result
-from domain.tricks import (
+from domain.errors import DomainError
+from domain.baloot.projects import best_declaration, check_declaration
+from domain.baloot.result import deal_result
+from domain.baloot.tricks import (
     NO_TRUMP, card_points, legal_plays, offence_of, sawa_holds, trick_points, winning_index,
 )
 

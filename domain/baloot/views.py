@@ -14,12 +14,13 @@ from typing import Literal
 
 import msgspec
 
-from domain.cards import card_name, cards_of, suit_name
-from domain.deal import DealState, legal_actions
-from domain.events import DealResult, TableMode
-from domain.game import GameState
-from domain.profiles import RuleProfile
-from domain.projects import evaluate
+from domain.baloot.cards import card_name, cards_of, suit_name
+from domain.baloot.deal import DealState, legal_actions
+from domain.baloot.events import DealResult
+from domain.events import TableMode
+from domain.baloot.game import GameState
+from domain.baloot.profiles import RuleProfile
+from domain.baloot.projects import evaluate
 
 
 HandsPolicy = Literal["never", "after_deal", "always"]

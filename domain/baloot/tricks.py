@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.cards import (
+from domain.baloot.cards import (
     PLAIN_POINTS, PLAIN_STRENGTH, SUIT_MASKS, TRUMP_POINTS, TRUMP_STRENGTH, ACE, card_label, cards_of,
 )
 

@@ -20,7 +20,7 @@ from typing import Iterable
 
 import msgspec
 
-from domain.shuffle import deck_from_seed, seed_commitment
+from domain.baloot.shuffle import deck_from_seed, seed_commitment
 
 BOARD_VERSION = "baloot-board/1"
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from domain.cards import ACE, JACK, KING, NINE, QUEEN, TEN, card_label, card_rank, card_suit
-from domain.events import DomainError, ProjectScore
+from domain.baloot.cards import ACE, JACK, KING, NINE, QUEEN, TEN, card_label, card_rank, card_suit
+from domain.baloot.events import ProjectScore
+from domain.errors import DomainError
 
 # Saudi projects: (Hokum GP, Sun GP, raw value, class rank for the comparison).
 SAUDI_PROJECTS = {

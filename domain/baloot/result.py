@@ -7,11 +7,12 @@ caller's team; unfounded, to the accused's.
 
 from __future__ import annotations
 
-from domain.cards import KING, QUEEN
-from domain.dealstate import DealState, actor_of, check_seat, team_letter
-from domain.events import CallQayd, DealResult, DealScored, DomainError, QaydCalled, QaydVerdict, RecordResult
-from domain.projects import Project, compare, evaluate
-from domain.scoring import score_deal, score_qayd
+from domain.baloot.cards import KING, QUEEN
+from domain.baloot.dealstate import DealState, actor_of, check_seat, team_letter
+from domain.baloot.events import CallQayd, DealResult, DealScored, QaydCalled, QaydVerdict, RecordResult
+from domain.errors import DomainError
+from domain.baloot.projects import Project, compare, evaluate
+from domain.baloot.scoring import score_deal, score_qayd
 
 
 def deal_result(s: DealState) -> DealResult:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from domain.events import Contract, DealResult, QaydVerdict
-from domain.profiles import RuleProfile
-from domain.projects import Project
+from domain.baloot.events import Contract, DealResult, QaydVerdict
+from domain.baloot.profiles import RuleProfile
+from domain.baloot.projects import Project
 
 GAHWA_POINTS = 152
 KABOOT_GP = {"hokum": 25, "sun": 44}

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.cards import LAST_TRICK_BONUS, card_label, card_name, suit_name
-from domain.deal import INITIAL, decide, describe_contract, evolve, step
-from domain.events import (
-    BidMade, CardPlayed, ContractFixed, DealVoided, DomainError, DoubleCalled, ProjectsDeclared, QaydCalled,
-    QaydVerdict, RecordResult, SawaClaimed, TableMode,
+from domain.baloot.cards import LAST_TRICK_BONUS, card_label, card_name, suit_name
+from domain.baloot.deal import INITIAL, decide, describe_contract, evolve, step
+from domain.baloot.events import (
+    BidMade, CardPlayed, ContractFixed, DealVoided, DoubleCalled, ProjectsDeclared, QaydCalled, QaydVerdict,
+    RecordResult, SawaClaimed,
 )
-from domain.handrecord import HandRecord, action_command, record_start
-from domain.shuffle import deck_from_seed, seed_commitment
-from domain.views import ContractView, contract_view
+from domain.errors import DomainError
+from domain.events import TableMode
+from domain.baloot.handrecord import HandRecord, action_command, record_start
+from domain.baloot.shuffle import deck_from_seed, seed_commitment
+from domain.baloot.views import ContractView, contract_view
+from domain.records import violation_lines
 
 
 class Violation(msgspec.Struct, frozen=True):
@@ -153,17 +156,6 @@ def _report(record, state, violations, lines, verdicts, complete) -> AuditReport
         baloot=tuple(r.baloot) if r else (0, 0), card_gp=tuple(r.card_gp) if r else None,
         multiplier=c.multiplier if c else 1, notes=list(r.notes) if r else [], seed_check=seed_check,
     )
-
-
-def violation_lines(violations, where) -> list[str]:
-    """The violations block of a report: ``where(v)`` says where each one is (an action, a turn)."""
-    if not violations:
-        return ["Violations: none"]
-    lines = ["Violations:"]
-    for v in violations:
-        seat = f"seat {v.seat}" if v.seat is not None else "record"
-        lines.append(f"  {where(v)}, {seat}: {v.rule} — {v.message}")
-    return lines
 
 
 def render_report(report: AuditReport) -> str:

@@ -1,0 +1,143 @@
+"""The game seam: what a game gives the platform, so that tables, workers, tournaments, audits and replays
+need no ``if game == ...``.
+
+A game is two things. Its ``GameInfo``: facts that never change (how many seats, its profiles, bot levels,
+table modes and turn-clock rules, the events it stores, the one that commits to a seed, the one that ends
+it, its record format). And its rules, as the methods of ``Game``, each called by the platform:
+
+- opening a table: ``profile`` (by name, with switches), ``profile_fields`` / ``profile_of`` (where a
+  ``table_opened`` keeps it), ``open`` (the first events, from seeds given as data: ``seed_of(n)`` for the
+  n-th deal or turn, from 1);
+- deciding and folding: ``decide``, ``evolve``, ``initial``; ``private_events`` re-derives what a stored
+  event commits to (the cards or dice, from the seed); ``follow_on`` what follows by itself at a state (a
+  finished deal's seed revealed, the next deal dealt);
+- seats: ``to_act``, ``in_review`` (the card game's Qayd window), ``seat_view`` (what the seat's player, or
+  bot, sees), ``view`` (a player's or a spectator's, by the table's hands policy), ``choose_from`` (a bot
+  given only a seat's view);
+- the turn clock (the table's policy, ``domain.table.timeout_command``, asks): ``auto_play`` (what a seat
+  does when the table plays for it), ``forfeit`` and ``abandon`` (the game's commands for them, None where
+  the game has no such end);
+- the end: ``result`` (places per seat, ties sharing a place) and ``match_game`` (the result as a
+  championship's game of a match: team A, seats 0+2, against team B, seats 1+3).
+
+Each game's side is its ``seam.py`` (``domain.baloot.seam``, ``domain.balut.seam``); ``domain.games`` is the
+registry of them. This module imports no game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+Side = Literal["a", "b"]
+# How a game ended: at the target, by Gahwa, a forfeit, a referee's ruling, abandoned (timeouts), after
+# its fixed number of deals, or "complete" (a game with no target, Balut, played to its end).
+EndedBy = Literal["target", "gahwa", "forfeit", "referee", "abandoned", "deals", "complete"]
+
+
+class GameResult(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished game as a tournament ranks it: per seat a place (1 is best, equals share it) and a score
+    (the team's score in the card game, the seat's points in Balut); ``winners`` is empty when nobody won."""
+
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    reason: EndedBy
+
+
+class MatchGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One finished game of a championship match: the final scores of team A (seats 0 and 2) and team B
+    (seats 1 and 3), the winner, and how it ended (Gahwa or a forfeit end below the target)."""
+
+    team_a_points: int
+    team_b_points: int
+    winner: Side
+    ended_by: EndedBy = "target"
+
+
+class RecordFormat(Protocol):
+    name: str                                  # the ``format`` field of its documents
+    malformed: type[ValueError]
+
+    def parse(self, data: bytes | str) -> Any: ...
+    def audit(self, record) -> Any: ...        # a report with ``valid``
+    def render(self, report) -> str: ...
+    def export(self, events) -> Any: ...
+    def encode(self, record) -> bytes: ...
+    def schema(self) -> dict: ...
+
+
+@dataclass(frozen=True)
+class Format:
+    """A record format from its module functions."""
+
+    name: str
+    malformed: type[ValueError]
+    parse: Any
+    audit: Any
+    render: Any
+    export: Any
+    encode: Any
+    schema: Any
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game is, as data: nothing here depends on a state."""
+
+    name: str
+    seat_counts: range                         # how many seats a table of it may have
+    profile_names: tuple[str, ...]
+    default_profile: str
+    bot_levels: tuple[str, ...]
+    default_bot: str
+    table_modes: tuple[str, ...]               # "strict", "recorded" (the card game's §10)
+    timeout_rules: tuple[str, ...]             # what a table's turn clock may do: auto_play, bot, forfeit
+    event_types: tuple[type, ...]              # stored events (private ones are re-derived from seeds)
+    seeded_event: type                         # the stored event that commits to a seed (deal, turn)
+    end_event: type                            # the event that ends the game
+    receipt_event: type | None                 # after it the stream head is signed (None: at the end only)
+    record: RecordFormat
+    record_scope: Literal["deal", "game"]      # what one record holds: a deal (the card game) or the game
+
+
+class Game(Protocol):
+    info: GameInfo
+    initial: Any
+
+    def profile(self, name: str | None, switches: dict | None = None) -> Any: ...
+    def profile_of(self, opened) -> Any: ...
+    def profile_fields(self, profile) -> dict: ...   # where ``table_opened`` keeps this game's profile
+    def open(self, seats: int, first_seat: int, profile, seed_of, table_mode: str = "strict") -> list: ...
+    def decide(self, state, command) -> list: ...
+    def evolve(self, state, event) -> Any: ...
+    def private_events(self, state, event, seed_of) -> list: ...
+    def follow_on(self, state, seed_of, opened=None) -> list: ...  # opened: the table's options
+    def to_act(self, state) -> int | None: ...
+    def in_review(self, state) -> bool: ...
+    def seat_view(self, state, seat: int) -> Any: ...
+    def view(self, state, seat: int | None, hands: str = "after_deal") -> Any: ...
+    def choose_from(self, level: str, seat_view) -> Any: ...
+    def auto_play(self, state, seat: int) -> Any: ...
+    def forfeit(self, state, seat: int, reason: str) -> Any | None: ...
+    def abandon(self, state, seats: tuple[int, ...], reason: str) -> Any | None: ...
+    def result(self, state) -> GameResult | None: ...
+    def match_game(self, result: GameResult) -> MatchGame | None: ...
+
+
+class Decided:
+    """What both games do the same way: ``decide`` and ``evolve`` of their decider module ``rules`` (bound
+    once: no extra call per event on the hot path), profiles by name."""
+
+    rules: Any
+    profile_named: Any
+    info: GameInfo
+
+    def __init__(self):
+        self.decide, self.evolve = self.rules.decide, self.rules.evolve
+        self.initial = self.rules.INITIAL
+
+    def profile(self, name, switches=None):
+        return type(self).profile_named(name or self.info.default_profile, switches)
