@@ -10,8 +10,8 @@ from pathlib import Path
 
 import asyncpg
 
-# Shipped with the package (package data), so an installed wheel or a container image migrates too.
-MIGRATIONS_DIR = Path(str(files("services.eventstore") / "sql"))
+# The top-level ``migrations`` package (its SQL files are package data, so a wheel or an image migrates too).
+MIGRATIONS_DIR = Path(str(files("migrations")))
 
 _FILE_NAME = re.compile(r"^(\d{4})_[A-Za-z0-9_]+\.sql$")
 

@@ -1,0 +1,8 @@
+"""The database's numbered, forward-only SQL migrations (``NNNN_name.sql``), shipped as package data so
+that an installed wheel or a container image migrates too; ``services.eventstore.migrations`` applies them.
+
+``0001`` is the event store itself (streams, hash chains, the read horizon); the others are the tables of
+the services beside it: users and table index (``0002``), the standings read model (``0003``), the
+reporting append (``0004``), receipts and checkpoints (``0005``), tokens (``0006``), consent (``0007``) and
+the daily deal's read model (``0008``).
+"""
