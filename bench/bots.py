@@ -24,7 +24,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from domain.baloot.bots.match import summarize  # noqa: E402
-from services.cli_bots import render, run_match  # noqa: E402
+from services.cli.bots import render, run_match  # noqa: E402
 
 
 def main() -> None:

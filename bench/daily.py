@@ -42,7 +42,7 @@ import msgspec  # noqa: E402
 from domain.baloot import daily  # noqa: E402
 from domain.baloot.daily_play import SimulatedPlayer, play_board  # noqa: E402
 from domain.baloot.events import DealResult, DealScored  # noqa: E402
-from services.daily import seeds  # noqa: E402
+from services.daily import names  # noqa: E402
 from services.daily.projection import apply_daily, leaderboard, rescore  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
 
@@ -61,7 +61,7 @@ class FakeRow:
 
 
 def simulate(boards: int, distinct: int, level: str, seed: str) -> list[list[tuple[int, int]]]:
-    bs = daily.boards(seeds.set_id(DAY, PROFILE), seed, boards)
+    bs = daily.boards(names.set_id(DAY, PROFILE), seed, boards)
     return [[play_board(b, SimulatedPlayer(level, f"{seed}:{k}"), level) for k in range(distinct)] for b in bs]
 
 
@@ -106,7 +106,7 @@ async def run(args) -> None:
                 async with conn.transaction():
                     for board, user, gp, pos in projected[k:k + 500]:
                         event = DealScored(DealResult(card_points=(0, 0), game_points=gp))
-                        await apply_daily(conn, FakeRow(f"table-{seeds.table_id(DAY, PROFILE, board, user)}",
+                        await apply_daily(conn, FakeRow(f"table-{names.table_id(DAY, PROFILE, board, user)}",
                                                         msgspec.json.encode(event), pos))
         t_proj = time.perf_counter() - t
         rest = results[args.projected:]

@@ -43,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import asyncpg  # noqa: E402
 
 from domain.baloot.profiles import SAUDI  # noqa: E402
-from services.tables import TableOpened, TableService  # noqa: E402
-from services.secret import server_secret  # noqa: E402
+from services.tables import TableOpened  # noqa: E402
+from services.platform import Platform  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
 
 BALOOT = str(Path(sys.executable).with_name("baloot"))
@@ -141,7 +141,8 @@ class Scratch:
         self.url = schema_url(self.server_url, self.schema)
         self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=8,
                                               server_settings={"application_name": "bench"})
-        self.tables = TableService(self.pool, await server_secret(self.pool))
+        self.platform = await Platform.on(self.pool)
+        self.tables = self.platform.tables
         return self
 
     async def __aexit__(self, *exc):
@@ -283,7 +284,7 @@ async def profile_actions(server_url: str, n_tables: int = 8, actions: int = 150
     import cProfile
     import pstats
 
-    from services.workers.actors import Runtime, Workers
+    from services.workers.actors import Workers
     from services.workers.broker import make_broker
     from services.workers.pending import pending_work
 
@@ -293,8 +294,8 @@ async def profile_actions(server_url: str, n_tables: int = 8, actions: int = 150
             await db.tables.open_table(TableOpened(table_id=f"p{i}", seats=(bot,) * 4, profile=SAUDI,
                                                    bots=("normal",) * 4))
         broker, _ = make_broker("")
-        runtime = Runtime(db.url)
-        workers = Workers(broker, runtime)
+        workers = Workers(broker, db.url)
+        runtime = workers.runtime
         svc = await runtime.tables()
 
         async def one(table_id: str) -> int:
@@ -352,12 +353,11 @@ async def knockout(server_url: str, broker_url: str | None, processes: int, thre
                    target: int, drive: str, budget: float) -> dict:
     from domain.tournament import CreateChampionship, FinishChampionship, RegisterTeam, StartRound
     from domain.tournament.events import RoundSlot, Settings
-    from services.championships import ChampionshipService
     from domain.tournament import ChampionshipRuleError as Problem  # a round that cannot start yet
 
     async with Scratch(server_url) as db:
         bots = await add_bots(db.pool, 2 * teams)
-        champs = ChampionshipService(db.pool, db.tables)
+        champs = db.platform.championships
         cid = "ko"
         now = await db.pool.fetchval("SELECT now()")
         schedule = (RoundSlot(1, now.isoformat()),) if drive == "auto" else ()

@@ -29,10 +29,23 @@ FirstProfile = type(_FIRST.profile(None))
 OnTimeout = Literal["auto_play", "bot", "forfeit"]
 
 
-class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True):
-    """The first event of a table's stream: who sits where, the rules, what spectators may see."""
+class Boards(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A table's deals are boards shared with other tables: deal ``n`` (up to ``count``) is board
+    ``first + n - 1`` of the board set ``set`` (a day's daily deal, a round of a duplicate event), the same
+    deal at every table that plays it. The server derives the set's seed from its name; a deal after the
+    last board (one annulled and dealt again) is the table's own."""
 
-    schema_version: ClassVar[int] = 1
+    set: str                                              # e.g. "daily/2026-12-01/saudi", "duplicate/<id>/round-1"
+    first: int = 1
+    count: int = 1
+
+
+class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True):
+    """The first event of a table's stream: who sits where, the rules, what spectators may see.
+
+    Version 2: ``boards`` (version 1 named a daily board's or duplicate table's set in its table id only)."""
+
+    schema_version: ClassVar[int] = 2
     table_id: str
     seats: tuple[str, ...]                                # user ids, by seat (the card game: four)
     profile: FirstProfile = msgspec.field(default_factory=lambda: _FIRST.profile(None))
@@ -57,6 +70,7 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     # The game is this many deals (a board of the daily deal is one), then ends: the higher score wins, equal
     # scores nobody. None: the game goes to the target.
     deals: int | None = None
+    boards: Boards | None = None                          # None: every deal dealt for this table alone
 
 
 class TableProposed(msgspec.Struct, frozen=True, tag="table_proposed", kw_only=True):

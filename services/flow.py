@@ -24,13 +24,16 @@ from typing import TYPE_CHECKING, Protocol
 from domain.table import game_of
 
 if TYPE_CHECKING:
-    from services.championships import Championship, ChampionshipService
-    from services.tables import Table, TableService
+    from services.championships import Championship
+    from services.platform import Platform
+    from services.tables import Table
 
 log = logging.getLogger("baloot.flow")
 
 
-class Work(Protocol):
+class WorkQueue(Protocol):
+    """The workers' side of steps 1 and 3 (``services.workers.actors.Workers``)."""
+
     unavailable: tuple[type[BaseException], ...]    # what queueing raises while the broker is away
 
     async def table_moved(self, table: Table) -> None:
@@ -44,21 +47,22 @@ class Work(Protocol):
 
 
 class Flow:
-    def __init__(self, tables: TableService, championships: ChampionshipService, work: Work | None = None):
-        self.tables, self.championships, self.work = tables, championships, work
-        tables.flow = championships.flow = self
+    """``platform`` gives the services the steps reach (the championship of a table whose game ended)."""
+
+    def __init__(self, platform: Platform, work: WorkQueue | None = None):
+        self.platform, self.work = platform, work
 
     async def table_appended(self, table: Table, events: list) -> None:
-        await self._queue(self.work and self.work.table_moved, table)            # 1.
-        if any(isinstance(e, game_of(table).info.end_event) for e in events):                   # 2.
-            await self.championships.game_ended(table)
+        await self._queue(self.work and self.work.table_moved, table)                     # 1.
+        if any(isinstance(e, game_of(table).info.end_event) for e in events):             # 2.
+            await self.platform.championships.game_ended(table)
 
     async def table_opened(self, table: Table) -> None:
-        await self._queue(self.work and self.work.table_moved, table)            # 1.
+        await self._queue(self.work and self.work.table_moved, table)                     # 1.
 
     async def tables_opened(self, tables: list[Table]) -> None:
         """A batch of tables opened (a round's): their work handed over at once."""
-        await self._queue(self.work and self.work.tables_moved, tables)          # 1.
+        await self._queue(self.work and self.work.tables_moved, tables)                   # 1.
 
     async def championship_appended(self, championship_id: str, champ: Championship) -> None:
         await self._queue(self.work and self.work.championship_moved, championship_id, champ)  # 3.

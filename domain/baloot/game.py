@@ -81,7 +81,7 @@ def decide(s: GameState, cmd) -> list:
     events = deal_mod.decide(s.deal, cmd)
     last = events[-1]
     if isinstance(last, DealScored):
-        ended = _game_end(s, last)
+        ended = game_end(s, last)
         if ended:
             events.append(ended)
     return events
@@ -111,7 +111,8 @@ def _decide_annul(s: GameState, cmd: AnnulDeal) -> list:
     return [DealAnnulled(deal_no=s.deal_no, reason=cmd.reason, replay=cmd.replay, game_points=taken_back)]
 
 
-def _game_end(s: GameState, scored: DealScored) -> GameEnded | None:
+def game_end(s: GameState, scored: DealScored) -> GameEnded | None:
+    """How a scored deal ends the game, if it does: Gahwa, a team past the target with the lead, or None."""
     after = evolve(s, scored)
     r = scored.result
     if r.gahwa_winner is not None:

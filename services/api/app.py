@@ -1,4 +1,5 @@
-"""The Litestar application: an app factory whose lifespan owns the asyncpg pool and the LISTEN connection."""
+"""The Litestar application: an app factory whose lifespan owns the asyncpg pool, the LISTEN connection and
+the process's services (``services.platform.Platform``)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
 from services.api.deps import DEPENDENCIES, Pool
-from services.championships import ChampionshipService
-from services.flow import Flow
 from services.api.guards import GuardedRequest, RejectNul
 from services.api.limits import Limits, Throttle
 from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
@@ -24,11 +23,10 @@ from services.api.routes_championships import championship_router
 from services.api.routes_daily import daily_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
-from services.api.streams import Notifier, StreamSlots, TableFeeds
-from services.daily.service import DailyService
-from services.tables import TableService
+from services.api.slots import StreamSlots
+from services.eventstore.listen import Listener
+from services.platform import Platform
 from services.web import watch_router
-from services.secret import server_secret
 
 log = logging.getLogger("baloot.api")
 
@@ -54,9 +52,10 @@ async def health(request: Request, pool: Pool) -> Response:
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
                signup_limit: tuple[str, int] | None = None, auth_fail_limit: tuple[str, int] | None = None,
                max_streams_per_user: int | None = None, pool_size: int = 10, extra_routers: tuple = (),
-               work=None) -> Litestar:
+               work=None, daily: dict | None = None) -> Litestar:
     """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py); ``work``:
-    the workers its appends queue work for (``services.flow``), None when none are attached.
+    the workers its appends queue work for (``services.flow``), None when none are attached; ``daily``: the
+    daily deal's options (``DailyService``: its clock, boards a day).
 
     Limits left None come from the environment (``Limits.configure``, ``StreamSlots``); a caller passing only
     ``rate_limit`` gets it for sign-ups and failed authentication too.
@@ -68,22 +67,18 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
     async def lifespan(app: Litestar):
         server_url = database_url or database_server().url
         pool = await connect(server_url, min_size=1, max_size=pool_size)
-        app.state.pool = pool
+        listener = Listener()
+        await listener.start(server_url)
         app.state.auth = Authenticator(pool)
         app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
-        app.state.tables = TableService(pool, await server_secret(pool), signer=app.state.signer)
-        app.state.championships = ChampionshipService(pool, app.state.tables)
-        app.state.daily = DailyService(pool, app.state.tables)
-        # What follows an append (services/flow.py); `work` queues the workers' part, when they are attached.
-        app.state.flow = Flow(app.state.tables, app.state.championships, work)
-        app.state.notifier = Notifier()
-        await app.state.notifier.start(server_url)
-        app.state.feeds = TableFeeds(app.state.tables, app.state.notifier)   # one reader per followed table
+        # `work` queues the workers' part of what follows an append (services/flow.py), when they are attached.
+        app.state.platform = await Platform.on(pool, signer=app.state.signer, work=work, listener=listener,
+                                               daily=daily)
         try:
             yield
         finally:
-            await app.state.feeds.stop()
-            await app.state.notifier.stop()
+            await app.state.platform.feeds.stop()
+            await listener.stop()
             await pool.close()
 
     config = AppConfig(

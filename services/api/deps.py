@@ -1,9 +1,10 @@
 """What a route handler is given (Litestar dependency injection) instead of reaching into ``app.state``.
 
-The app's lifespan builds the pool and the services once and keeps them on the app's state; these providers
-hand them to the handlers that name them as parameters (``pool``, ``auth``, ``signer``, ``tables``,
-``championships``, ``notifier``, ``streams``, ``daily``, ``feeds``), and ``user`` is the caller behind the request's bearer token
-(a 401 problem document when there is none, before the handler runs).
+The app's lifespan builds the process's services once (``services.platform.Platform``) and keeps them on the
+app's state; these providers hand them to the handlers that name them as parameters (``pool``, ``tables``,
+``championships``, ``daily``, ``feeds``, ``visibility`` from the platform; ``auth``, ``signer``,
+``streams``), and ``user`` is the caller behind the request's bearer token (a 401 problem document when
+there is none, before the handler runs).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from litestar.di import NamedDependency, Provide
 
 from services.anchor.keys import Signer
 from services.api.auth import Authenticator, User
-from services.api.streams import Notifier, StreamSlots, TableFeeds
+from services.api.slots import StreamSlots
 from services.championships import ChampionshipService
 from services.daily.service import DailyService
 from services.tables import TableService
+from services.tables.feeds import TableFeeds
+from services.tables.visibility import Visibility
 
 # The parameter types a handler names them by (each parameter's name is the dependency's key).
 Caller = NamedDependency[User]
@@ -27,18 +30,18 @@ Auth = NamedDependency[Authenticator]
 ServerSigner = NamedDependency[Signer]
 Tables = NamedDependency[TableService]
 Championships = NamedDependency[ChampionshipService]
-Notifications = NamedDependency[Notifier]
 Streams = NamedDependency[StreamSlots]
 Feeds = NamedDependency[TableFeeds]
 Daily = NamedDependency[DailyService]
+Seen = NamedDependency[Visibility]
 
-STATE_DEPENDENCIES = ("pool", "auth", "signer", "tables", "championships", "notifier", "streams", "daily",
-                      "feeds")
+PLATFORM_DEPENDENCIES = ("pool", "tables", "championships", "daily", "feeds", "visibility")
+STATE_DEPENDENCIES = ("auth", "signer", "streams")
 
 
-def _from_state(name: str) -> Provide:
+def _provider(name: str, of_platform: bool) -> Provide:
     def provide(state: State):
-        return getattr(state, name)
+        return getattr(state.platform if of_platform else state, name)
 
     provide.__name__ = f"provide_{name}"
     return Provide(provide, sync_to_thread=False)
@@ -48,4 +51,5 @@ async def provide_user(request: Request, state: State) -> User:
     return await state.auth.user(request)
 
 
-DEPENDENCIES = {name: _from_state(name) for name in STATE_DEPENDENCIES} | {"user": Provide(provide_user)}
+DEPENDENCIES = ({name: _provider(name, True) for name in PLATFORM_DEPENDENCIES}
+                | {name: _provider(name, False) for name in STATE_DEPENDENCIES} | {"user": Provide(provide_user)})

@@ -9,6 +9,7 @@ from litestar import Request, Router, delete, get, post
 from litestar.params import JSONBody, Parameter
 
 from services.api import schemas
+from services.api.schemas import Strict
 from services.api.auth import User, register
 from services.api.deps import Auth, Caller, Pool
 from services.api.problems import Problem
@@ -34,7 +35,8 @@ class TokensRevoked(msgspec.Struct):
     revoked: int                   # the caller's tokens that were still good
 
 
-@post("/users", operation_id="createUser", summary="Create a user and its first bearer token", status_code=201)
+@post("/users", operation_id="createUser", summary="Create a user and its first bearer token", status_code=201,
+      dto=Strict[schemas.NewUser], return_dto=None)
 async def create_user(data: JSONBody[schemas.NewUser], pool: Pool) -> CreatedUser:
     user, token, expires_at = await register(pool, data.name, data.kind)
     return CreatedUser(user.user_id, user.name, user.kind, token, expires_at)

@@ -29,7 +29,8 @@ from domain.tournament import (
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from services.api.schemas import AnyBotLevel, GameName, ProfileName
-from services.api.auth import User, grant, has_role
+from services.api.auth import User
+from services.roles import grant, has_role
 from services.api.deps import Caller, Championships, Pool
 from services.championships import (
     Championship,
@@ -41,7 +42,7 @@ from services.championships import (
 )
 from services.api.problems import Problem
 from services.championships import duplicate
-from services.api.schemas import NUL_FREE, CommandId, Name, TurnSeconds, strict_body
+from services.api.schemas import NUL_FREE, CommandId, Name, Strict, TurnSeconds
 from services.tables import command_digest
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
@@ -305,10 +306,10 @@ def _outcome(championship_id: str, outcome, champ: Championship) -> Championship
 # ---- organisers ----
 
 @post("/", operation_id="createChampionship", status_code=201,
-      summary="Create a championship; the caller becomes its organiser")
+      summary="Create a championship; the caller becomes its organiser",
+      dto=Strict[NewChampionship], return_dto=None)
 async def create_championship(request: Request, data: JSONBody[NewChampionship], user: Caller, pool: Pool,
                               championships: Championships) -> ChampionshipCommandOut:
-    data = await strict_body(request, NewChampionship)
     switches = dict(data.switches)
     if "target" in switches:
         raise Problem(400, "invalid_field", "set the game target with game_target, not as a switch",
@@ -347,10 +348,10 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
 
 
 @post("/{championship_id:str}/registration/close", operation_id="closeRegistration", status_code=200,
-      summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)")
+      summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)",
+      dto=Strict[Command], return_dto=None)
 async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command],
                              user: Caller, pool: Pool, championships: Championships) -> ChampionshipCommandOut:
-    data = await strict_body(request, Command)
     await _organiser(championships, pool, championship_id, user)
     outcome, champ = await championships.execute(championship_id, data.command_id,
                                        lambda c: championships.close_registration(championship_id, c), actor=user.user_id,
@@ -359,10 +360,10 @@ async def close_registration(request: Request, championship_id: FromPath[str], d
 
 
 @post("/{championship_id:str}/draw", operation_id="makeDraw", status_code=200,
-      summary="Make the draw: reveal the seed committed to at close (or seed by the given ratings)")
+      summary="Make the draw: reveal the seed committed to at close (or seed by the given ratings)",
+      dto=Strict[Draw], return_dto=None)
 async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw], user: Caller, pool: Pool,
                     championships: Championships) -> ChampionshipCommandOut:
-    data = await strict_body(request, Draw)
     await _organiser(championships, pool, championship_id, user)
     outcome, champ = await championships.execute(
         championship_id, data.command_id, lambda c: [championships.make_draw(championship_id, c, data.ratings)],
@@ -371,11 +372,11 @@ async def make_draw(request: Request, championship_id: FromPath[str], data: JSON
 
 
 @post("/{championship_id:str}/rounds/{round_no:int}/start", operation_id="startRound", status_code=200,
-      summary="Pair the round and open one table per match to play (team A at seats 0 and 2)")
+      summary="Pair the round and open one table per match to play (team A at seats 0 and 2)",
+      dto=Strict[Command], return_dto=None)
 async def start_round(request: Request, championship_id: FromPath[str], round_no: FromPath[int],
                       data: JSONBody[Command], user: Caller, pool: Pool, championships: Championships
                       ) -> RoundStarted:
-    data = await strict_body(request, Command)
     await _organiser(championships, pool, championship_id, user)
     await championships.collect_results(championship_id)
     outcome, champ = await championships.execute(championship_id, data.command_id, lambda _: [StartRound(round_no)],
@@ -392,11 +393,11 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
 
 
 @post("/{championship_id:str}/matches/{match_id:str}/forfeit", operation_id="recordForfeit", status_code=200,
-      summary="Referee or organiser: a team did not play; the other wins the match")
+      summary="Referee or organiser: a team did not play; the other wins the match",
+      dto=Strict[Forfeit], return_dto=None)
 async def record_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                          data: JSONBody[Forfeit], user: Caller, pool: Pool, championships: Championships
                          ) -> ChampionshipCommandOut:
-    data = await strict_body(request, Forfeit)
     await _referee(championships, pool, championship_id, user)
     outcome, champ = await championships.execute(
         championship_id, data.command_id, lambda _: [RecordForfeit(match_id, data.absent, data.reason)],
@@ -405,11 +406,11 @@ async def record_forfeit(request: Request, championship_id: FromPath[str], match
 
 
 @post("/{championship_id:str}/matches/{match_id:str}/double-forfeit", operation_id="recordDoubleForfeit",
-      status_code=200, summary="Referee or organiser: neither team played; nobody advances")
+      status_code=200, summary="Referee or organiser: neither team played; nobody advances",
+      dto=Strict[WithReason], return_dto=None)
 async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                                 data: JSONBody[WithReason], user: Caller, pool: Pool, championships: Championships
                                 ) -> ChampionshipCommandOut:
-    data = await strict_body(request, WithReason)
     await _referee(championships, pool, championship_id, user)
     outcome, champ = await championships.execute(
         championship_id, data.command_id,
@@ -419,10 +420,9 @@ async def record_double_forfeit(request: Request, championship_id: FromPath[str]
 
 
 @post("/{championship_id:str}/referees", operation_id="grantReferee", status_code=200,
-      summary="Organiser: make a user a referee of this championship")
+      summary="Organiser: make a user a referee of this championship", dto=Strict[NewReferee], return_dto=None)
 async def grant_referee(request: Request, championship_id: FromPath[str], data: JSONBody[NewReferee],
                         user: Caller, pool: Pool, championships: Championships) -> RefereeGranted:
-    data = await strict_body(request, NewReferee)
     await _organiser(championships, pool, championship_id, user)
     await _check_users(pool, [data.user_id], "user_id")
     await grant(pool, "championship", championship_id, data.user_id, "referee")
@@ -430,10 +430,10 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
 
 
 @post("/{championship_id:str}/finish", operation_id="finishChampionship", status_code=200,
-      summary="Organiser: close the championship once every round is decided, with its final ranking")
+      summary="Organiser: close the championship once every round is decided, with its final ranking",
+      dto=Strict[Command], return_dto=None)
 async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command], user: Caller, pool: Pool,
                  championships: Championships) -> ChampionshipCommandOut:
-    data = await strict_body(request, Command)
     await _organiser(championships, pool, championship_id, user)
     await championships.collect_results(championship_id)
     outcome, champ = await championships.execute(championship_id, data.command_id,
@@ -453,10 +453,10 @@ class TeamRegistration(ChampionshipCommandOut):
 @post("/{championship_id:str}/teams", operation_id="registerTeam", status_code=201,
       summary="Register a team of two players (four, two pairs, in a duplicate event): the organiser registers "
               "any team; a player proposes his own, "
-              "and it registers once the other players and substitutes named have accepted")
+              "and it registers once the other players and substitutes named have accepted",
+      dto=Strict[NewTeam], return_dto=None)
 async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam], user: Caller,
                         pool: Pool, championships: Championships) -> TeamRegistration:
-    data = await strict_body(request, NewTeam)
     champ = await championships.load(championship_id)
     size = duplicate.team_size(champ.state.settings.format)
     if len(data.players) != size:
@@ -515,11 +515,11 @@ async def _member_or_organiser(championships: Championships, pool: Pool, champio
 
 
 @post("/{championship_id:str}/teams/{team_id:str}/withdraw", operation_id="withdrawTeam", status_code=200,
-      summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited")
+      summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited",
+      dto=Strict[WithReason], return_dto=None)
 async def withdraw_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
                         data: JSONBody[WithReason], user: Caller, pool: Pool, championships: Championships
                         ) -> ChampionshipCommandOut:
-    data = await strict_body(request, WithReason)
     await _member_or_organiser(championships, pool, championship_id, team_id, user)
     outcome, champ = await championships.execute(championship_id, data.command_id,
                                                  lambda _: [WithdrawTeam(team_id, data.reason)], actor=user.user_id,
@@ -528,11 +528,11 @@ async def withdraw_team(request: Request, championship_id: FromPath[str], team_i
 
 
 @post("/{championship_id:str}/teams/{team_id:str}/substitute", operation_id="substitutePlayer", status_code=200,
-      summary="Bring in a registered substitute for a player, from the next round on")
+      summary="Bring in a registered substitute for a player, from the next round on",
+      dto=Strict[Substitution], return_dto=None)
 async def substitute(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
                      data: JSONBody[Substitution], user: Caller, pool: Pool, championships: Championships
                      ) -> ChampionshipCommandOut:
-    data = await strict_body(request, Substitution)
     await _member_or_organiser(championships, pool, championship_id, team_id, user)
     outcome, champ = await championships.execute(
         championship_id, data.command_id, lambda _: [SubstitutePlayer(team_id, data.player_out, data.player_in)],
@@ -542,10 +542,10 @@ async def substitute(request: Request, championship_id: FromPath[str], team_id: 
 
 @post("/{championship_id:str}/matches/{match_id:str}/check-in", operation_id="checkIn", status_code=200,
       summary="A player checks in for their match of the round being played; the table opens once both "
-              "teams are in, and a team not in when the window closes forfeits")
+              "teams are in, and a team not in when the window closes forfeits",
+      dto=Strict[CheckIn], return_dto=None)
 async def check_in(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                    data: JSONBody[CheckIn], user: Caller, championships: Championships) -> CheckInOut:
-    await strict_body(request, CheckIn)         # validated; a check-in is idempotent per player
     stored, checks, champ = await championships.check_in(championship_id, match_id, user.user_id, by=user.user_id)
     round_no = champ.state.rounds[-1].number
     tables = [r["table_id"] for r in await championships.match_tables(championship_id) if r["match_id"] == match_id]

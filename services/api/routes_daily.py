@@ -1,5 +1,5 @@
 """The daily deal: the day's set (commitment, then seed), playing its boards, leaderboards, a board's field,
-a player's history (docs/daily.md); and the guard that keeps an open set's boards to their players."""
+a player's history (docs/daily.md). Who may see a board's table is ``services/tables/visibility.py``'s."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from typing import Literal
 
 import msgspec
 from litestar import Router, get, post
-from litestar.connection import ASGIConnection
-from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, FromQuery, Parameter
 
 from services.api.deps import Caller, Daily, Pool
@@ -36,21 +34,6 @@ def _day(text: str) -> dt.date:
         return dt.date.fromisoformat(text)
     except ValueError:
         raise Problem(400, "invalid_field", f"day {text!r} is not a date (YYYY-MM-DD)", field="day") from None
-
-
-async def hide_open_boards(connection: ASGIConnection, _: BaseRouteHandler) -> None:
-    """Guard of the table routes: a daily board of an open set is seen by its player only, and a duplicate
-    table of a round still played by those seated at it among the event's players (view, stream, replay,
-    record, audit, receipts, commands), whoever else asks and however."""
-    table_id = connection.path_params.get("table_id")
-    if not table_id:
-        return
-    user = (await connection.app.state.auth.session(connection.scope)).user
-    why = connection.app.state.daily.hidden_from(table_id, user.user_id)
-    if why is None:         # a duplicate match's table: the same boards are being played at other tables
-        why = await connection.app.state.championships.duplicate_hidden_from(table_id, user.user_id)
-    if why is not None:
-        raise Problem(403, "board_hidden", why)
 
 
 @get("/daily/{day:str}/{profile:str}", operation_id="dailySet",

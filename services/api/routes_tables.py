@@ -1,12 +1,12 @@
-"""Tables: propose and accept, view, act, rule, follow live, replay and audit; who is asking is settled here,
-and what he may see is one rule (``Audience`` and ``TableService.visible_version``)."""
+"""Tables: propose and accept, view, act, rule, follow live, replay and audit. Who is asking, and what he
+may see, is settled by ``services/tables/visibility.py`` before anything else, for every route."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 import uuid
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 from litestar import Request, Router, get, post
@@ -24,35 +24,22 @@ from domain.baloot.shuffle import deck_from_seed, seed_commitment
 from domain.baloot.views import contract_view
 from services.anchor import Receipt, receipts_of
 from services.api import schemas
-from services.api.auth import grant, has_role
-from services.api.routes_daily import hide_open_boards
-from services.api.deps import Caller, Feeds, Pool, Streams, Tables
+from services.api.schemas import Strict
+from services.roles import grant
+from services.api.deps import Caller, Feeds, Pool, Seen, Streams, Tables
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
 from services.tables import Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of
-
-
-def _seats_of(table: Table, user: Caller) -> list[int]:
-    return [i for i, uid in enumerate(table.seats) if uid == user.user_id]
-
-
-async def _is_referee(pool: Pool, table: Table, user: Caller) -> bool:
-    """The table's referee, or its championship's referee or organiser, and never one of its players."""
-    o = table.opened or table.proposed
-    if user.user_id in o.seats:
-        return False
-    return await has_role(pool, user.user_id, "referee", ("table", o.table_id),
-                          ("championship", o.championship_id)) or await has_role(
-        pool, user.user_id, "organiser", ("championship", o.championship_id))
+from services.tables.visibility import Audience
 
 
 @post("/tables", operation_id="createTable", status_code=201,
       summary="Propose a table (one game): the seated users are invited, and the game starts once each has "
-              "accepted (bot users and the caller accept by themselves)")
+              "accepted (bot users and the caller accept by themselves)",
+      dto=Strict[schemas.NewTable], return_dto=None)
 async def create_table(request: Request, data: JSONBody[schemas.NewTable], user: Caller, pool: Pool,
                        tables: Tables) -> schemas.TableCreated:
-    data = await schemas.strict_body(request, schemas.NewTable)
     game = GAMES[data.game]
     profile = _game_options(game, data)
     kinds = {r["user_id"]: r["kind"] for r in await pool.fetch(
@@ -80,7 +67,7 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable], user:
                                 list(table.waiting))
 
 
-def _game_options(game, data: schemas.NewTable):
+def _game_options(game, data: JSONBody[schemas.NewTable]):
     """The table's options checked against what its game takes (seats, profile, modes, clocks, bot levels):
     a problem naming the field, else the game's profile."""
     def refuse(field: str, what: str, value, allowed) -> Problem:
@@ -104,10 +91,10 @@ def _game_options(game, data: schemas.NewTable):
         raise Problem(400, "invalid_field", str(exc), field="switches") from None
 
 
-async def _answer(tables: Tables, table_id: str, user: Caller, accept: bool) -> schemas.InvitationAnswered:
+async def _answer(tables: Tables, visibility: Seen, table_id: str, user: Caller, accept: bool
+                  ) -> schemas.InvitationAnswered:
     table = await tables.load(table_id)
-    if user.user_id not in table.seats:
-        raise Problem(403, "not_invited", f"you are not invited to table {table_id}")
+    await visibility.invitee(table, user.user_id)
     outcome, table = await tables.answer_invitation(table_id, user.user_id, accept)
     status = "cancelled" if table.cancelled else "live" if table.opened else "invited"
     return schemas.InvitationAnswered(table_id, outcome.version, outcome.replayed, status, list(table.waiting))
@@ -115,16 +102,16 @@ async def _answer(tables: Tables, table_id: str, user: Caller, accept: bool) -> 
 
 @post("/tables/{table_id:str}/accept", operation_id="acceptInvitation", status_code=200,
       summary="Take the seat you are invited to; the last acceptance starts the game")
-async def accept_invitation(table_id: FromPath[str], user: Caller, tables: Tables
+async def accept_invitation(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
                             ) -> schemas.InvitationAnswered:
-    return await _answer(tables, table_id, user, True)
+    return await _answer(tables, visibility, table_id, user, True)
 
 
 @post("/tables/{table_id:str}/decline", operation_id="declineInvitation", status_code=200,
       summary="Refuse the seat you are invited to: the table is cancelled")
-async def decline_invitation(table_id: FromPath[str], user: Caller, tables: Tables
+async def decline_invitation(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
                              ) -> schemas.InvitationAnswered:
-    return await _answer(tables, table_id, user, False)
+    return await _answer(tables, visibility, table_id, user, False)
 
 
 @get("/tables", operation_id="listTables", summary="Tables, live ones first")
@@ -138,59 +125,21 @@ async def list_tables(user: Caller, pool: Pool,
                                  r["championship_id"], r["match_id"]) for r in rows]
 
 
-class Audience(NamedTuple):
-    """Who is asking, as far as hidden information goes: one function decides what each may see."""
-
-    seat: int | None       # a seated player's seat: he sees his own cards, live
-    live: bool             # players and referees see the table as it is; spectators behind its delay
-
-
-async def _audience(pool: Pool, table: Table, user: Caller, wanted: int | None = None) -> Audience:
-    mine = _seats_of(table, user)
-    if wanted is not None and wanted not in mine:
-        raise Problem(403, "not_your_seat", f"seat {wanted} is not yours; you may see only your own cards")
-    if mine:
-        turn = game_of(table).to_act(table.game)
-        seat = wanted if wanted is not None else mine[0] if len(mine) == 1 or turn not in mine else turn
-        return Audience(seat, True)
-    return Audience(None, await _is_referee(pool, table, user))
-
-
-async def _visible(tables: Tables, table_id: str, table: Table, audience: Audience) -> Table:
-    """The table as ``audience`` may see it now: as it is, or, for spectators, as it was the delay ago."""
-    version = await tables.visible_version(table, audience.live)
-    return table if version == table.version else await tables.table_at(table_id, version)
-
-
 @get("/tables/{table_id:str}/view", operation_id="viewTable",
      summary="The table as the caller sees it: a seated player's own seat, else the spectator view")
-async def view_table(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
+async def view_table(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen,
                      seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)) -> schemas.AnyTableView:
     table = await tables.load(table_id)
-    audience = await _audience(pool, table, user, seat)
-    return table_view(await _visible(tables, table_id, table, audience), audience.seat)
-
-
-def _player_seat(table: Table, user: Caller, wanted: int | None) -> int:
-    mine = _seats_of(table, user)
-    if not mine:
-        raise Problem(403, "not_seated", "only the players seated at this table act at it")
-    if wanted is not None:
-        if wanted not in mine:
-            raise Problem(403, "not_your_seat", f"seat {wanted} is not yours; a player acts only for its own seat")
-        return wanted
-    if len(mine) == 1:
-        return mine[0]
-    turn = game_of(table).to_act(table.game)
-    return turn if turn in mine else mine[0]
+    audience = await visibility.audience(table, user.user_id, seat)
+    return table_view(await visibility.seen(table, audience), audience.seat)
 
 
 @post("/tables/{table_id:str}/commands", operation_id="actAtTable", status_code=200,
       summary="Act for your own seat: bid, double, declare, play, claim Sawa or call Qayd (the card game); "
-              "roll or score (the dice game)")
+              "roll or score (the dice game)", dto=Strict[schemas.PlayerCommand], return_dto=None)
 async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand], user: Caller,
-              tables: Tables, feeds: Feeds, seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)
-              ) -> schemas.CommandAccepted:
+              tables: Tables, feeds: Feeds, visibility: Seen,
+              seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)) -> schemas.CommandAccepted:
     # A table followed here is this process's fold of it, kept by its feed (no read; if it is behind, the
     # append at its version fails and the table is read); a table not yet open is read, to refuse on the log.
     table = feeds.current(table_id)
@@ -198,11 +147,10 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
     if read:
         table = await tables.load(table_id)
     # Who may act is settled before anything else, a replayed command id included (seats never change).
-    my_seat = _player_seat(table, user, seat)
+    my_seat = await visibility.player_seat(table, user.user_id, seat)
     if table.opened is None:
         raise Problem(409, "table_not_open", f"table {table_id} waits for its invited players: "
                                              f"{', '.join(table.waiting) or 'cancelled'}")
-    data = await schemas.strict_body(request, schemas.PlayerCommand)
     command = to_command(data.action, my_seat)
     outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
                                        role="player", digest=command_digest(command), seat=my_seat,
@@ -213,16 +161,15 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
 
 @post("/tables/{table_id:str}/rulings", operation_id="ruleAtTable", status_code=200,
       summary="Referee: call Qayd for a seat (the engine rules from the log), record the result, annul "
-              "or replay a deal, end the game")
+              "or replay a deal, end the game", dto=Strict[schemas.RefereeCommand], return_dto=None)
 async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand], user: Caller,
-               pool: Pool, tables: Tables) -> schemas.CommandAccepted:
+               tables: Tables, visibility: Seen) -> schemas.CommandAccepted:
     table = await tables.load(table_id)
-    if not await _is_referee(pool, table, user):
+    if not await visibility.referee(table, user.user_id):
         raise Problem(403, "not_referee", "only this table's referee or its championship's organiser or referees "
                                           "rule here, and never one of its players")
     if table.opened is None:
         raise Problem(409, "table_not_open", f"table {table_id} has not started")
-    data = await schemas.strict_body(request, schemas.RefereeCommand)
     r = data.ruling
     match r:
         case schemas.RefereeQayd():
@@ -248,14 +195,14 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
              "the table's delay)",
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
                                   description="`view` events (the view as JSON), then `end`")})
-async def follow(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
-                 feeds: Feeds, streams: Streams,
+async def follow(table_id: FromPath[str], user: Caller, tables: Tables, feeds: Feeds, streams: Streams,
+                 visibility: Seen,
                  after: int = Parameter(default=0, ge=0, le=schemas.MAX_VERSION, description="start after this version")
                  ) -> ServerSentEvent:
     table = await tables.load(table_id)
-    audience = await _audience(pool, table, user)
+    audience = await visibility.audience(table, user.user_id)
     slot = streams.take(user.user_id)       # 429 too_many_streams before any data
-    delay = 0.0 if audience.live or table.opened is None else table.opened.delay_seconds
+    delay = visibility.delay(table, audience)
     stream = stream_of(table_id)
 
     async def messages():
@@ -300,22 +247,20 @@ async def _broadcast_delay(recorded_at: dt.datetime, delay: float) -> None:
             await asyncio.sleep(wait)     # the broadcast delay itself, not synchronisation
 
 
-async def _visible_events(tables: Tables, pool: Pool, table_id: str, user: Caller, *,
-                          hands: bool = False):
+async def _visible_events(tables: Tables, visibility: Seen, table_id: str, user: Caller, *, hands: bool = False):
     """The table's events the caller may see now (spectators: those stored the table's delay ago); with
     ``hands``, the caller must also be allowed hand records (under hands_policy 'never': players and referees)."""
     table = await tables.load(table_id)
-    audience = await _audience(pool, table, user)
-    if hands and not audience.live and (table.opened is None or table.opened.hands_policy == "never"):
-        raise Problem(403, "hands_hidden", "this table never shows hands to spectators; its players and "
-                                           "referees may read its hand records")
-    return await tables.events(table_id, await tables.visible_version(table, audience.live))
+    audience = await visibility.audience(table, user.user_id)
+    if hands:
+        visibility.check_hands(table, audience)
+    return await tables.events(table_id, await visibility.version(table, audience))
 
 
 @get("/tables/{table_id:str}/deals", operation_id="listDeals", summary="The deals of a table, for replays")
-async def list_deals(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables
+async def list_deals(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
                      ) -> list[schemas.DealSummary]:
-    events = await _visible_events(tables, pool, table_id, user)
+    events = await _visible_events(tables, visibility, table_id, user)
     out = []
     for n, first, evs in deal_spans(events):
         state = game_mod.deal_mod.fold(evs)
@@ -339,8 +284,8 @@ def _finished_deal(events, deal_no: int) -> list:
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord",
      summary="A finished deal as a baloot-hand/1 hand record, with the server's signed receipt of its end")
 async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
-                      tables: Tables) -> HandRecord:
-    events = await _visible_events(tables, pool, table_id, user, hands=True)
+                      tables: Tables, visibility: Seen) -> HandRecord:
+    events = await _visible_events(tables, visibility, table_id, user, hands=True)
     record = export_record(_finished_deal(events, deal_no))
     receipt = next((r for r in await receipts_of(pool, stream_of(table_id))
                     if r.kind == "deal" and r.ref == str(deal_no)), None)
@@ -352,21 +297,21 @@ async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], user: Cal
 @get("/tables/{table_id:str}/receipts", operation_id="tableReceipts",
      summary="The server's signed receipts of the table's stream head at the end of each deal and of the game "
              "(keep them: `baloot verify --receipts` checks the log against them)")
-async def table_receipts(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables
+async def table_receipts(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables, visibility: Seen
                          ) -> list[Receipt]:
     table = await tables.load(table_id)
-    visible = await tables.visible_version(table, (await _audience(pool, table, user)).live)
+    visible = await visibility.version(table, await visibility.audience(table, user.user_id))
     return [r for r in await receipts_of(pool, stream_of(table_id)) if r.version <= visible]
 
 
 @get("/tables/{table_id:str}/state", operation_id="tableStateAt",
      summary="The caller's view after event number `at` (step-by-step replay; spectators behind the table's "
              "delay)")
-async def state_at(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables,
+async def state_at(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen,
                    at: int = Parameter(ge=0, le=2**31 - 1)) -> schemas.AnyTableView:
     table = await tables.load(table_id)
-    audience = await _audience(pool, table, user)
-    visible = await tables.visible_version(table, audience.live)
+    audience = await visibility.audience(table, user.user_id)
+    visible = await visibility.version(table, audience)
     if at > visible:
         raise Problem(404, "not_yet_visible", f"event {at} is not visible yet ({visible} are)", field="at")
     return table_view(await tables.table_at(table_id, at), audience.seat)
@@ -376,8 +321,8 @@ async def state_at(table_id: FromPath[str], user: Caller, pool: Pool, tables: Ta
      summary="Verify the stream's hash chain, the revealed seed against the commitment and the dealt hands, "
              "and replay the rules")
 async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
-                       tables: Tables) -> schemas.StoredAudit:
-    events = await _visible_events(tables, pool, table_id, user, hands=True)
+                       tables: Tables, visibility: Seen) -> schemas.StoredAudit:
+    events = await _visible_events(tables, visibility, table_id, user, hands=True)
     evs = _finished_deal(events, deal_no)
     broken = await verify_stream(pool, stream_of(table_id))
     start = evs[0]
@@ -415,8 +360,8 @@ def _whole_game(table: Table, events) -> tuple[object, list]:
 @get("/tables/{table_id:str}/record", operation_id="gameRecord",
      summary="A finished game as one record in its game's format (the dice game: balut-game/1, every turn's "
              "seed and commitment); the card game's records are per deal")
-async def game_record(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables) -> dict[str, Any]:
-    events = await _visible_events(tables, pool, table_id, user, hands=True)
+async def game_record(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen) -> dict[str, Any]:
+    events = await _visible_events(tables, visibility, table_id, user, hands=True)
     game, played = _whole_game(await tables.load(table_id), events)
     return msgspec.to_builtins(game.info.record.export(played))
 
@@ -424,8 +369,9 @@ async def game_record(table_id: FromPath[str], user: Caller, pool: Pool, tables:
 @get("/tables/{table_id:str}/audit", operation_id="auditStoredGame",
      summary="A finished game's audit: the stream's hash chain, and its record replayed by its game's audit "
              "(each turn's seed against its commitment and the dice thrown)")
-async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables) -> schemas.StoredGameAudit:
-    events = await _visible_events(tables, pool, table_id, user, hands=True)
+async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables, visibility: Seen
+                     ) -> schemas.StoredGameAudit:
+    events = await _visible_events(tables, visibility, table_id, user, hands=True)
     game, played = _whole_game(await tables.load(table_id), events)
     broken = await verify_stream(pool, stream_of(table_id))
     report = game.info.record.audit(game.info.record.export(played))
@@ -449,7 +395,7 @@ async def audit_upload(request: Request, user: Caller) -> dict[str, Any]:
     return msgspec.to_builtins(fmt.audit(record))
 
 
-table_router = Router(path="/", guards=[hide_open_boards], route_handlers=[
+table_router = Router(path="/", route_handlers=[
     create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals,
     hand_record, table_receipts,
     state_at, audit_stored, audit_upload, game_record, audit_game,

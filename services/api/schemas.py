@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Literal, TypeVar
 
 import msgspec
+from litestar.dto import MsgspecDTO
+from litestar.typing import FieldDefinition
 
 from domain.events import TableMode
 from domain.baloot.audit import AuditReport
@@ -16,17 +18,27 @@ from services.anchor import Receipt
 T = TypeVar("T")
 
 
-async def strict_body(request, body_type: type[T]) -> T:
-    """The request body decoded strictly (``"3"`` is not a version): Litestar's own decoding coerces."""
-    from services.api.problems import Problem, field_in
+class Strict(MsgspecDTO[T]):
+    """A request body decoded once, strictly (``"3"`` is not a version, where Litestar's own decoding would
+    coerce it), with the Struct's own schema in the OpenAPI document; a bad body is a problem naming the
+    field. A handler takes it with ``dto=Strict[Body], return_dto=None``."""
 
-    try:
-        return msgspec.json.decode(await request.body(), type=body_type, strict=True)
-    except msgspec.ValidationError as exc:
-        raise Problem(400, "invalid_field", str(exc), title="the request is malformed",
-                      field=field_in(str(exc))) from None
-    except msgspec.DecodeError as exc:
-        raise Problem(400, "malformed_body", str(exc), title="the request is malformed") from None
+    def decode_bytes(self, value: bytes) -> T:
+        from services.api.problems import Problem, field_in
+
+        try:
+            return msgspec.json.decode(value, type=self.model_type, strict=True)
+        except msgspec.ValidationError as exc:
+            field = field_in(str(exc))
+            raise Problem(400, "invalid_field", str(exc), title="the request is malformed", field=field,
+                          errors=[{"message": str(exc), "key": field, "source": "body"}]) from None
+        except msgspec.DecodeError as exc:
+            raise Problem(400, "malformed_body", str(exc), title="the request is malformed") from None
+
+    @classmethod
+    def create_openapi_schema(cls, field_definition, handler_id, schema_creator):
+        return schema_creator.for_field_definition(FieldDefinition.from_annotation(cls.model_type))
+
 
 MAX_VERSION = 2**31 - 1          # stream versions are int4 in the events table
 NUL_FREE = r"^[^\x00]*$"        # PostgreSQL text cannot hold U+0000 (bodies are also checked: guards.py)

@@ -3,7 +3,7 @@ check-ins, its team invitations) for the HTTP API and the workers, and what a fi
 match. It raises domain errors and ``services.errors``; it knows no HTTP."""
 
 from domain.tournament.checkin import CheckInClosed, CheckIns, PlayerCheckedIn, team_checked_in
-from services.repository import CommandOutcome
+from services.commands import CommandOutcome
 from services.championships.service import (
     CHECK_IN_CODEC, CODEC, INVITES_CODEC, SYSTEM_ACTOR, Championship, ChampionshipService, RunSettings,
     TeamInvitation, TeamInvitationAnswered, TeamProposed, championship_id_for, check_in_stream, decode_switches,

@@ -3,9 +3,11 @@
 A duplicate team is two pairs (``players[0:2]`` and ``players[2:4]``), so nobody plays a board twice. Table 1
 seats A's pair 1 at 0+2 against B's pair 2 at 1+3; table 2 seats B's pair 1 at 0+2 against A's pair 2 at 1+3:
 team A holds seats 0+2's cards at table 1 and seats 1+3's at table 2 (``domain.tournament.duplicate``). Each
-table is ``duplicate_boards`` deals of the round's boards (``services.duplicate_boards``); the game goes to
-no target, so only the boards (or a Gahwa, or an abandonment) end it. When both have ended, each board's
-(A's GP, B's GP) makes the match result, which the decider checks again.
+table is ``duplicate_boards`` deals of the round's board set (``duplicate/<championship>/round-<r>``: every
+match of the round plays the same deals, ``services/tables/seeds.py``); the game goes to no target, so only
+the boards (or a Gahwa, or an abandonment) end it. When both have ended, each board's (A's GP, B's GP) makes
+the match result, which the decider checks again. The tables are ``dup.<championship>.<match>.t1`` and
+``.t2``.
 
 Until the round is decided, a duplicate table's boards are hidden from every player of the championship not
 seated at it: the other table of the match, and every other match of the round, play the same cards.
@@ -19,7 +21,8 @@ from domain.tournament import duplicate as rules
 from domain.tournament.events import Match
 from domain.tournament.results import MatchResult
 from domain.tournament.state import ChampionshipState
-from services import duplicate_boards
+from domain.table import Boards
+from domain.tournament.state import parse_match_id
 from services.tables import Table, TableOpened
 
 NO_TARGET = 100_000        # the profile's highest target: a duplicate table ends after its boards
@@ -42,13 +45,24 @@ def seats(state: ChampionshipState, match: Match) -> tuple[tuple[str, ...], tupl
     return (a[0], b[2], a[1], b[3]), (b[0], a[2], b[1], a[3])
 
 
+def table_id(championship_id: str, match_id: str, table_no: int) -> str:
+    return f"dup.{championship_id}.{match_id}.t{table_no}"
+
+
+def board_set(championship_id: str, round_no: int) -> str:
+    """The name of a round's board set (its seed is the server's: ``Seeds.set_seed``)."""
+    return f"duplicate/{championship_id}/round-{round_no}"
+
+
 def tables(championship_id: str, state: ChampionshipState, match: Match, template: TableOpened,
            bots: set[str], bot_level: str) -> list[TableOpened]:
     """The match's two tables, as ``template`` (the championship's table settings) with their seats."""
     out = []
+    boards = Boards(set=board_set(championship_id, parse_match_id(match.match_id)[0]),
+                    count=state.settings.duplicate_boards)
     for n, seated in enumerate(seats(state, match), start=1):
         out.append(TableOpened(
-            table_id=duplicate_boards.table_id(championship_id, match.match_id, n), seats=seated,
+            table_id=table_id(championship_id, match.match_id, n), seats=seated, boards=boards,
             profile=template.profile, table_mode=template.table_mode, opened_by=template.opened_by,
             championship_id=championship_id, match_id=match.match_id, game_no=n,
             bots=tuple(bot_level if p in bots else None for p in seated), turn_seconds=template.turn_seconds,
@@ -70,14 +84,14 @@ def match_result(table_1: Table, table_2: Table, boards: int) -> MatchResult:
                                    zip(board_points(table_1, boards), board_points(table_2, boards))])
 
 
-def hidden_from(state: ChampionshipState, table: duplicate_boards.DuplicateTable, seated: tuple[str, ...],
-                user_id: str) -> str | None:
+def hidden_from(state: ChampionshipState, opened: TableOpened, user_id: str) -> str | None:
     """Why ``user_id`` may not see this duplicate table (a player of the event while its round is
     undecided, not seated at it), or None."""
-    if user_id in seated or user_id not in state.players or not 1 <= table.round <= len(state.rounds):
+    where = parse_match_id(opened.match_id or "")
+    round_no = where[0] if where else 0
+    if user_id in opened.seats or user_id not in state.players or not 1 <= round_no <= len(state.rounds):
         return None
-    round_ = state.rounds[table.round - 1]
-    if not round_.undecided:
+    if not state.rounds[round_no - 1].undecided:
         return None
-    return (f"the boards of round {table.round} of championship {table.championship_id} stay hidden from its "
+    return (f"the boards of round {round_no} of championship {opened.championship_id} stay hidden from its "
             "players until every match of the round is decided; each player sees only his own table")

@@ -23,11 +23,9 @@ ordered by the stream's version: a check-in either counts or is refused, never b
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import hmac
 import logging
 import uuid
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import asyncpg
 import msgspec
@@ -57,10 +55,10 @@ from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from domain.tournament import checkin
 from domain.tournament.checkin import CheckIns, CheckInClosed, PlayerCheckedIn, team_checked_in
-from services import duplicate_boards, repository
 from services.championships import duplicate
 from services.errors import Conflict, Forbidden, NotFound, ServiceError
-from services.repository import CommandOutcome, StreamCache, applied_by, replayed
+from services.commands import CommandOutcome, StreamCache, applied_by, replayed
+from services.commands import event_id as stream_event_id
 from services.tables import Table, TableOpened, TableService
 from services.eventstore import (
     Codec,
@@ -70,6 +68,10 @@ from services.eventstore import (
     append_reporting,
     read_stream,
 )
+
+if TYPE_CHECKING:
+    from services.flow import Flow
+    from services.tables.seeds import Seeds
 
 log = logging.getLogger("baloot.championships")
 
@@ -169,7 +171,7 @@ def stream_of(championship_id: str) -> str:
 
 
 def event_id(championship_id: str, actor: str, command_id: str, k: int) -> uuid.UUID:
-    return repository.event_id(NAMESPACE, championship_id, actor, command_id, k)
+    return stream_event_id(NAMESPACE, championship_id, actor, command_id, k)
 
 
 def championship_id_for(user_id: str, command_id: str) -> str:
@@ -209,16 +211,16 @@ def table_profile(settings: Settings):
 # ---- the service ----
 
 class ChampionshipService:
-    def __init__(self, pool: asyncpg.Pool, tables: TableService, cache_size: int = 256):
-        self.pool = pool
-        self.tables = tables
+    """Championships for the API and the workers: their matches are played at ``tables``, ``seeds`` gives
+    the draw's seed, ``flow`` says what follows an append."""
+
+    def __init__(self, pool: asyncpg.Pool, tables: TableService, seeds: Seeds, flow: Flow | None = None,
+                 cache_size: int = 256):
+        self.pool, self.tables, self.seeds, self.flow = pool, tables, seeds, flow
         self._cache: StreamCache[Championship] = StreamCache(cache_size)
-        self.flow = None                       # what follows an append (services.flow.Flow), set by the Flow
 
     def draw_seed(self, championship_id: str) -> str:
-        """The draw seed, derived from the server secret: its sha256 is published at close, it at the draw."""
-        return hmac.new(self.tables.secret, f"championship/{championship_id}/draw".encode(),
-                        hashlib.sha256).hexdigest()
+        return self.seeds.draw_seed(championship_id)
 
     async def load(self, championship_id: str, *, missing_ok: bool = False) -> Championship:
         """The championship folded up to its last stored event."""
@@ -591,14 +593,12 @@ class ChampionshipService:
         await self.execute(cid, f"match-result/{match_id}", lambda _: [RecordMatchResult(match_id, result)],
                            actor=SYSTEM_ACTOR)
 
-    async def duplicate_hidden_from(self, table_id: str, user_id: str) -> str | None:
-        """Why ``user_id`` may not see ``table_id`` (a duplicate table of a round still played), or None."""
-        t = duplicate_boards.table_of(table_id)
-        if t is None:
+    async def duplicate_hidden_from(self, opened: TableOpened, user_id: str) -> str | None:
+        """Why ``user_id`` may not see a duplicate table of this event (its round still played), or None."""
+        if opened.boards is None or opened.championship_id is None:
             return None
-        champ = await self.load(t.championship_id, missing_ok=True)
-        seated = await self.pool.fetchval("SELECT seats FROM tables_index WHERE table_id = $1", table_id)
-        return duplicate.hidden_from(champ.state, t, tuple(seated or ()), user_id)
+        champ = await self.load(opened.championship_id, missing_ok=True)
+        return duplicate.hidden_from(champ.state, opened, user_id)
 
 
 def fold_rows(champ: Championship, rows) -> Championship:

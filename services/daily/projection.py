@@ -15,19 +15,19 @@ import asyncpg
 import msgspec
 
 from domain.baloot import daily
-from services.daily import seeds
+from services.daily import names
 from services.eventstore import RecordedEvent, projection
 from services.tables import CODEC as TABLE_CODEC
 
 NAME = "daily_rm"
-TABLE_PREFIX = "table-" + seeds.PREFIX
+TABLE_PREFIX = "table-" + names.PREFIX
 
 
 async def apply_daily(conn: asyncpg.Connection, event: RecordedEvent) -> None:
     """A daily board's deal ended: store its result (other events and streams are not ours)."""
     if event.event_type not in ("deal_scored", "deal_voided") or not event.stream_id.startswith(TABLE_PREFIX):
         return
-    board = seeds.board_of(event.stream_id[len("table-"):])
+    board = names.board_of(event.stream_id[len("table-"):])
     if board is None:
         return
     e = TABLE_CODEC.decode(event)

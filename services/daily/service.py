@@ -20,9 +20,10 @@ import msgspec
 from domain.baloot import daily
 from domain.baloot.bots import LEVELS
 from domain.baloot.profiles import PROFILES, profile_named
-from services.daily import seeds
+from services.daily import names
 from services.errors import Conflict, NotFound
 from services.eventstore import Codec, ConcurrencyError, append, read_stream
+from domain.table import Boards
 from services.tables import TableOpened, TableService
 
 CODEC = Codec(daily.SET_EVENTS)
@@ -37,7 +38,7 @@ def utc_now() -> dt.datetime:
 
 
 def set_stream(day: dt.date, profile: str) -> str:
-    return f"dailyset-{seeds.set_id(day, profile)}"
+    return f"dailyset-{names.set_id(day, profile)}"
 
 
 def open_until(day: dt.date) -> dt.datetime:
@@ -90,7 +91,7 @@ class DailyService:
         return self.clock() >= closes_at(day)
 
     def set_seed(self, day: dt.date, profile: str) -> str:
-        return seeds.set_seed(self.tables.secret, day, profile)
+        return self.tables.seeds.set_seed(names.board_set(day, profile))
 
     # ------------------------------------------------------------ the set
 
@@ -100,7 +101,7 @@ class DailyService:
         rows = await read_stream(self.pool, set_stream(day, profile))
         if not rows:
             if self.closed(day) or day > self.today():
-                raise NotFound("unknown_set", f"nobody played the daily set {seeds.set_id(day, profile)}")
+                raise NotFound("unknown_set", f"nobody played the daily set {names.set_id(day, profile)}")
             return await self._open_set(day, profile)
         events = [CODEC.decode(r) for r in rows]
         opened = events[0]
@@ -122,7 +123,7 @@ class DailyService:
         return CODEC.decode(rows[0]) if rows else None
 
     async def _open_set(self, day: dt.date, profile: str) -> daily.BoardSet:
-        bs = daily.open_set(seeds.set_id(day, profile), self.set_seed(day, profile), self.boards)
+        bs = daily.open_set(names.set_id(day, profile), self.set_seed(day, profile), self.boards)
         event = daily.BoardSetOpened(set_id=bs.set_id, boards=bs.size, commitment=bs.commitment, profile=profile,
                                      bot_level=self.bot_level)
         try:
@@ -140,7 +141,7 @@ class DailyService:
         size = opened.boards if opened else self.boards
         played = []
         for n in range(1, size + 1):
-            tid = seeds.table_id(day, profile, n, user_id)
+            tid = names.table_id(day, profile, n, user_id)
             try:
                 table = await self.tables.load(tid)
             except NotFound:
@@ -153,7 +154,7 @@ class DailyService:
         """Open the player's next board of today's set (one attempt: each board once, in order)."""
         day = self.today()
         if self.clock() >= open_until(day):     # unreachable with a real clock; a guard for injected ones
-            raise Conflict("day_closed", f"the daily set {seeds.set_id(day, profile)} takes no new boards")
+            raise Conflict("day_closed", f"the daily set {names.set_id(day, profile)} takes no new boards")
         bs = await self.board_set(day, profile)
         opening = await self.set_opening(day, profile)
         entry = await self.entry(user_id, day, profile)
@@ -165,23 +166,24 @@ class DailyService:
             raise Conflict("day_finished", f"you have played the {bs.size} boards of {bs.set_id}; one attempt a "
                                            "day")
         level = opening.bot_level
-        tid = seeds.table_id(day, profile, n, user_id)
+        tid = names.table_id(day, profile, n, user_id)
         opened = TableOpened(table_id=tid, seats=(user_id, *BOT_SEATS), profile=profile_named(profile),
                              hands_policy="after_deal", opened_by=user_id, bots=(None, level, level, level),
-                             turn_seconds=self.turn_seconds, on_timeout="bot", timeout_bot_level=level, deals=1)
+                             turn_seconds=self.turn_seconds, on_timeout="bot", timeout_bot_level=level, deals=1,
+                             boards=Boards(set=names.board_set(day, profile), first=n))
         await self.tables.open_table(opened)
         return BoardStatus(n, tid, "playing")
 
     # ------------------------------------------------------------ hidden information
 
-    def hidden_from(self, table_id: str, user_id: str) -> str | None:
-        """Why ``user_id`` may not see table ``table_id`` (a daily board of an open set that is not his), or
-        None."""
-        b = seeds.board_of(table_id)
-        if b is None or b.user_id == user_id or self.closed(b.day):
+    def hidden_from(self, opened: TableOpened, user_id: str) -> str | None:
+        """Why ``user_id`` may not see a table of ``opened``'s boards (a daily board of an open set that is
+        not his), or None."""
+        day_profile = names.set_of_boards(opened.boards.set) if opened.boards is not None else None
+        if day_profile is None or user_id in opened.seats or self.closed(day_profile[0]):
             return None
-        return (f"the boards of the daily set {b.set_id} stay hidden until it closes at "
-                f"{closes_at(b.day).isoformat()}; each player sees only his own")
+        return (f"the boards of the daily set {names.set_id(*day_profile)} stay hidden until it closes at "
+                f"{closes_at(day_profile[0]).isoformat()}; each player sees only his own")
 
     def field_hidden_from(self, day: dt.date, finished: bool) -> bool:
         """A board's field of results shows a board's scores: to its finishers before the close."""

@@ -71,12 +71,21 @@ class Upcasters:
             return fn
         return add
 
+    def same(self, event_type: str, from_version: int) -> None:
+        """Version ``from_version + 1`` of ``event_type`` reads version ``from_version`` as it is (a field that
+        became optional, a field that only new events leave out)."""
+        self.register(event_type, from_version)(_as_it_is)
+
     def upcast(self, event_type: str, version: int, data: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """Apply the registered steps from `version` on; return the version reached and the data."""
         while (step := self._steps.get((event_type, version))) is not None:
             data = step(data)
             version += 1
         return version, data
+
+
+def _as_it_is(data: dict[str, Any]) -> dict[str, Any]:
+    return data
 
 
 class Codec:

@@ -206,7 +206,7 @@ async def _append(db: Db, stream: str, expected_version: int | None, events: Seq
         version = await stream_version(db, stream)
         return AppendResult(version, False, await head_hash(db, stream, version))
     ids, types, versions, data, metadata = _columns(events)
-    # Through a pool the append commits on its own, so the wake-up can follow the commit (see _Notifier);
+    # Through a pool the append commits on its own, so the wake-up can follow the commit (see _NotifySender);
     # on a connection, which may be inside a transaction, the database sends it at commit.
     notify_in_db = not isinstance(db, asyncpg.Pool)
     try:
@@ -227,7 +227,7 @@ async def _append(db: Db, stream: str, expected_version: int | None, events: Seq
         raise
     version, stored = row[0], (row[1] if len(row) > 1 else True)
     if not notify_in_db:
-        _notifier(db).poke(stream, version)
+        _sender(db).poke(stream, version)
     return AppendResult(version, stored, *row[2:])
 
 
@@ -249,9 +249,9 @@ async def append_many(pool: asyncpg.Pool, appends: Sequence[tuple[str, int | Non
         for sql, rows in also:
             await conn.executemany(sql, rows)
         recorded_at = await conn.fetchval("SELECT now()")
-    notifier = _notifier(pool)
+    sender = _sender(pool)
     for stream, expected, events in appends:
-        notifier.poke(stream, None if expected is None else expected + len(events))
+        sender.poke(stream, None if expected is None else expected + len(events))
     return recorded_at
 
 
@@ -284,7 +284,7 @@ def notified_streams(payload: str) -> dict[str, int | None] | None:
     return out
 
 
-class _Notifier:
+class _NotifySender:
     """Sends NOTIFY after appends committed through a pool, from its own pooled connection.
 
     At most one NOTIFY per `interval`: appends arriving meanwhile are covered by one more right after
@@ -318,16 +318,16 @@ class _Notifier:
             log.debug("event store: NOTIFY not sent (%r); subscribers will poll", exc)
 
 
-_notifiers: dict[int, _Notifier] = {}  # by id(pool): asyncpg pools take no weak references
+_senders: dict[int, _NotifySender] = {}  # by id(pool): asyncpg pools take no weak references
 
 
-def _notifier(pool: asyncpg.Pool) -> _Notifier:
-    notifier = _notifiers.get(id(pool))
-    if notifier is None or notifier.pool is not pool:
-        for key in [k for k, n in _notifiers.items() if n.pool.is_closing()]:
-            del _notifiers[key]
-        notifier = _notifiers[id(pool)] = _Notifier(pool)
-    return notifier
+def _sender(pool: asyncpg.Pool) -> _NotifySender:
+    sender = _senders.get(id(pool))
+    if sender is None or sender.pool is not pool:
+        for key in [k for k, n in _senders.items() if n.pool.is_closing()]:
+            del _senders[key]
+        sender = _senders[id(pool)] = _NotifySender(pool)
+    return sender
 
 
 async def notifications_sent(pool: asyncpg.Pool) -> None:
@@ -336,9 +336,9 @@ async def notifications_sent(pool: asyncpg.Pool) -> None:
     A NOTIFY runs in a short transaction of its own, which holds back read_all's horizon while it runs;
     a reader that must see its own appends at once waits for this first.
     """
-    notifier = _notifiers.get(id(pool))
-    if notifier is not None and notifier.task is not None:
-        await asyncio.shield(notifier.task)
+    sender = _senders.get(id(pool))
+    if sender is not None and sender.task is not None:
+        await asyncio.shield(sender.task)
 
 
 def _in_transaction(db: Db) -> bool:

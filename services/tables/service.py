@@ -8,10 +8,13 @@ command id), the version it led to and a digest of the command, so a retried req
 outcome and stores nothing new, the same id from someone else is another command, and the same id with
 another command is refused (``command_id_reused``). Event ids derive from table, actor and command id.
 
-Deals are dealt from seeds derived from the server secret (HMAC, ``services/secret.py``), which is kept
+Deals are dealt from seeds derived from the server secret (``services/tables/seeds.py``), which is kept
 outside the database: ``deal_started`` stores the commitment, the cards are the private ``cards_dealt`` that
 this service re-derives from the seed whenever it folds the stream, and the seed is revealed (stored) when
 the deal ends, by the same command that ended it. A reader of the database sees no live hand.
+
+The folded tables are the process's ``TableFeeds`` (``services/tables/feeds.py``), shared with the live
+streams; what follows an append is the ``Flow``'s (``services/flow.py``).
 
 A table opened by a user seats other people only with their consent: ``table_proposed`` names the seats,
 each invited player's ``invitation_accepted`` follows, and the last acceptance opens the game (a decline
@@ -21,9 +24,8 @@ cancels the table). Championship tables open at once: their players agreed when 
 from __future__ import annotations
 
 import datetime
-import hashlib
-import hmac
 import uuid
+from typing import TYPE_CHECKING
 
 import asyncpg
 import msgspec
@@ -33,27 +35,28 @@ from domain.baloot.events import DealAnnulled, DealScored, DealStarted, DealVoid
 from domain.errors import DomainError
 from domain.games import GAMES
 from domain.table import TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, game_of
-from services import repository
-from services import duplicate_boards
-from services.daily import seeds as daily_seeds
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
+from services.tables.seeds import boards_named_by_id
 from services.eventstore import (
     Codec, ConcurrencyError, DuplicateEventError, Upcasters, append, append_many, append_reporting, read_stream,
 )
-from services.repository import CommandOutcome, StreamCache, command_digest, replayed
+from services.commands import CommandOutcome, command_digest, replayed
+from services.commands import event_id as stream_event_id
 
 MAX_ATTEMPTS = 5
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
 
+if TYPE_CHECKING:
+    from services.flow import Flow
+    from services.tables.feeds import TableFeeds
+    from services.tables.seeds import Seeds
+
 UPCASTERS = Upcasters()
-
-
-@UPCASTERS.register("deal_started", 1)
-def _deck_stays(data: dict) -> dict:
-    """``deal_started`` v1 always stored the deck; v2 stores it only for explicit decks. A v1 event keeps
-    its deck (those deals were dealt before the cards left the log)."""
-    return data
+# ``deal_started`` v1 always stored the deck, v2 only an explicit one: a v1 event reads as it is (those deals
+# were dealt before the cards left the log).
+UPCASTERS.same("deal_started", 1)
+UPCASTERS.register("table_opened", 1)(boards_named_by_id)
 
 
 # Every game's stored events (their tags never meet) and the table's own.
@@ -81,52 +84,32 @@ def stream_of(table_id: str) -> str:
 
 
 def event_id(table_id: str, actor: str, command_id: str, k: int) -> uuid.UUID:
-    return repository.event_id(NAMESPACE, table_id, actor, command_id, k)
+    return stream_event_id(NAMESPACE, table_id, actor, command_id, k)
 
 
 class TableService:
-    """Tables for the API and the workers. ``secret`` is the server secret (``services.secret``)."""
+    """Tables for the API and the workers: ``seeds`` deal them, ``feeds`` keep their folds, ``flow`` says what
+    follows an append and ``signer`` signs the stream head when a deal or the game ends."""
 
-    def __init__(self, pool: asyncpg.Pool, secret: bytes, cache_size: int = 4096, signer: Signer | None = None):
-        self.pool = pool
-        self.secret = secret
-        self.signer = signer              # signs the stream head when a deal or the game ends
-        self._cache: StreamCache[Table] = StreamCache(cache_size)
-        self.flow = None                  # what follows an append (services.flow.Flow), set by the Flow
-        self.followers = None             # this process's live followers of tables (the API's TableFeeds)
-
-    # ------------------------------------------------------------ seeds
-
-    def deal_seed(self, table_id: str, deal_no: int) -> str:
-        board = daily_seeds.deal_seed(self.secret, table_id, deal_no)      # a daily board: the day's deal
-        board = board or duplicate_boards.deal_seed(self.secret, table_id, deal_no)   # a duplicate match's
-        if board is not None:
-            return board
-        return hmac.new(self.secret, f"{table_id}/deal/{deal_no}".encode(), hashlib.sha256).hexdigest()[:32]
-
-    def first_dealer(self, table_id: str, seats: int = 4) -> int:
-        """The first dealer (the dice game: the first player): a daily board's, else drawn from the secret."""
-        board = daily_seeds.first_dealer(table_id)
-        board = duplicate_boards.first_dealer(table_id) if board is None else board
-        if board is not None:
-            return board
-        return hmac.new(self.secret, f"{table_id}/first-dealer".encode(), hashlib.sha256).digest()[0] % seats
+    def __init__(self, pool: asyncpg.Pool, seeds: Seeds, feeds: TableFeeds, flow: Flow | None = None,
+                 signer: Signer | None = None):
+        self.pool, self.seeds, self.feeds, self.flow, self.signer = pool, seeds, feeds, flow, signer
 
     def fold(self, table: Table, rows) -> Table:
         """Fold stored rows into ``table``, re-deriving the private events of its seeded deals (turns)."""
-        return fold_rows(table, rows, self.deal_seed)
+        return fold_rows(table, rows, self.seeds.deal_seed)
 
     # ------------------------------------------------------------ loading
 
     async def load(self, table_id: str) -> Table:
         """The table folded up to its last stored event (from the cache plus what came after it)."""
-        table = self._cache.get(table_id) or Table()
+        table = self.feeds.get(table_id) or Table()
         rows = await read_stream(self.pool, stream_of(table_id), table.version + 1)
         if not rows and table.version == 0:
             raise NotFound("unknown_table", f"there is no table {table_id!r}")
         if rows:
             table = self.fold(table, rows)
-            self.remember(table_id, table)
+            self.feeds.keep(table_id, table)
         return table
 
     async def visible_version(self, table: Table, live: bool) -> int:
@@ -144,14 +127,6 @@ class TableService:
         rows = await read_stream(self.pool, stream_of(table_id), 1, version)
         return self.fold(Table(), rows) if rows else Table()
 
-    def remember(self, table_id: str, table: Table) -> None:
-        """Keep ``table`` (a fold made in this process) unless the cache holds a later one: two readers or
-        writers of one table in this process finish in any order, and the cache never goes back."""
-        cached = self._cache.get(table_id)
-        if cached is None or cached.version <= table.version:
-            self._cache.put(table_id, table)
-
-
     async def events(self, table_id: str, up_to: int | None = None) -> list[tuple[int, object, object]]:
         """The table's events as (version, recorded_at, event), up to version ``up_to`` (None: all), with
         each seeded deal's (turn's) private events put back after the event committing to it (same version)."""
@@ -165,7 +140,7 @@ class TableService:
             out.append((r.version, r.recorded_at, e))
             table = table_rules.evolve(table, e)
             if table.opened is not None and type(e) is GAMES[table.opened.game].info.seeded_event:
-                for p in private_events(GAMES[table.opened.game], table, e, self.deal_seed):
+                for p in private_events(GAMES[table.opened.game], table, e, self.seeds.deal_seed):
                     table = table_rules.evolve(table, p)
                     out.append((r.version, r.recorded_at, p))
         return out
@@ -176,9 +151,8 @@ class TableService:
         """The events that open a table's game: ``table_opened``, then the game's start and its first deal
         (turn), from the table's seeds."""
         game = GAMES[opened.game]
-        tid = opened.table_id
-        return [opened, *game.open(len(opened.seats), self.first_dealer(tid, len(opened.seats)),
-                                   game.profile_of(opened), lambda n: self.deal_seed(tid, n), opened.table_mode)]
+        return [opened, *game.open(len(opened.seats), self.seeds.first_dealer(opened), game.profile_of(opened),
+                                   lambda n: self.seeds.deal_seed(opened, n), opened.table_mode)]
 
     async def open_table(self, opened: TableOpened) -> Table:
         """Open a table whose players need not be asked (a championship's); safe to call twice."""
@@ -208,8 +182,8 @@ class TableService:
                 continue
             tables = []
             for (o, events), (_, _, new) in zip(stored, appends):
-                table = fold_each(Table(), as_stored(1, at, events, new), self.deal_seed)[-1][2]
-                self.remember(o.table_id, table)
+                table = fold_each(Table(), as_stored(1, at, events, new), self.seeds.deal_seed)[-1][2]
+                self.feeds.keep(o.table_id, table)
                 tables.append(table)
             if self.flow is not None:
                 await self.flow.tables_opened(tables)
@@ -283,7 +257,7 @@ class TableService:
             command = make_command(table)
             try:
                 decided, more, after = table_rules.decide_followed(     # a DomainError names the refused rule
-                    table, command, lambda n: self.deal_seed(table_id, n), self.opening)
+                    table, command, lambda n: self.seeds.deal_seed(table.opened or table.proposed, n), self.opening)
             except DomainError:
                 if not read:
                     table = None
@@ -304,10 +278,6 @@ class TableService:
             return await self._appended(table_id, before, table, events, new, appended), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
-    def cached(self, table_id: str) -> Table | None:
-        """The table as this process last folded it (its own appends included), or None; possibly behind."""
-        return self._cache.get(table_id)
-
     async def play_bots(self, table_id: str, version: int, choose, table: Table | None = None
                         ) -> tuple[CommandOutcome, Table]:
         """The run of bot turns due at ``version`` (``domain.table.bot_run``), decided at once and stored as
@@ -323,7 +293,7 @@ class TableService:
             if table.version != version:
                 raise StaleVersion("stale_version", f"the table is at version {table.version}, not {version}",
                                    version=table.version)
-            turns, after = table_rules.bot_run(table, choose, lambda n: self.deal_seed(table_id, n))
+            turns, after = table_rules.bot_run(table, choose, lambda n: self.seeds.deal_seed(table.opened, n))
             if not turns:
                 raise StaleVersion("stale_version", f"no bot is to act at version {version}", version=version)
             new, done, v = [], [], version
@@ -353,10 +323,8 @@ class TableService:
         """After the append of ``events`` (stored as ``new``) that made ``table`` from ``before``: keep its
         fold, hand it to this process's followers of the table (no read back), sign a deal's or the game's
         end, mark a finished game in the index, tell the flow, and say what was stored."""
-        self.remember(table_id, table)
-        if self.followers is not None and self.followers.follows(table_id):
-            self.followers.appended(table_id, as_stored(appended.version - len(new) + 1, appended.recorded_at,
-                                                        events, new))
+        self.feeds.appended(table_id, table, as_stored(appended.version - len(new) + 1, appended.recorded_at,
+                                                       events, new))
         receipts = await self._sign(table_id, before, events, appended)
         version = appended.version
         if any(isinstance(e, game_of(table).info.end_event) for e in events) and table.opened is not None:
@@ -413,12 +381,12 @@ def _fold_event(table: Table, e, seed_of) -> Table:
 def private_events(game, table: Table, e, seed_of) -> list:
     """The private events (cards dealt, dice drawn) of a seeded deal or turn, re-derived from its seed and
     checked against the commitment."""
-    table_id = table.opened.table_id
+    opened = table.opened
     try:
-        return game.private_events(table.game, e, lambda n: seed_of(table_id, n))
+        return game.private_events(table.game, e, lambda n: seed_of(opened, n))
     except ValueError as exc:
         # Another secret than the one that dealt.
-        raise SecretMismatch(f"table {table_id}: {exc}: the server secret does not give the seed committed to; "
+        raise SecretMismatch(f"table {opened.table_id}: {exc}: the server secret does not give the seed committed to; "
                              "is BALOOT_SECRET the one this table was dealt with?") from None
 
 
@@ -431,7 +399,7 @@ def appended_fold(table: Table, after: Table, key: tuple[str, str], done: tuple[
 
 
 def fold_rows(table: Table, rows, seed_of=None) -> Table:
-    """Fold stored rows into ``table``; ``seed_of(table_id, deal_no)`` re-derives each seeded deal's cards
+    """Fold stored rows into ``table``; ``seed_of(table_opened, deal_no)`` re-derives each seeded deal's cards
     (without it, the hands of deals in progress stay unknown)."""
     applied = {}
     for table, key, done in _folds(table, stored_rows(rows), seed_of):

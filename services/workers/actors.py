@@ -21,11 +21,13 @@ from domain.table import game_of, timeout_command
 from services.anchor import default_signer
 from services.errors import StaleVersion
 from services.championships import ChampionshipService
-from services.flow import Flow
+from services.flow import WorkQueue
+from services.platform import Platform
 from services.tables import TableService, command_digest
 from services.eventstore.migrations import migrate
-from services.secret import server_secret
 from services.workers.pending import Work, pending_work
+from services.workers.projections import ProjectionWorker
+from services.workers.schedules import Schedules
 from services.workers.broker import broker_unavailable_errors
 
 log = logging.getLogger("baloot.workers")
@@ -35,51 +37,50 @@ _PLAYING: contextvars.ContextVar[str | None] = contextvars.ContextVar("baloot_pl
 
 
 class Runtime:
-    """One per worker process: the database, and per event loop a pool with the table and championship
-    services wired by one ``Flow`` (``services/flow.py``) to ``work`` (the workers, once declared)."""
+    """One per worker process: the database, and per event loop a pool and the platform on it
+    (``services/platform.py``), whose appends hand their work to ``work`` (the workers)."""
 
-    def __init__(self, database_url: str, pool_size: int = 4, secret: bytes | None = None):
-        self.database_url = database_url
-        self.pool_size = pool_size
+    def __init__(self, database_url: str, work: WorkQueue, pool_size: int = 4, secret: bytes | None = None):
+        self.database_url, self.work, self.pool_size = database_url, work, pool_size
         self.secret = secret              # None: the configured server secret (services.secret)
-        self.work = None
-        self._flows: dict[int, Flow] = {}
+        self._platforms: dict[int, Platform] = {}
 
-    async def flow(self) -> Flow:
+    async def platform(self) -> Platform:
         loop = asyncio.get_running_loop()
-        flow = self._flows.get(id(loop))
-        if flow is None:
+        platform = self._platforms.get(id(loop))
+        if platform is None:
             # Migrate first (idempotent, serialised by an advisory lock): on a fresh database the workers
             # may start before `baloot serve` has created the tables they read.
             pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
             await migrate(pool)
-            tables = TableService(pool, self.secret or await server_secret(pool), signer=default_signer())
-            flow = self._flows[id(loop)] = Flow(tables, ChampionshipService(pool, tables), self.work)
-        return flow
+            platform = self._platforms[id(loop)] = await Platform.on(pool, secret=self.secret,
+                                                                      signer=default_signer(), work=self.work)
+        return platform
 
     async def tables(self) -> TableService:
-        return (await self.flow()).tables
+        return (await self.platform()).tables
 
     async def championships(self) -> ChampionshipService:
-        return (await self.flow()).championships
+        return (await self.platform()).championships
 
     async def close(self) -> None:
         """Close the pool of the running loop (each loop closes its own)."""
-        flow = self._flows.pop(id(asyncio.get_running_loop()), None)
-        if flow is not None:
-            await flow.tables.pool.close()
+        platform = self._platforms.pop(id(asyncio.get_running_loop()), None)
+        if platform is not None:
+            await platform.pool.close()
 
 
 class Workers:
-    """The actors, declared on ``broker``; ``runtime`` gives each process its database. The workers are the
-    ``work`` of the flow: told when a table or a championship moved, they queue what is due."""
+    """The actors, declared on ``broker``; their ``runtime`` gives each process its database (``secret``: the
+    server secret, None: the configured one). The workers are the ``work`` of the flow: told when a table or
+    a championship moved, they queue what is due. With ``schedules``, the championship schedules and the
+    read models' projections run here too (``services/workers/schedules.py``)."""
 
-    def __init__(self, broker: dramatiq.Broker, runtime: Runtime):
+    def __init__(self, broker: dramatiq.Broker, database_url: str, *, secret: bytes | None = None,
+                 schedules: bool = False):
         self.broker = broker
-        self.runtime = runtime
-        runtime.work = self
+        self.runtime = Runtime(database_url, self, secret=secret)
         self.unavailable = broker_unavailable_errors()   # the flow leaves such work to the reconciler
-        self.schedules = None                # the championship schedules, once declared (schedules.declare)
         options = dict(broker=broker, max_retries=10, min_backoff=200, max_backoff=5000)
 
         async def bot_turn(table_id: str, version: int) -> None:
@@ -90,6 +91,10 @@ class Workers:
 
         self.bot_turn = dramatiq.actor(bot_turn, queue_name="bots", **options)
         self.turn_clock = dramatiq.actor(turn_clock, queue_name="clocks", **options)
+        self.schedules = Schedules(self) if schedules else None
+        self.projections = ProjectionWorker(database_url) if schedules else None
+        if self.projections is not None:
+            broker.add_middleware(self.projections)
 
     async def table_moved(self, table) -> None:
         """Queue what the table waits for, if anything (the reconciler catches lost messages); a bot turn
@@ -134,7 +139,7 @@ class Workers:
         The table is this process's own fold when it is at ``version`` (no read first; a stale fold makes
         the append fail and the table is read again)."""
         svc = await self.runtime.tables()
-        table = svc.cached(table_id)
+        table = svc.feeds.get(table_id)
         if table is None or table.version != version:
             table = await svc.load(table_id)
         work = pending_work(table)
@@ -158,7 +163,7 @@ class Workers:
                     return "done"
         finally:
             _PLAYING.reset(token)
-            cached = svc.cached(table_id)
+            cached = svc.feeds.get(table_id)
             if work is not None and work.kind == "bot" and (cached is None or cached.version <= table.version):
                 await self.enqueue(work)          # the chain's end (or a failure in it): a message goes on
         return "done"

@@ -15,7 +15,7 @@ import dramatiq
 from dramatiq.asyncio import get_event_loop_thread
 
 from services.anchor.checkpoints import CheckpointPublisher
-from services.workers.actors import Runtime, Workers
+from services.workers.actors import Workers
 from services.workers.broker import make_broker
 
 log = logging.getLogger("baloot.workers")
@@ -91,10 +91,7 @@ def build(database_url: str | None = None, broker_url: str | None = None, reconc
 
     configure_logging(os.environ.get("BALOOT_LOG_LEVEL", "INFO"))
     broker, where = make_broker(broker_url)
-    runtime = Runtime(database_url or database_server().url, secret=secret)
-    workers = Workers(broker, runtime)
-    from services.workers import schedules
-    schedules.declare(workers)
+    workers = Workers(broker, database_url or database_server().url, secret=secret, schedules=True)
     every = reconcile_every if reconcile_every is not None else float(os.environ.get("BALOOT_RECONCILE_SECONDS", "5"))
     broker.add_middleware(Reconciler(workers, every))
     return broker, workers, where

@@ -119,19 +119,22 @@ def standings_read_model():
 
 
 class ProjectionWorker(dramatiq.Middleware):
-    """Runs the standings projection in each worker process that consumes the "projections" queue (all, by
-    default), on the process's event loop."""
+    """Runs the read models' projections (the standings; the daily deal's, ``services/daily/projection``) in
+    each worker process that consumes the "projections" queue (all, by default), on the process's event loop:
+    each its own runner, restarted after a failure."""
 
-    def __init__(self, database_url: str, poll_interval: float = 1.0, read_model=None):
+    def __init__(self, database_url: str, poll_interval: float = 1.0, read_models=None):
+        from services.daily.projection import daily_read_model
+
         self.database_url = database_url
-        self.read_model = read_model or standings_read_model     # the daily deal's: services/daily/projection
+        self.read_models = read_models or (standings_read_model, daily_read_model)
         self.poll_interval = poll_interval
-        self.runner: ProjectionRunner | None = None
+        self.runners: dict[str, ProjectionRunner] = {}
         self._future: concurrent.futures.Future | None = None
         self._ready: asyncio.Event | None = None
         self._stopped = threading.Event()
         self.last_failure: str | None = None
-        self._failed: ProjectionRunner | None = None
+        self._failed: set[ProjectionRunner] = set()
 
     def after_worker_boot(self, broker, worker):
         only = getattr(worker, "consumer_whitelist", None)      # `--queues`: None means every queue
@@ -147,45 +150,52 @@ class ProjectionWorker(dramatiq.Middleware):
             return
         future.cancel()             # cancels the task on the loop (still running: AsyncIO stops it after us)
         if not self._stopped.wait(timeout=5):
-            log.warning("standings projection: not stopped within 5 s of shutdown")
+            log.warning("projections: not stopped within 5 s of shutdown")
         self._future = None
 
     async def _run(self) -> None:
         self._ready = asyncio.Event()
-        pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=2)
+        pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=1 + len(self.read_models))
         try:
-            while True:
-                self.runner = ProjectionRunner(pool, self.read_model(), poll_interval=self.poll_interval,
-                                               min_interval=MIN_INTERVAL)
-                self._ready.set()
-                try:
-                    await migrate(pool)      # a fresh database: the runner's tables may not exist yet
-                    await self.runner.run()
-                except ProjectionFailed as exc:
-                    self.last_failure, self._failed = str(exc), self.runner
-                    log.error("standings projection stopped: %s; restarting in %ss", exc, RESTART_SECONDS)
-                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                    log.warning("standings projection lost the database (%r); restarting in %ss", exc,
-                                RESTART_SECONDS)
-                await asyncio.sleep(RESTART_SECONDS)
+            await asyncio.gather(*(self._keep_running(pool, make) for make in self.read_models))
         finally:
             try:
                 await pool.close()
             finally:
                 self._stopped.set()
 
+    async def _keep_running(self, pool: asyncpg.Pool, make_read_model) -> None:
+        while True:
+            runner = ProjectionRunner(pool, make_read_model(), poll_interval=self.poll_interval,
+                                      min_interval=MIN_INTERVAL)
+            self.runners[runner.projection.name] = runner
+            if len(self.runners) == len(self.read_models):
+                self._ready.set()
+            try:
+                await migrate(pool)      # a fresh database: the runner's tables may not exist yet
+                await runner.run()
+            except ProjectionFailed as exc:
+                self.last_failure = str(exc)
+                self._failed.add(runner)
+                log.error("projection %s stopped: %s; restarting in %ss", runner.projection.name, exc,
+                          RESTART_SECONDS)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("projection %s lost the database (%r); restarting in %ss", runner.projection.name,
+                            exc, RESTART_SECONDS)
+            await asyncio.sleep(RESTART_SECONDS)
+
     def caught_up(self, checkpoint: Checkpoint) -> concurrent.futures.Future:
-        """A future done once the runner has committed ``checkpoint`` (for tests and status)."""
+        """A future done once every runner has committed ``checkpoint`` (for tests and status)."""
 
         async def wait() -> Checkpoint:
             if self._ready is None:         # _run was scheduled at boot, before any caller could ask
-                raise RuntimeError("the standings projection is not running in this process")
+                raise RuntimeError("the projections are not running in this process")
             await self._ready.wait()
-            runner = self.runner
-            await runner.wait_until(lambda r: (r.checkpoint is not None and r.checkpoint >= checkpoint)
-                                    or self._failed is r)
-            if runner.checkpoint is None or runner.checkpoint < checkpoint:
-                raise RuntimeError(f"the standings projection stopped: {self.last_failure}")
-            return runner.checkpoint
+            for runner in list(self.runners.values()):
+                await runner.wait_until(lambda r: (r.checkpoint is not None and r.checkpoint >= checkpoint)
+                                        or r in self._failed)
+                if runner.checkpoint is None or runner.checkpoint < checkpoint:
+                    raise RuntimeError(f"the projection {runner.projection.name} stopped: {self.last_failure}")
+            return checkpoint
 
         return asyncio.run_coroutine_threadsafe(wait(), get_event_loop_thread().loop)

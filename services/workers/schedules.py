@@ -194,17 +194,3 @@ class Schedules:
         for championship_id in ids:
             await self.send(championship_id)
         return len(ids)
-
-
-def declare(workers) -> None:
-    """Declare the championship actor and the standings projection on ``workers``."""
-    from services.workers.projections import ProjectionWorker
-
-    schedules = Schedules(workers)
-    workers.schedules = schedules
-    workers.championship_tick = schedules.championship_tick
-    workers.projections = ProjectionWorker(workers.runtime.database_url)
-    workers.broker.add_middleware(workers.projections)
-    from services.daily.projection import daily_read_model
-    workers.daily_projection = ProjectionWorker(workers.runtime.database_url, read_model=daily_read_model)
-    workers.broker.add_middleware(workers.daily_projection)

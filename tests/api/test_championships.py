@@ -264,7 +264,7 @@ async def test_a_result_the_flow_missed_is_collected_before_the_championship_fin
     teams = await teams_of(api, 2)
     cid = await drawn(api, organiser, teams, game_target=1)
     (table,) = (await command(api, cid, "rounds/1/start", organiser, "round-1"))["tables"]
-    tables = api.app.state.tables
+    tables = api.app.state.platform.tables
     flow, tables.flow = tables.flow, None    # as if the server had stopped between the game's end and what follows
     try:
         await play_out(api, table["table_id"], {uid: h for team in teams for uid, h in team})

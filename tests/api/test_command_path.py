@@ -22,7 +22,6 @@ import asyncpg
 import httpx
 
 from services.api.app import create_app
-from services.eventstore import CHANNEL
 from services.db import schema_url
 from tests.api.conftest import new_user, open_table
 from tests.api.test_feeds import following, until_version
@@ -65,7 +64,7 @@ async def test_a_human_action_costs_at_most_three_statements(database_url, db_sc
         players = [await new_user(client, f"p{i}") for i in range(4)]
         spectator = await new_user(client, "s")
         tid = await open_table(client, players, hands_policy="never")
-        app.state.feeds.poll = 3600.0              # only notifications wake the feed (no timed polls counted)
+        app.state.platform.feeds.poll = 3600.0              # only notifications wake the feed (no timed polls counted)
         audience = [(f"p{i}", h) for i, (_, h) in enumerate(players)] + [("s", spectator[1])]
         async with following(base, tid, audience) as (out, got):
             head = await stream_version(pool, tid)
@@ -110,10 +109,10 @@ async def test_a_fold_behind_the_log_refuses_nothing_it_should_accept(database_u
             for name, _ in audience:
                 await until_version(out[name], got[name], head)
             # This process hears of nothing more: its feed's fold stays at ``head`` whatever is stored.
-            notifier = here.state.notifier
-            await notifier._conn.remove_listener(CHANNEL, notifier._on_notify)
-            here.state.feeds.poll = 3600.0
-            assert here.state.feeds.current(tid).version == head
+            feeds = here.state.platform.feeds
+            await feeds.listener.stop()
+            feeds.poll = 3600.0
+            assert feeds.current(tid).version == head
 
             async def seat_to_act() -> tuple[int, dict]:
                 seen = (await other.get(f"/tables/{tid}/view", headers=players[0][1])).json()
@@ -127,7 +126,7 @@ async def test_a_fold_behind_the_log_refuses_nothing_it_should_accept(database_u
             r = await other.post(f"/tables/{tid}/commands", headers=players[seat][1], json=moved)
             assert r.status_code == 200, r.text
             stored = await stream_version(pool, tid)
-            assert stored > head and here.state.feeds.current(tid).version == head     # the fold is behind
+            assert stored > head and feeds.current(tid).version == head     # the fold is behind
 
             # The same command sent here: a replay, known only from the log (the fold has not seen it).
             again = await client.post(f"/tables/{tid}/commands", headers=players[seat][1], json=moved)

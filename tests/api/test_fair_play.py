@@ -233,7 +233,7 @@ async def test_a_table_stored_before_the_cards_left_the_log_still_plays(api, pla
     # triggers; a fresh process (a new app) then reads it through the upcaster.
     from services.tables import CODEC
     app = api.app
-    deck = app.state.tables._cache.get(tid).game.deal.deck
+    deck = app.state.platform.feeds.get(tid).game.deal.deck
     data = {**json.loads(row["data"]), "deck": list(deck)}
     async with pool.acquire() as conn:
         await conn.execute("SET session_replication_role = replica")
@@ -243,7 +243,7 @@ async def test_a_table_stored_before_the_cards_left_the_log_still_plays(api, pla
         await conn.execute("SET session_replication_role = DEFAULT")
     stored = await pool.fetchrow("SELECT * FROM events WHERE stream_id = $1 AND version = $2", stream, row["version"])
     assert stored["schema_version"] == 1
-    app.state.tables._cache.clear()
+    app.state.platform.feeds.clear()
     assert [(await view(api, tid, h))["deal"]["hand"] for _, h in players] == hands
     await play_until(api, tid, players, random.Random(6), Ids(), lambda v: v["deal_no"] > 1)
     assert CODEC.classes["deal_started"].schema_version == 2

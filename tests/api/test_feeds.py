@@ -14,7 +14,8 @@ import random
 
 import httpx
 
-from services.api import routes_tables, streams
+from services.api import routes_tables
+from services.tables import feeds
 from services.api.app import create_app
 from services.db import schema_url
 from tests.api.conftest import new_user, open_table
@@ -48,13 +49,13 @@ async def until_version(out: list, got: asyncio.Event, version: int) -> None:
 
 async def test_n_followers_of_one_table_cost_one_read_per_append(database_url, db_schema, pool, monkeypatch):
     reads: list[tuple[str, int]] = []
-    real = streams.read_stream
+    real = feeds.read_stream
 
     async def counted(pool_, stream, *args, **kwargs):
         reads.append((stream, args[0] if args else 1))
         return await real(pool_, stream, *args, **kwargs)
 
-    monkeypatch.setattr(streams, "read_stream", counted)
+    monkeypatch.setattr(feeds, "read_stream", counted)
     monkeypatch.setattr(routes_tables, "read_stream", counted)
     app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000))
     # The commands go through another API process: this one learns of each append from its notification only
@@ -63,7 +64,7 @@ async def test_n_followers_of_one_table_cost_one_read_per_append(database_url, d
     async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client, \
             served(there) as base_there, httpx.AsyncClient(base_url=base_there, timeout=30) as other:
         players = [await new_user(client, f"p{i}") for i in range(4)]
-        app.state.feeds.poll = 3600.0               # only notifications wake the feed (the lifespan has run)
+        app.state.platform.feeds.poll = 3600.0               # only notifications wake the feed (the lifespan has run)
         spectators = [await new_user(client, f"s{i}") for i in range(3)]
         tid = await open_table(client, players, hands_policy="never")
         audience = [(f"p{i}", h) for i, (_, h) in enumerate(players)] + [
@@ -72,7 +73,7 @@ async def test_n_followers_of_one_table_cost_one_read_per_append(database_url, d
             head = await stream_version(pool, tid)
             for name, _ in audience:
                 await until_version(out[name], got[name], head)
-            assert len(app.state.feeds._feeds) == 1
+            assert app.state.platform.feeds.following() == 1
             before = len(reads)
             rng, ids, appends = random.Random(12), Ids(), 8
             for _ in range(appends):
@@ -96,7 +97,7 @@ async def test_n_followers_of_one_table_cost_one_read_per_append(database_url, d
                            for m in out[f"s{i}"])
         for uid, _ in players + spectators:
             await asyncio.wait_for(app.state.streams.wait_until(uid, 0), timeout=10)
-        assert app.state.feeds._feeds == {}                                     # dropped with its last follower
+        assert app.state.platform.feeds.following() == 0                        # dropped with its last follower
 
 
 async def test_a_spectator_behind_the_delay_gets_nothing_early_from_the_shared_feed(database_url, db_schema, pool):

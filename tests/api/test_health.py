@@ -41,7 +41,7 @@ async def test_health_is_200_while_the_database_answers(api):
 
 
 async def test_health_is_a_503_problem_when_the_database_is_away(api):
-    state = api.app.state
+    state = api.app.state.platform
     pool, state.pool = state.pool, await away_pool(api)
     try:
         r = await api.get("/health")
@@ -57,7 +57,7 @@ async def test_health_is_a_503_problem_when_the_database_is_away(api):
 
 
 async def test_a_request_meeting_a_database_away_is_a_503_problem_with_retry_after(api, connect):
-    state = api.app.state
+    state = api.app.state.platform
     pool, state.pool = state.pool, await away_pool(api)
     try:
         r = await api.post("/users", json={"name": "late", "kind": "human"})

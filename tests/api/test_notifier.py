@@ -6,25 +6,25 @@ import asyncio
 
 import pytest
 
-from services.api.streams import Notifier
 from services.eventstore import CHANNEL
+from services.eventstore.listen import Listener
 
 pytestmark = pytest.mark.asyncio
 
 
-async def test_the_notifier_listens_again_after_its_connection_is_terminated(database_url, connect):
-    notifier = Notifier()
-    await notifier.start(database_url)
+async def test_the_listener_listens_again_after_its_connection_is_terminated(database_url, connect):
+    listener = Listener()
+    await listener.start(database_url)
     try:
         admin = await connect()
-        pid = notifier._conn.get_server_pid()
+        wake = listener.follow("table-t1")
+        pid = listener.pid
         assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)   # what a restart does to it
-        before = notifier.waiter("t1")
-        await asyncio.wait_for(asyncio.shield(before.wait()), 30)   # woken on reconnect: it may have missed appends
-        assert notifier.listening and notifier._conn.get_server_pid() != pid
+        await asyncio.wait_for(asyncio.shield(wake.wait()), 30)   # woken on reconnect: it may have missed appends
+        assert listener.listening and listener.pid != pid
+        assert wake.take() == (True, None)                        # a wake naming no version: read to know
 
-        after = notifier.waiter("t1")
         await admin.execute(f"NOTIFY {CHANNEL}")
-        await asyncio.wait_for(after.wait(), 30)                     # notifications arrive again
+        await asyncio.wait_for(wake.wait(), 30)                   # notifications arrive again
     finally:
-        await notifier.stop()
+        await listener.stop()

@@ -62,7 +62,7 @@ async def test_a_stream_that_ends_gives_its_slot_back(database_url, db_schema):
             assert r.status_code == 200
             assert (await client.get(f"/tables/{tid}/live", headers=spectator)).status_code == 429
             # The game ends (a forfeit, through the service's command path): the stream says `end` and stops.
-            await app.state.tables.execute(tid, "forfeit", lambda t: ForfeitGame(team=0, reason="walked away"),
+            await app.state.platform.tables.execute(tid, "forfeit", lambda t: ForfeitGame(team=0, reason="walked away"),
                                            actor="test", role="system", digest="forfeit")
             lines = [line async for line in r.aiter_lines()]
             assert "event: end" in lines
@@ -82,32 +82,33 @@ async def test_a_refused_or_unknown_table_takes_no_slot(api, players):
 
 
 async def test_an_append_wakes_only_the_followers_of_its_stream(database_url, db_schema, pool):
-    """The store's NOTIFY names the stream appended to, so a follower of another table is not woken to read."""
+    """The store's NOTIFY names the stream appended to and its version, so a follower of another table is not
+    woken to read, and a follower already there knows it."""
     import uuid
 
-    from services.api.streams import Notifier
     from services.db import schema_url
     from services.eventstore import NewEvent, append
+    from services.eventstore.listen import Listener
 
-    notifier = Notifier()
-    await notifier.start(schema_url(database_url, db_schema))
+    listener = Listener()
+    await listener.start(schema_url(database_url, db_schema))
     try:
         here, there = f"table-{uuid.uuid4().hex}", f"table-{uuid.uuid4().hex}"
-        woken, asleep = notifier.waiter(here), notifier.waiter(there)
+        woken, asleep = listener.follow(here), listener.follow(there)
         await append(pool, here, None, [NewEvent(event_type="noted", data={"v": 1})])
         await asyncio.wait_for(woken.wait(), timeout=10)
-        assert not asleep.is_set()
+        assert not asleep.is_set() and woken.take() == (True, 1)
         await append(pool, there, None, [NewEvent(event_type="noted", data={"v": 2})])
         await asyncio.wait_for(asleep.wait(), timeout=10)
+        assert not woken.is_set() and asleep.take() == (True, 1)
 
-        anyone, everyone = notifier.waiter(here), notifier.waiter(there)
         await pool.execute("NOTIFY baloot_events")                       # a NOTIFY naming no stream wakes all
-        await asyncio.wait_for(asyncio.gather(anyone.wait(), everyone.wait()), timeout=10)
-
-        notifier.MAX_WAITING = 1                                         # too many waiting: wake all, forget all
-        first, second = notifier.waiter(here), notifier.waiter(there)
+        await asyncio.wait_for(asyncio.gather(woken.wait(), asleep.wait()), timeout=10)
+        assert woken.take() == (True, None) and asleep.take() == (True, None)
+        listener.unfollow(here, woken)
         await append(pool, here, None, [NewEvent(event_type="noted", data={"v": 3})])
-        await asyncio.wait_for(asyncio.gather(first.wait(), second.wait()), timeout=10)
-        assert notifier._events == {}
+        await append(pool, there, None, [NewEvent(event_type="noted", data={"v": 4})])
+        await asyncio.wait_for(asleep.wait(), timeout=10)
+        assert not woken.is_set()                                         # no longer followed
     finally:
-        await notifier.stop()
+        await listener.stop()

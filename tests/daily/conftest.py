@@ -8,8 +8,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from services.api.app import create_app
-from services.daily.service import DailyService
-from services.secret import server_secret
+from services.platform import Platform
 from services.tables import TableService
 from tests.api.conftest import schema_url
 
@@ -38,13 +37,13 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def api(database_url, db_schema, clock):
-    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000))
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000),
+                     daily={"boards": 2, "clock": clock})
     async with AsyncTestClient(app=app, timeout=60) as client:
-        app.state.daily = DailyService(app.state.pool, app.state.tables, boards=2, clock=clock)
         yield client
 
 
 @pytest.fixture
 async def tables(pool) -> TableService:
     """The test's own table service (the app's lives on the test client's loop), on the same schema."""
-    return TableService(pool, await server_secret(pool))
+    return (await Platform.on(pool)).tables

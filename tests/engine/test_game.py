@@ -83,7 +83,7 @@ def test_the_seed_cannot_be_revealed_before_the_deal_ends():
 
 
 def game_end(g, event):
-    return game_mod._game_end(g, event)
+    return game_mod.game_end(g, event)
 
 
 def test_reaching_152_wins():

@@ -93,10 +93,16 @@ class Served:
 
 
 @pytest.fixture
-def served(database_url, db_schema):
+def daily_options() -> dict | None:
+    """The daily deal's options of the served app (a test module overrides it: a clock of its own)."""
+    return None
+
+
+@pytest.fixture
+def served(database_url, db_schema, daily_options):
     url = schema_url(database_url, db_schema)
     workers = InProcess(url, threads=2)
-    app = create_app(url, rate_limit=HUGE, signup_limit=HUGE, work=workers.workers)
+    app = create_app(url, rate_limit=HUGE, signup_limit=HUGE, work=workers.workers, daily=daily_options)
     recorder = Recorder(app)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))

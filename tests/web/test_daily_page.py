@@ -10,14 +10,13 @@ import random
 from collections import Counter
 
 import httpx
+import pytest
 from selenium.webdriver.common.by import By
 
 from domain.baloot.cards import card_name
 from services.daily.projection import daily_read_model
-from services.daily.service import DailyService
 from services.eventstore import ProjectionRunner
-from services.secret import server_secret
-from services.tables import TableService
+from services.platform import Platform
 from services.workers.pending import pending_work
 from tests.api.test_tables import Ids, choose
 from tests.daily.conftest import DAY, Clock
@@ -75,12 +74,19 @@ def loaded(driver) -> bool:
     return driver.execute_script("return document.getElementById('main').dataset.loaded === 'true'")
 
 
-async def test_the_daily_page_hides_the_boards_until_the_close_then_shows_each_field(served, browser, pool):
-    clock = Clock(dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.timezone.utc))
-    players = [served.user(f"player {i}") for i in range(3)]          # the app has started: its state is set
-    state = served.app.state
-    state.daily = DailyService(state.pool, state.tables, boards=BOARDS, clock=clock)
-    tables = TableService(pool, await server_secret(pool))
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.timezone.utc))
+
+
+@pytest.fixture
+def daily_options(clock) -> dict:
+    return {"boards": BOARDS, "clock": clock}
+
+
+async def test_the_daily_page_hides_the_boards_until_the_close_then_shows_each_field(served, browser, pool, clock):
+    players = [served.user(f"player {i}") for i in range(3)]
+    tables = (await Platform.on(pool)).tables
     rng = random.Random(16)
     boards: dict[str, list[str]] = {}
     for uid, headers in players:

@@ -15,10 +15,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 from domain.tournament import commands as c
 from domain.tournament.events import Settings
 from domain.tournament.simulation import Simulation
-from services.api.auth import grant
-from services.championships import ChampionshipService, RunSettings
-from services.tables import TableService
-from services.secret import server_secret
+from services.roles import grant
+from services.championships import RunSettings
+from services.platform import Platform
 from tests.web.conftest import requested_urls, same_origin, screenshot
 
 WAIT = 60
@@ -213,8 +212,7 @@ def test_hidden_cards_stay_out_of_the_page_and_of_every_response(served, browser
 async def knock_out(pool, teams: int) -> tuple[str, Simulation]:
     """A finished single-elimination championship of ``teams`` teams (simulated results), stored under an
     organiser so that it is listed."""
-    tables = TableService(pool, await server_secret(pool))
-    svc = ChampionshipService(pool, tables)
+    svc = (await Platform.on(pool)).championships
     organiser = "organiser"
     await pool.execute("INSERT INTO users (user_id, name) VALUES ($1, 'organiser')", organiser)
     sim = Simulation(Settings(name=f"Riyadh Cup {teams}"), teams, seed="13")

@@ -21,12 +21,9 @@ from services.championships import (
     RunSettings,
     championship_id_for,
 )
-from services.flow import Flow
-from services.tables import TableService
-from services.secret import server_secret
+from services.platform import Platform
 from services.eventstore import Checkpoint
-from services.workers import schedules
-from services.workers.actors import Runtime, Workers
+from services.workers.actors import Workers
 from services.workers.broker import make_broker
 from tests.api.conftest import schema_url
 from tests.workers.helpers import add_users, in_process
@@ -57,9 +54,8 @@ class Running:
         self.broker, _ = make_broker("")
         self.enqueued = EnqueueCount()
         self.broker.add_middleware(self.enqueued)
-        self.runtime = Runtime(url)
-        self.workers = Workers(self.broker, self.runtime)
-        schedules.declare(self.workers)
+        self.workers = Workers(self.broker, url, schedules=True)
+        self.runtime = self.workers.runtime
         for q in QUEUES:
             self.broker.declare_queue(q)
         self.worker = dramatiq.Worker(self.broker, worker_threads=8)
@@ -104,10 +100,7 @@ async def running(database_url, db_schema):
 @pytest.fixture
 async def plain_services(pool):
     """A championship service (and its tables) with no workers attached to their flow: what an API process has."""
-    tables = TableService(pool, await server_secret(pool))
-    champs = ChampionshipService(pool, tables)
-    Flow(tables, champs)
-    return champs
+    return (await Platform.on(pool)).championships
 
 
 async def new_championship(svc: ChampionshipService, pool, name: str, *, round_1_at: dt.datetime | None = None,

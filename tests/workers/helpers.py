@@ -16,7 +16,7 @@ from dramatiq.asyncio import get_event_loop_thread
 from domain.baloot.profiles import SAUDI
 from services.tables import TableOpened, TableService, stream_of
 from services.eventstore import read_stream, verify_stream
-from services.workers.actors import Runtime, Workers
+from services.workers.actors import Workers
 from services.workers.broker import make_broker
 from tests.api.conftest import schema_url
 
@@ -74,8 +74,8 @@ class InProcess:
         self.broker, self.where = make_broker("")
         self.failures = Failures()
         self.broker.add_middleware(self.failures)
-        self.runtime = Runtime(database_url)
-        self.workers = Workers(self.broker, self.runtime)
+        self.workers = Workers(self.broker, database_url)
+        self.runtime = self.workers.runtime
         self.threads = threads
         self.worker: Worker | None = None
 

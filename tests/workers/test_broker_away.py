@@ -10,7 +10,7 @@ import socket
 
 import pytest
 
-from services.workers.actors import Runtime, Workers
+from services.workers.actors import Workers
 from services.workers.broker import make_broker
 from tests.workers.helpers import (
     add_users, all_bots, in_process, assert_chain_holds, assert_exactly_once, ended, schema_url, stream_rows,
@@ -30,12 +30,11 @@ async def away(database_url, db_schema, pool):
     """Actors whose broker (RabbitMQ) cannot be reached, on this test's schema."""
     await add_users(pool)
     broker, _ = make_broker(f"amqp://guest:guest@127.0.0.1:{closed_port()}/")
-    runtime = Runtime(schema_url(database_url, db_schema))
-    workers = Workers(broker, runtime)
+    workers = Workers(broker, schema_url(database_url, db_schema))
     try:
         yield workers
     finally:
-        await runtime.close()
+        await workers.runtime.close()
         broker.close()
 
 

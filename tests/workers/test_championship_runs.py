@@ -146,7 +146,7 @@ async def test_a_tick_delivered_twice_has_one_effect(running, plain_services, po
     svc = plain_services
     cid = await new_championship(svc, pool, "Twice Cup", round_1_at=await db_now(pool))
     await register_teams(svc, pool, cid, 4, "human")
-    tick = running.workers.championship_tick
+    tick = running.workers.schedules.championship_tick
 
     message = tick.message(cid)
     running.broker.enqueue(message)

@@ -19,6 +19,7 @@ from domain.baloot.views import view
 from services.errors import StaleVersion
 from services.tables import CODEC, SeatHandedToBot, Table, command_digest, fold_rows
 from domain.table import game_of
+from services.tables.visibility import Audience
 from services.workers import actors
 from services.workers.pending import pending_work
 from tests.workers.helpers import (
@@ -49,7 +50,7 @@ async def wait_until_due(svc, table: Table) -> None:
 
 
 def table_before(svc, rows, version: int) -> Table:
-    return fold_rows(Table(), rows[:version], svc.deal_seed)
+    return fold_rows(Table(), rows[:version], svc.seeds.deal_seed)
 
 
 # ------------------------------------------------------------------ delivered twice
@@ -350,5 +351,6 @@ async def test_a_run_of_bot_turns_keeps_each_event_and_spectators_stay_behind_by
         assert hasattr(first, "seat")
         assert run[versions[0] - opening - 1].metadata["seat"] == first.seat
     assert_exactly_once(rows)
-    assert await svc.visible_version(table, live=True) == table.version
-    assert await svc.visible_version(table, live=False) == 0           # stored less than 600 s ago
+    seen = (await rig.runtime.platform()).visibility
+    assert await seen.version(table, Audience(seat=None, live=True)) == table.version
+    assert await seen.version(table, Audience(seat=None, live=False)) == 0     # stored less than 600 s ago

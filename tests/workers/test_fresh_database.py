@@ -11,8 +11,8 @@ import asyncpg
 import pytest
 from dramatiq.asyncio import get_event_loop_thread
 
-from services.tables import TableOpened, TableService
-from services.secret import server_secret
+from services.platform import Platform
+from services.tables import TableOpened
 from services.db import drop_schema, schema_url
 from services.eventstore.migrations import applied_migrations, load_migrations
 from domain.baloot.profiles import profile_named
@@ -46,7 +46,7 @@ async def test_a_reconcile_on_an_unmigrated_database_migrates_it_and_logs_no_err
         async with asyncpg.create_pool(url, min_size=1, max_size=2) as pool:
             assert await applied_migrations(pool) == [m.name for m in load_migrations()]
             # The projection runner started on the same empty database and follows the log without a failure.
-            tables = TableService(pool, await server_secret(pool))
+            tables = (await Platform.on(pool)).tables
             await tables.open_table(TableOpened(table_id="fresh", seats=("a", "b", "c", "d"),
                                                 profile=profile_named("saudi", {})))
             await asyncio.wait_for(run.projection_caught_up(pool), timeout=30)

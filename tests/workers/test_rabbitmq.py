@@ -27,8 +27,8 @@ import msgspec
 import pytest
 
 from domain.baloot.profiles import SAUDI
+from services.platform import Platform
 from services.tables import TableService
-from services.secret import server_secret
 from services.workers.broker import rabbitmq_reachable
 from tests.workers.helpers import (
     InProcess, add_users, all_bots, assert_chain_holds, assert_exactly_once, ended, schema_url, stream_rows,
@@ -65,10 +65,10 @@ class RabbitWorkers:
         self.where = f"RabbitMQ at {self.url.split('@')[-1]}"
 
     def _purge(self) -> None:
-        from services.workers.actors import Runtime, Workers
+        from services.workers.actors import Workers
         from services.workers.broker import make_broker
         broker, _ = make_broker(self.url)
-        Workers(broker, Runtime(self.database_url))   # declares the queues
+        Workers(broker, self.database_url)            # declares the queues
         broker.flush_all()
         broker.close()
 
@@ -173,7 +173,7 @@ async def workers(database_url, db_schema, pool):
 
 @pytest.fixture
 async def tables(pool) -> TableService:
-    return TableService(pool, await server_secret(pool))
+    return (await Platform.on(pool)).tables
 
 
 async def wait_for(tables: TableService, workers, table_id: str, done, what: str):

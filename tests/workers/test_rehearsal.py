@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from services.rehearsal import Rehearsal
+from services.workers.rehearsal import Rehearsal
 from services.workers.broker import rabbitmq_reachable
 
 BROKER_URL = os.environ.get("BROKER_URL") or "amqp://guest:guest@127.0.0.1:5672/"
@@ -69,13 +69,11 @@ async def test_sixteen_teams_in_process(database_url, db_schema):
 
 def purge(url: str, database_url: str) -> None:
     """Empty the virtual host's queues of messages left by earlier runs (their tables are not in this schema)."""
-    from services.workers.actors import Runtime, Workers
+    from services.workers.actors import Workers
     from services.workers.broker import make_broker
-    from services.workers import schedules
 
     broker, _ = make_broker(url)
-    workers = Workers(broker, Runtime(database_url))
-    schedules.declare(workers)                     # declares every queue
+    Workers(broker, database_url, schedules=True)  # declares every queue
     broker.flush_all()
     broker.close()
 

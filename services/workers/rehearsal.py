@@ -34,8 +34,7 @@ from domain.tournament.events import DrawCommitted, DrawMade, RoundSlot
 from services.championships import CODEC, Championship, ChampionshipService, RunSettings, fold_rows, stream_of
 from services.db import create_scratch_schema, drop_schema, schema_url
 from services.eventstore import read_stream, rebuild_projection
-from services.flow import Flow
-from services.tables import TableService
+from services.platform import Platform
 
 CHAMPIONSHIP = "rehearsal"
 ORGANISER = "rehearsal-organiser"
@@ -167,9 +166,8 @@ class Rehearsal:
             self.schema = await create_scratch_schema(self.server_url, "rehearsal")
         self.url = schema_url(self.server_url, self.schema)
         self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=4)
-        self.tables = TableService(self.pool, self.secret.encode())
-        self.championships = ChampionshipService(self.pool, self.tables)
-        Flow(self.tables, self.championships)          # no workers attached: this process only watches
+        platform = Platform(self.pool, self.secret.encode())    # no workers attached: this process only watches
+        self.tables, self.championships = platform.tables, platform.championships
         return self
 
     async def __aexit__(self, *exc) -> None:

@@ -10,7 +10,7 @@ import sys
 
 import msgspec
 
-from services.cli_tournament import FORMAT_ALIASES
+from services.cli.tournament import FORMAT_ALIASES
 
 
 def register(subparsers) -> None:
@@ -60,7 +60,7 @@ async def _rehearse(args, err):
         TimeRemainingColumn
 
     from services.db import database_server
-    from services.rehearsal import Rehearsal
+    from services.workers.rehearsal import Rehearsal
 
     seed = args.seed or secrets.token_hex(4)
     os.environ.setdefault("BALOOT_LOG_LEVEL", "WARNING")        # in-process workers: the progress, not their log

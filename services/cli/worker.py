@@ -53,9 +53,8 @@ def run_status(args) -> int:
 
 
 async def _status():
-    from services.tables import TableService
-    from services.secret import server_secret
     from services.db import connect, database_server
+    from services.platform import Platform
     from services.workers.pending import pending_work
 
     out = []
@@ -82,7 +81,7 @@ async def _status():
             " WHERE (e.tx_id, e.position) > (p.tx_id, p.position)) AS behind FROM projections p ORDER BY name")
         out.append(("projections", ("name", "checkpoint", "status", "events behind"),
                     [(r["name"], r["position"], r["status"], r["behind"]) for r in lag]))
-        svc = TableService(pool, await server_secret(pool))
+        svc = (await Platform.on(pool)).tables
         now = await pool.fetchval("SELECT now()")
         overdue = []
         for r in await pool.fetch("SELECT table_id FROM tables_index WHERE status = 'live'"):

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 
 # Each module defines `register(subparsers)`; a subcommand sets `func(args) -> int` as its default.
 COMMAND_MODULES = (
-    "services.cli_engine",      # simulate, audit
-    "services.cli_store",       # migrate (event store)
-    "services.cli_tournament",  # tournament simulate
-    "services.cli_serve",       # serve (the HTTP API)
-    "services.cli_worker",      # worker, status
-    "services.cli_anchor",      # verify, checkpoint, checkpoints, key (the anchored log)
-    "services.cli_bots",        # bots match (duplicate matches between bot levels)
-    "services.cli_daily",       # daily boards, simulate, leaderboard
-    "services.cli_championship",  # championship rehearse (a whole championship on the live path)
+    "services.cli.engine",      # simulate, audit
+    "services.cli.store",       # migrate (event store)
+    "services.cli.tournament",  # tournament simulate
+    "services.cli.serve",       # serve (the HTTP API)
+    "services.cli.worker",      # worker, status
+    "services.cli.anchor",      # verify, checkpoint, checkpoints, key (the anchored log)
+    "services.cli.bots",        # bots match (duplicate matches between bot levels)
+    "services.cli.daily",       # daily boards, simulate, leaderboard
+    "services.cli.championship",  # championship rehearse (a whole championship on the live path)
 )
 
 
@@ -32,6 +31,3 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     return int(args.func(args) or 0)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The composition root: the application layer of one process, built in one place.
+
+Every door builds its services here — the API's lifespan, each worker event loop's runtime, the rehearsal,
+``baloot status`` and the tests — so that each service is given what it works with when it is made. The
+one circle (a table's append may move its championship on, whose next round opens tables) is closed by the
+flow, which reaches the championships through the platform when a game ends.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+
+from services.anchor import Signer
+from services.championships import ChampionshipService
+from services.daily.service import DailyService
+from services.eventstore.listen import Listener
+from services.flow import Flow, WorkQueue
+from services.secret import server_secret
+from services.tables import TableService
+from services.tables.feeds import TableFeeds
+from services.tables.seeds import Seeds
+from services.tables.visibility import Visibility
+
+
+class Platform:
+    """``secret``: the server secret (``services.secret``); ``signer`` signs receipts; ``work`` queues the
+    workers' part of what follows an append (None: nothing is queued, the reconciler finds it);
+    ``listener`` lets live streams follow tables (the API's); ``daily`` the daily deal's options."""
+
+    def __init__(self, pool: asyncpg.Pool, secret: bytes, *, signer: Signer | None = None,
+                 work: WorkQueue | None = None, listener: Listener | None = None, daily: dict | None = None,
+                 cache_size: int = 4096):
+        self.pool = pool
+        self.seeds = Seeds(secret)
+        self.feeds = TableFeeds(pool, self.seeds, listener, cache_size)
+        self.flow = Flow(self, work)
+        self.tables = TableService(pool, self.seeds, self.feeds, self.flow, signer)
+        self.championships = ChampionshipService(pool, self.tables, self.seeds, self.flow)
+        self.daily = DailyService(pool, self.tables, **(daily or {}))
+        self.visibility = Visibility(pool, self.tables, self.championships, self.daily)
+
+    @classmethod
+    async def on(cls, pool: asyncpg.Pool, *, secret: bytes | None = None, **options) -> Platform:
+        """The platform on ``pool``, with the configured server secret unless ``secret`` is given."""
+        return cls(pool, secret if secret is not None else await server_secret(pool), **options)

@@ -1,0 +1,235 @@
+"""This process's folded tables: the one cache that commands and live streams share, and a feed (one reader)
+per table followed live.
+
+A table is folded once per process however many ask: a command decides on the cache's fold (its append at
+that fold's version guards one that is behind), an append made here hands its fold back (no read), and a
+followed table's feed reads each append once, folds it once and hands the states to its followers, each of
+whom renders only his own view (a view seen by several, a spectator's, is rendered once). A feed's head is
+the cache's entry of its table, so the two never disagree; the cache never goes back to an older fold (two
+readers or writers of one table finish in any order).
+
+Following needs the process's ``Listener`` (the API's); without one (a worker) this is the cache alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from typing import NamedTuple
+
+import asyncpg
+
+from services.eventstore import read_stream
+from services.eventstore.listen import Listener
+from services.tables.seeds import Seeds
+from services.tables.service import Table, fold_each, stored_rows, stream_of
+
+log = logging.getLogger("baloot.tables")
+
+
+class TableFeeds:
+    def __init__(self, pool: asyncpg.Pool, seeds: Seeds, listener: Listener | None = None, size: int = 4096,
+                 poll: float = 5.0) -> None:
+        self.pool, self.seeds, self.listener, self.size, self.poll = pool, seeds, listener, size, poll
+        self._folds: OrderedDict[str, Table] = OrderedDict()     # the most recently used tables' folds
+        self._feeds: dict[str, TableFeed] = {}
+
+    # ------------------------------------------------------------ the cache
+
+    def get(self, table_id: str) -> Table | None:
+        """The table as this process last folded it (its own appends included), or None; possibly behind."""
+        kept = self._folds.get(table_id)
+        if kept is None:                        # fallen out of the cache while followed
+            feed = self._feeds.get(table_id)
+            return feed.state if feed is not None and feed.failed is None else None
+        return kept
+
+    def keep(self, table_id: str, table: Table) -> None:
+        """Keep ``table`` (a fold made in this process) unless a later one is kept."""
+        kept = self._folds.get(table_id)
+        if kept is None or kept.version <= table.version:
+            self._folds[table_id] = table
+        self._folds.move_to_end(table_id)
+        while len(self._folds) > self.size:
+            self._folds.popitem(last=False)
+
+    def appended(self, table_id: str, table: Table, stored: list) -> None:
+        """This process appended ``stored`` ((version, recorded_at, event, metadata)) to the table, which made
+        ``table``: kept, and taken by the table's feed (if it is right before them) without reading them."""
+        self.keep(table_id, table)
+        feed = self._feeds.get(table_id)
+        if feed is not None and stored and feed.failed is None and stored[0][0] == feed.head + 1:
+            feed.take(fold_each(feed.state, stored, self.seeds.deal_seed))
+
+    def clear(self) -> None:
+        self._folds.clear()
+
+    # ------------------------------------------------------------ following
+
+    def subscribe(self, table_id: str, table: Table) -> Subscription:
+        """A cursor on ``table_id``'s feed at its head; ``table`` (the table as just loaded) starts a new feed."""
+        feed = self._feeds.get(table_id)
+        if feed is None or feed.failed is not None:
+            feed = self._feeds[table_id] = TableFeed(self, table_id, table)
+        return feed.subscribe()
+
+    def current(self, table_id: str) -> Table | None:
+        """The table as its feed has it, when nothing stored since is known to be missing from it (no
+        notification waiting, no read under way); else None. It may still be behind an append whose
+        notification is on its way: use it where the append's expected version guards."""
+        feed = self._feeds.get(table_id)
+        return feed.state if feed is not None and feed.up_to_date else None
+
+    def following(self) -> int:
+        """How many tables this process reads for its followers."""
+        return len(self._feeds)
+
+    def _drop(self, feed: TableFeed) -> None:
+        if self._feeds.get(feed.table_id) is feed:
+            del self._feeds[feed.table_id]
+
+    async def stop(self) -> None:
+        for feed in list(self._feeds.values()):
+            await feed.stop()
+        self._feeds.clear()
+
+
+class FeedEntry(NamedTuple):
+    """One stored row of a followed table, folded: its version, when it was stored, the table after it, and
+    its views as rendered so far (by seat; None: a spectator's), each rendered once for all who see it."""
+
+    version: int
+    recorded_at: object
+    state: Table
+    views: dict
+
+    def view(self, seat: int | None, render) -> str:
+        text = self.views.get(seat)
+        if text is None:
+            text = self.views[seat] = render(self.state, seat)
+        return text
+
+
+class TableFeed:
+    """The reader of one table: wakes on its stream's notifications (or every ``poll`` seconds), reads the
+    rows after its head once (none when the notification names a version it has), folds each once and hands
+    the states to its subscribers. It keeps the states since its slowest subscriber's cursor and is dropped
+    with its last subscriber."""
+
+    def __init__(self, feeds: TableFeeds, table_id: str, table: Table) -> None:
+        self.feeds, self.table_id, self.stream = feeds, table_id, stream_of(table_id)
+        kept = feeds._folds.get(table_id)
+        self.state = kept if kept is not None and kept.version > table.version else table   # the head
+        self.history: list[FeedEntry] = []     # the states after the slowest subscriber's cursor, in order
+        self.subscribers: set[Subscription] = set()
+        self.failed: BaseException | None = None
+        self._changed = asyncio.Event()
+        self._reader: asyncio.Task | None = None
+        self._wake = feeds.listener.follow(self.stream)
+        self._reading = False
+
+    @property
+    def head(self) -> int:
+        return self.state.version
+
+    @property
+    def over(self) -> bool:
+        return self.state.game.phase == "ended" or self.state.cancelled
+
+    @property
+    def up_to_date(self) -> bool:
+        wake = self._wake
+        missing = wake.is_set() and (wake.version is None or wake.version > self.head)
+        return self.failed is None and self._reader is not None and not self._reading and not missing
+
+    def subscribe(self) -> Subscription:
+        sub = Subscription(self, self.head, self.state)
+        self.subscribers.add(sub)
+        if self._reader is None and not self.over:
+            self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        return sub
+
+    def _leave(self, sub: Subscription) -> None:
+        self.subscribers.discard(sub)
+        if not self.subscribers:
+            self.feeds._drop(self)
+            self.feeds.listener.unfollow(self.stream, self._wake)
+            if self._reader is not None:
+                self._reader.cancel()
+        else:
+            self._trim()
+
+    def _trim(self) -> None:
+        slowest = min((s.cursor for s in self.subscribers), default=self.head)
+        keep = next((i for i, e in enumerate(self.history) if e.version > slowest), len(self.history))
+        if keep:
+            del self.history[:keep]
+
+    def take(self, folded: list) -> None:
+        """The states after the head ((version, recorded_at, table), in order) into the history."""
+        self.history.extend(FeedEntry(v, at, state, {}) for v, at, state in folded)
+        self.state = folded[-1][2]
+        self.feeds.keep(self.table_id, self.state)
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def _read_loop(self) -> None:
+        feeds = self.feeds
+        try:
+            read = True
+            while not self.over:
+                if read:
+                    self._reading = True
+                    try:
+                        rows = await read_stream(feeds.pool, self.stream, self.head + 1)
+                    finally:
+                        self._reading = False
+                    rows = [r for r in rows if r.version > self.head]   # this process's own append may have come
+                    if rows:
+                        self.take(fold_each(self.state, stored_rows(rows), feeds.seeds.deal_seed))
+                    if self.over:
+                        break
+                await self._wake.wait_for(feeds.poll)
+                notified, version = self._wake.take()
+                # Read on a timeout (the poll), and on a notification of a version not folded here yet.
+                read = not notified or version is None or version > self.head
+        except Exception as exc:                             # the database went away: its followers fail
+            log.warning("live feed of %s: read failed: %s", self.table_id, exc)
+            self.failed = exc
+            feeds._drop(self)
+            feeds.listener.unfollow(self.stream, self._wake)
+            changed, self._changed = self._changed, asyncio.Event()
+            changed.set()
+
+    async def stop(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+
+
+class Subscription:
+    """One follower's cursor on a feed: ``start`` is the table when it joined; ``next`` the states after it."""
+
+    def __init__(self, feed: TableFeed, cursor: int, start: Table) -> None:
+        self.feed, self.cursor, self.start = feed, cursor, start
+
+    async def next(self) -> list[FeedEntry]:
+        """The states after this cursor, waiting for some; empty once the table is over and all are taken."""
+        feed = self.feed
+        while True:
+            if feed.history and feed.history[-1].version > self.cursor:
+                entries = [e for e in feed.history if e.version > self.cursor]
+                self.cursor = entries[-1].version
+                feed._trim()
+                return entries
+            if feed.failed is not None:
+                raise feed.failed
+            if feed.over and feed.head <= self.cursor:
+                return []
+            await feed._changed.wait()
+
+    def close(self) -> None:
+        self.feed._leave(self)
