@@ -414,17 +414,17 @@ async def knockout(server_url: str, broker_url: str | None, processes: int, thre
 
 async def drive_once(champs, cid, StartRound, FinishChampionship, Problem) -> None:
     """One organiser step: collect finished tables' results; start the next round or finish when all are in."""
-    await champs.collect_results(cid)
+    await champs.matches.collect_results(cid)
     state = (await champs.load(cid)).state
     if state.status == "finished":
         return
     if state.rounds and any(o is None for o in state.rounds[-1].outcomes):
-        await champs.open_round_tables(cid, len(state.rounds), "bench")   # idempotent: tables that are missing
+        await champs.matches.open_round_tables(cid, len(state.rounds), "bench")   # idempotent: tables that are missing
         return
     n = len(state.rounds) + 1
     try:
         await champs.execute(cid, f"bench/round-{n}", lambda _: [StartRound(n)], actor="bench")
-        await champs.open_round_tables(cid, n, "bench")
+        await champs.matches.open_round_tables(cid, n, "bench")
     except Problem:
         try:
             await champs.execute(cid, "bench/finish", lambda _: [FinishChampionship()], actor="bench")

@@ -55,7 +55,7 @@ class Flow:
     async def table_appended(self, table: Table, events: list) -> None:
         await self._queue(self.work and self.work.table_moved, table)                     # 1.
         if any(isinstance(e, game_of(table).info.end_event) for e in events):             # 2.
-            await self.platform.championships.game_ended(table)
+            await self.platform.championships.matches.game_ended(table)
 
     async def table_opened(self, table: Table) -> None:
         await self._queue(self.work and self.work.table_moved, table)                     # 1.

@@ -22,7 +22,7 @@ from domain.tournament.formats import final_ranking, next_round, planned_rounds
 from domain.tournament.groups import check_settings
 from domain.tournament.persistent import PVec
 from domain.tournament.results import MatchResult, games_to_win
-from domain.tournament.state import MatchOutcome, Round, Team, ChampionshipState, initial, parse_match_id
+from domain.tournament.state import MatchOutcome, Round, Team, ChampionshipState, initial, parse_match_id, playable
 
 __all__ = ["decide", "evolve", "fold", "initial"]
 
@@ -80,9 +80,7 @@ def _forfeits_of_withdrawn(state: ChampionshipState, matches: list[e.Match] | tu
                            ) -> list:
     out: list = []
     teams = state.teams
-    for m in matches:
-        if m.note or m.team_a is None or m.team_b is None:
-            continue
+    for m in filter(playable, matches):
         gone_a, gone_b = teams[m.team_a].withdrawn, teams[m.team_b].withdrawn
         if gone_a and gone_b:
             out.append(e.MatchDoubleForfeited(m.match_id, (m.team_a, m.team_b), "both teams withdrew"))
@@ -98,146 +96,167 @@ def decide(state: ChampionshipState, command: c.ChampionshipCommand) -> list:
         _fail("tournament_rule", "no championship has been created yet")
     if state.status == "finished" and not isinstance(command, c.CreateChampionship):
         _fail("championship_finished", "the championship is finished")
-    match command:
-        case c.CreateChampionship(championship_id, settings):
-            if state.status != "new":
-                _fail("championship_exists", f"championship {state.championship_id} already exists")
-            if settings.format not in e.FORMATS:
-                _fail("unknown_format", f"unknown format {settings.format!r}: one of {', '.join(e.FORMATS)}")
-            if settings.match_games < 1 or settings.match_games % 2 == 0:
-                _fail("match_length",
-                      f"a match is best of an odd number of games, not {settings.match_games}")
-            if settings.game_target < 1:
-                _fail("game_target", "the game target must be positive")
-            if settings.format == "groups_knockout":
-                check_settings(settings)
-            return [e.ChampionshipCreated(championship_id, settings)]
+    decider = _DECIDERS.get(type(command))
+    if decider is None:
+        _fail("tournament_rule", f"unknown command {type(command).__name__}")
+    return decider(state, command)
 
-        case c.RegisterTeam(team_id, players, substitutes):
-            late = state.status in ("drawn", "running")
-            if state.status != "registration" and settings_format(state) != "swiss":
-                _fail("registration_closed",
-                      "registration is closed: late entries are accepted only in Swiss")
-            if team_id in state.teams:
-                _fail("already_registered", f"team {team_id} is already registered")
-            people = (*players, *substitutes)
-            sizes = (2, 4) if settings_format(state) == "duplicate" else (2,)   # duplicate: one pair a table
-            if len(set(people)) != len(people) or len(players) not in sizes:
-                _fail("team_players",
-                      f"team {team_id} needs {' or '.join(map(str, sizes))} different players, and substitutes "
-                      "who are none of them")
-            for player in people:
-                if player in state.players:
-                    _fail("already_registered",
-                          f"player {player} is already registered with team {state.players[player]}")
-            return [e.TeamRegistered(team_id, tuple(players), tuple(substitutes), late)]
 
-        case c.WithdrawTeam(team_id, reason):
-            team = _team(state, team_id)
-            if team.withdrawn:
-                _fail("team_withdrawn", f"team {team_id} has already withdrawn")
-            out: list = [e.TeamWithdrawn(team_id, reason)]
-            if state.status == "running":
-                current = state.rounds[-1]
-                pending = [m for m in current.matches if team_id in (m.team_a, m.team_b)
-                           and current.outcomes[m.index] is None]
-                after = replace(state, teams=state.teams.set(team_id, replace(team, withdrawn=True)))
-                out += _forfeits_of_withdrawn(after, pending)
-            return out
+def _decide_create(state: ChampionshipState, command: c.CreateChampionship) -> list:
+    settings = command.settings
+    if state.status != "new":
+        _fail("championship_exists", f"championship {state.championship_id} already exists")
+    if settings.format not in e.FORMATS:
+        _fail("unknown_format", f"unknown format {settings.format!r}: one of {', '.join(e.FORMATS)}")
+    if settings.match_games < 1 or settings.match_games % 2 == 0:
+        _fail("match_length", f"a match is best of an odd number of games, not {settings.match_games}")
+    if settings.game_target < 1:
+        _fail("game_target", "the game target must be positive")
+    if settings.format == "groups_knockout":
+        check_settings(settings)
+    return [e.ChampionshipCreated(command.championship_id, settings)]
 
-        case c.CloseRegistration():
-            if state.status != "registration":
-                _fail("registration_not_open", "registration is not open")
-            return [e.RegistrationClosed(state.active_count)]
 
-        case c.CommitDraw(commitment):
-            if state.status not in ("registration", "closed"):
-                _fail("draw_commitment", "the draw commitment must be published before the draw")
-            if state.settings.seeding != "draw":
-                _fail("tournament_rule", "this championship is seeded by rating: there is no random draw")
-            if state.commitment:
-                _fail("draw_commitment", "the draw commitment is already published")
-            if not _HEX64.fullmatch(commitment):
-                _fail("draw_commitment", "the commitment must be the sha256 hex digest of the seed")
-            return [e.DrawCommitted(commitment)]
+def _decide_register(state: ChampionshipState, command: c.RegisterTeam) -> list:
+    team_id, players, substitutes = command.team_id, command.players, command.substitutes
+    late = state.status in ("drawn", "running")
+    if state.status != "registration" and settings_format(state) != "swiss":
+        _fail("registration_closed", "registration is closed: late entries are accepted only in Swiss")
+    if team_id in state.teams:
+        _fail("already_registered", f"team {team_id} is already registered")
+    people = (*players, *substitutes)
+    sizes = (2, 4) if settings_format(state) == "duplicate" else (2,)   # duplicate: one pair a table
+    if len(set(people)) != len(people) or len(players) not in sizes:
+        _fail("team_players", f"team {team_id} needs {' or '.join(map(str, sizes))} different players, and "
+                              "substitutes who are none of them")
+    for player in people:
+        if player in state.players:
+            _fail("already_registered", f"player {player} is already registered with team {state.players[player]}")
+    return [e.TeamRegistered(team_id, tuple(players), tuple(substitutes), late)]
 
-        case c.MakeDraw(seed, ratings):
-            if state.status != "closed":
-                _fail("draw_not_allowed", "the draw is made once, after registration closes")
-            field = [t for t in state.team_order if not state.teams[t].withdrawn]
-            if not field:
-                _fail("no_teams", "there are no teams to draw")
-            s = state.settings
-            rounds = planned_rounds(s.format, len(field), s.swiss_rounds)
-            if s.seeding == "rating":
-                given = dict(ratings)
-                missing = next((t for t in field if t not in given), None)
-                if missing is not None:
-                    _fail("missing_rating",
-                          f"team {missing} has no rating: seeding by rating needs every team's")
-                used = tuple((t, float(given[t])) for t in field)
-                return [e.DrawMade("rating", "", tuple(rating_order(field, given)), used, rounds)]
-            if not state.commitment:
-                _fail("draw_commitment", "the draw commitment must be published before the draw")
-            if seed_commitment(seed) != state.commitment:
-                _fail("seed_mismatch", "the revealed seed does not match the published commitment")
-            return [e.DrawMade("seeded", seed, tuple(seeded_order(field, seed)), (), rounds)]
 
-        case c.StartRound(number):
-            if state.status not in ("drawn", "running"):
-                _fail("draw_first", "rounds start after the draw")
-            expected = len(state.rounds) + 1
-            if number != expected:
-                _fail("wrong_round", f"the next round is round {expected}, not {number}")
-            if state.rounds and state.rounds[-1].undecided:
-                _fail("round_undecided",
-                      f"round {expected - 1} still has {state.rounds[-1].undecided} undecided matches")
-            pairing = next_round(state)
-            if pairing is None:
-                _fail("championship_decided", f"the championship is decided: there is no round {number}")
-            matches, inputs = pairing
-            return [e.RoundPaired(number, tuple(matches), inputs), *_forfeits_of_withdrawn(state, matches)]
+def _decide_withdraw(state: ChampionshipState, command: c.WithdrawTeam) -> list:
+    team = _team(state, command.team_id)
+    if team.withdrawn:
+        _fail("team_withdrawn", f"team {command.team_id} has already withdrawn")
+    out: list = [e.TeamWithdrawn(command.team_id, command.reason)]
+    if state.status == "running":
+        current = state.rounds[-1]
+        pending = [m for m in current.matches if command.team_id in (m.team_a, m.team_b)
+                   and current.outcomes[m.index] is None]
+        after = replace(state, teams=state.teams.set(command.team_id, replace(team, withdrawn=True)))
+        out += _forfeits_of_withdrawn(after, pending)
+    return out
 
-        case c.RecordMatchResult(match_id, result):
-            _, match = _current_match(state, match_id)
-            _check_result(state, match_id, result)
-            winner, loser = ((match.team_a, match.team_b) if result.winner == "a"
-                             else (match.team_b, match.team_a))
-            return [e.MatchResultRecorded(match_id, winner, loser, result)]
 
-        case c.RecordForfeit(match_id, absent, reason):
-            _, match = _current_match(state, match_id)
-            if absent not in (match.team_a, match.team_b):
-                _fail("not_in_match", f"team {absent} does not play in match {match_id}")
-            present = match.team_b if absent == match.team_a else match.team_a
-            return [e.MatchForfeited(match_id, present, absent, reason)]
+def _decide_close(state: ChampionshipState, command: c.CloseRegistration) -> list:
+    if state.status != "registration":
+        _fail("registration_not_open", "registration is not open")
+    return [e.RegistrationClosed(state.active_count)]
 
-        case c.RecordDoubleForfeit(match_id, reason):
-            _, match = _current_match(state, match_id)
-            return [e.MatchDoubleForfeited(match_id, (match.team_a, match.team_b), reason)]
 
-        case c.SubstitutePlayer(team_id, player_out, player_in):
-            team = _team(state, team_id)
-            if team.withdrawn:
-                _fail("team_withdrawn", f"team {team_id} has withdrawn")
-            if player_out not in team.players:
-                _fail("not_in_team", f"player {player_out} is not playing for team {team_id}")
-            if player_in not in team.substitutes:
-                _fail("not_a_substitute",
-                      f"player {player_in} is not a registered substitute of team {team_id}")
-            return [e.PlayerSubstituted(team_id, player_out, player_in, len(state.rounds) + 1)]
+def _decide_commit(state: ChampionshipState, command: c.CommitDraw) -> list:
+    if state.status not in ("registration", "closed"):
+        _fail("draw_commitment", "the draw commitment must be published before the draw")
+    if state.settings.seeding != "draw":
+        _fail("tournament_rule", "this championship is seeded by rating: there is no random draw")
+    if state.commitment:
+        _fail("draw_commitment", "the draw commitment is already published")
+    if not _HEX64.fullmatch(command.commitment):
+        _fail("draw_commitment", "the commitment must be the sha256 hex digest of the seed")
+    return [e.DrawCommitted(command.commitment)]
 
-        case c.FinishChampionship():
-            if state.status not in ("drawn", "running"):
-                _fail("draw_first", "a championship finishes after its draw")
-            if state.rounds and state.rounds[-1].undecided:
-                _fail("round_undecided",
-                      f"round {len(state.rounds)} still has {state.rounds[-1].undecided} undecided matches")
-            if next_round(state) is not None:
-                _fail("rounds_remaining", f"round {len(state.rounds) + 1} remains to be played")
-            champion, ranking = final_ranking(state)
-            return [e.ChampionshipFinished(champion, ranking)]
-    _fail("tournament_rule", f"unknown command {type(command).__name__}")
+
+def _decide_draw(state: ChampionshipState, command: c.MakeDraw) -> list:
+    if state.status != "closed":
+        _fail("draw_not_allowed", "the draw is made once, after registration closes")
+    field = [t for t in state.team_order if not state.teams[t].withdrawn]
+    if not field:
+        _fail("no_teams", "there are no teams to draw")
+    s = state.settings
+    rounds = planned_rounds(s.format, len(field), s.swiss_rounds)
+    if s.seeding == "rating":
+        given = dict(command.ratings)
+        missing = next((t for t in field if t not in given), None)
+        if missing is not None:
+            _fail("missing_rating", f"team {missing} has no rating: seeding by rating needs every team's")
+        used = tuple((t, float(given[t])) for t in field)
+        return [e.DrawMade("rating", "", tuple(rating_order(field, given)), used, rounds)]
+    if not state.commitment:
+        _fail("draw_commitment", "the draw commitment must be published before the draw")
+    if seed_commitment(command.seed) != state.commitment:
+        _fail("seed_mismatch", "the revealed seed does not match the published commitment")
+    return [e.DrawMade("seeded", command.seed, tuple(seeded_order(field, command.seed)), (), rounds)]
+
+
+def _decide_start_round(state: ChampionshipState, command: c.StartRound) -> list:
+    number = command.round
+    if state.status not in ("drawn", "running"):
+        _fail("draw_first", "rounds start after the draw")
+    expected = len(state.rounds) + 1
+    if number != expected:
+        _fail("wrong_round", f"the next round is round {expected}, not {number}")
+    if state.rounds and state.rounds[-1].undecided:
+        _fail("round_undecided", f"round {expected - 1} still has {state.rounds[-1].undecided} undecided matches")
+    pairing = next_round(state)
+    if pairing is None:
+        _fail("championship_decided", f"the championship is decided: there is no round {number}")
+    matches, inputs = pairing
+    return [e.RoundPaired(number, tuple(matches), inputs), *_forfeits_of_withdrawn(state, matches)]
+
+
+def _decide_result(state: ChampionshipState, command: c.RecordMatchResult) -> list:
+    match_id, result = command.match_id, command.result
+    _, match = _current_match(state, match_id)
+    _check_result(state, match_id, result)
+    winner, loser = (match.team_a, match.team_b) if result.winner == "a" else (match.team_b, match.team_a)
+    return [e.MatchResultRecorded(match_id, winner, loser, result)]
+
+
+def _decide_forfeit(state: ChampionshipState, command: c.RecordForfeit) -> list:
+    _, match = _current_match(state, command.match_id)
+    if command.absent not in (match.team_a, match.team_b):
+        _fail("not_in_match", f"team {command.absent} does not play in match {command.match_id}")
+    present = match.team_b if command.absent == match.team_a else match.team_a
+    return [e.MatchForfeited(command.match_id, present, command.absent, command.reason)]
+
+
+def _decide_double_forfeit(state: ChampionshipState, command: c.RecordDoubleForfeit) -> list:
+    _, match = _current_match(state, command.match_id)
+    return [e.MatchDoubleForfeited(command.match_id, (match.team_a, match.team_b), command.reason)]
+
+
+def _decide_substitute(state: ChampionshipState, command: c.SubstitutePlayer) -> list:
+    team_id = command.team_id
+    team = _team(state, team_id)
+    if team.withdrawn:
+        _fail("team_withdrawn", f"team {team_id} has withdrawn")
+    if command.player_out not in team.players:
+        _fail("not_in_team", f"player {command.player_out} is not playing for team {team_id}")
+    if command.player_in not in team.substitutes:
+        _fail("not_a_substitute", f"player {command.player_in} is not a registered substitute of team {team_id}")
+    return [e.PlayerSubstituted(team_id, command.player_out, command.player_in, len(state.rounds) + 1)]
+
+
+def _decide_finish(state: ChampionshipState, command: c.FinishChampionship) -> list:
+    if state.status not in ("drawn", "running"):
+        _fail("draw_first", "a championship finishes after its draw")
+    if state.rounds and state.rounds[-1].undecided:
+        _fail("round_undecided",
+              f"round {len(state.rounds)} still has {state.rounds[-1].undecided} undecided matches")
+    if next_round(state) is not None:
+        _fail("rounds_remaining", f"round {len(state.rounds) + 1} remains to be played")
+    champion, ranking = final_ranking(state)
+    return [e.ChampionshipFinished(champion, ranking)]
+
+
+_DECIDERS = {
+    c.CreateChampionship: _decide_create, c.RegisterTeam: _decide_register, c.WithdrawTeam: _decide_withdraw,
+    c.CloseRegistration: _decide_close, c.CommitDraw: _decide_commit, c.MakeDraw: _decide_draw,
+    c.StartRound: _decide_start_round, c.RecordMatchResult: _decide_result, c.RecordForfeit: _decide_forfeit,
+    c.RecordDoubleForfeit: _decide_double_forfeit, c.SubstitutePlayer: _decide_substitute,
+    c.FinishChampionship: _decide_finish,
+}
 
 
 def settings_format(state: ChampionshipState) -> str:

@@ -9,6 +9,7 @@ CHAMPIONSHIP_RULES = frozenset({
     "championship_decided", "rounds_remaining", "match_decided", "unknown_match", "nothing_to_play",
     "not_in_match", "no_round", "match_length", "game_target", "unknown_format", "groups_settings",
     "championship_exists", "championship_finished", "duplicate_boards", "duplicate_result",
+    "already_proposed", "invitation_declined", "check_in_closed",
     # the rules that had no id of their own when ids were first published (a bad match result, a game
     # ending level, a command before creation, ...): they keep this one so the API does not change
     "tournament_rule",
@@ -19,12 +20,14 @@ class ChampionshipRuleError(ValueError):
     """A command broke a championship rule: ``rule`` is its stable id, ``message`` says it as a referee would.
 
     ``str(err)`` is the message alone. An id outside ``CHAMPIONSHIP_RULES`` is refused at once, so a typo
-    fails where it is written rather than reaching clients as a new id.
+    fails where it is written rather than reaching clients as a new id. ``extra`` holds facts a client may use
+    (when a window closed).
     """
 
-    def __init__(self, rule: str, message: str):
+    def __init__(self, rule: str, message: str, **extra):
         if rule not in CHAMPIONSHIP_RULES:
             raise ValueError(f"unknown tournament rule id {rule!r} (message: {message!r})")
         super().__init__(message)
         self.rule = rule
         self.message = message
+        self.extra = extra

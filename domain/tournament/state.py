@@ -31,12 +31,21 @@ class MatchOutcome(msgspec.Struct, frozen=True):
     result: MatchResult | None = None
 
 
+def playable(match: Match) -> bool:
+    """A match played at a table: two teams, and neither a bye nor a walkover (its ``note``)."""
+    return not match.note and match.team_a is not None and match.team_b is not None
+
+
 class Round(msgspec.Struct, frozen=True):
     number: int
     matches: tuple[Match, ...]
     inputs: PairingInputs
     outcomes: PVec          # MatchOutcome | None, by match index
     undecided: int
+
+    def to_play(self) -> list[Match]:
+        """Its matches still to be played at a table: playable, and without an outcome yet."""
+        return [m for m in self.matches if playable(m) and self.outcomes[m.index] is None]
 
 
 class ChampionshipState(msgspec.Struct, frozen=True):

@@ -102,7 +102,8 @@ def _on_rules(request: Request, exc: DomainError) -> Response:
 
 
 def _on_tournament_rules(request: Request, exc: ChampionshipRuleError) -> Response:
-    return problem_response(409, exc.rule, "the championship rules refuse this", exc.message, request.url.path)
+    return problem_response(409, exc.rule, "the championship rules refuse this", exc.message, request.url.path,
+                            **exc.extra)
 
 
 def _on_problem(request: Request, exc: Problem) -> Response:

@@ -11,6 +11,7 @@ import msgspec
 from litestar import Request, Router, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
+from domain.table import OnTimeout
 from domain.events import TableMode
 from domain.games import GAMES
 from domain.tournament import (
@@ -36,6 +37,7 @@ from services.championships import (
     Championship,
     RunSettings,
     championship_id_for,
+    closes_at,
     decode_switches,
     encode_switches,
     stream_of,
@@ -77,7 +79,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     # How the platform runs the matches (kept with the creation, not a tournament rule):
     check_in_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)] | None = None   # None: no check-in
     turn_seconds: TurnSeconds | None = None                                             # None: no turn clock
-    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    on_timeout: OnTimeout = "auto_play"
     bot_level: AnyBotLevel | None = None    # bot players' seats and seats handed to a bot (None: the game's default)
 
 
@@ -378,16 +380,16 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
                       data: JSONBody[Command], user: Caller, pool: Pool, championships: Championships
                       ) -> RoundStarted:
     await _organiser(championships, pool, championship_id, user)
-    await championships.collect_results(championship_id)
+    await championships.matches.collect_results(championship_id)
     outcome, champ = await championships.execute(championship_id, data.command_id, lambda _: [StartRound(round_no)],
                                        actor=user.user_id, digest=_digest(request, data))
     # Also on a retry: a request that stored the pairing may have failed before opening every table.
     # With a check-in window, a match's table opens once both its teams have checked in.
     if champ.run.check_in_seconds is None:
-        await championships.open_round_tables(championship_id, round_no, user.user_id)
+        await championships.matches.open_round_tables(championship_id, round_no, user.user_id)
     matches = {m.match_id for m in champ.state.rounds[round_no - 1].matches}
     tables = [MatchTable(r["table_id"], r["game_no"], r["status"], list(r["seats"]))
-              for r in await championships.match_tables(championship_id) if r["match_id"] in matches and r["game_no"] == 1]
+              for r in await championships.matches.tables_of(championship_id) if r["match_id"] in matches and r["game_no"] == 1]
     base = _outcome(championship_id, outcome, champ)
     return RoundStarted(**msgspec.structs.asdict(base), round=round_no, tables=tables)
 
@@ -435,7 +437,7 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
 async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command], user: Caller, pool: Pool,
                  championships: Championships) -> ChampionshipCommandOut:
     await _organiser(championships, pool, championship_id, user)
-    await championships.collect_results(championship_id)
+    await championships.matches.collect_results(championship_id)
     outcome, champ = await championships.execute(championship_id, data.command_id,
                                                  lambda _: [FinishChampionship()], actor=user.user_id,
                                                  digest=_digest(request, data))
@@ -474,7 +476,7 @@ async def register_team(request: Request, championship_id: FromPath[str], data: 
                                            actor=user.user_id, digest=_digest(request, data))
         return TeamRegistration(**msgspec.structs.asdict(_outcome(championship_id, outcome, champ)),
                                 team_id=team_id, status="registered", waiting=[])
-    invitation, replayed = await championships.propose_team(championship_id, command, user.user_id)
+    invitation, replayed = await championships.invitations.propose(championship_id, command, user.user_id)
     status = "declined" if invitation.declined else "invited" if invitation.waiting else "registered"
     return TeamRegistration(championship_id, champ.version, replayed, [] if replayed else ["team_proposed"],
                             summary(championship_id, champ), team_id=team_id, status=status,
@@ -483,7 +485,7 @@ async def register_team(request: Request, championship_id: FromPath[str], data: 
 
 async def _answer_team(championships: Championships, championship_id: str, team_id: str, user: User,
                        accept: bool) -> TeamRegistration:
-    invitation, outcome, champ = await championships.answer_team(championship_id, team_id, user.user_id, accept)
+    invitation, outcome, champ = await championships.invitations.answer(championship_id, team_id, user.user_id, accept)
     status = "declined" if invitation.declined else "invited" if invitation.waiting else "registered"
     return TeamRegistration(championship_id, outcome.version if outcome else champ.version,
                             bool(outcome and outcome.replayed), outcome.events if outcome else [],
@@ -546,11 +548,11 @@ async def substitute(request: Request, championship_id: FromPath[str], team_id: 
       dto=Strict[CheckIn], return_dto=None)
 async def check_in(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                    data: JSONBody[CheckIn], user: Caller, championships: Championships) -> CheckInOut:
-    stored, checks, champ = await championships.check_in(championship_id, match_id, user.user_id, by=user.user_id)
+    stored, checks, champ = await championships.check_ins.check_in(championship_id, match_id, user.user_id, by=user.user_id)
     round_no = champ.state.rounds[-1].number
-    tables = [r["table_id"] for r in await championships.match_tables(championship_id) if r["match_id"] == match_id]
+    tables = [r["table_id"] for r in await championships.matches.tables_of(championship_id) if r["match_id"] == match_id]
     return CheckInOut(championship_id, round_no, match_id, not stored,
-                      sorted(checks.of(round_no, match_id)), championships.check_in_closes(champ, round_no).isoformat(),
+                      sorted(checks.of(round_no, match_id)), closes_at(champ, round_no).isoformat(),
                       tables)
 
 
@@ -600,7 +602,7 @@ async def list_matches(championship_id: FromPath[str], user: Caller, championshi
                        ) -> list[MatchOut]:
     state = (await championships.load(championship_id)).state
     tables: dict[str, list[MatchTable]] = {}
-    for r in await championships.match_tables(championship_id):
+    for r in await championships.matches.tables_of(championship_id):
         tables.setdefault(r["match_id"], []).append(
             MatchTable(r["table_id"], r["game_no"], r["status"], list(r["seats"])))
     my_team = state.players.get(user.user_id)

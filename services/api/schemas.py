@@ -8,6 +8,7 @@ import msgspec
 from litestar.dto import MsgspecDTO
 from litestar.typing import FieldDefinition
 
+from domain.table import OnTimeout
 from domain.events import TableMode
 from domain.baloot.audit import AuditReport
 from domain.balut.views import BalutView
@@ -168,7 +169,7 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
     bot_level: AnyBotLevel | None = None                      # for seats whose user is a bot
     turn_seconds: TurnSeconds | None = None
-    on_timeout: Literal["auto_play", "bot", "forfeit"] = "auto_play"
+    on_timeout: OnTimeout = "auto_play"
     timeout_bot_level: AnyBotLevel | None = None              # on_timeout "bot": the level that takes the seat
     max_timeouts: MaxTimeouts = 8
 

@@ -38,7 +38,7 @@ from domain.tournament import (
 )
 from domain.tournament import checkin
 from domain.tournament.formats import next_round
-from services.championships import Championship, ChampionshipService, CheckIns
+from services.championships import Championship, ChampionshipService, CheckIns, closes_at
 
 log = logging.getLogger("baloot.workers")
 
@@ -110,7 +110,7 @@ class Schedules:
         if champ.version == 0 or state.status == "finished":
             return state.status if champ.version else "unknown"
         if state.status == "running" and full:
-            await svc.collect_results(championship_id)      # a game-end hook lost in a crash
+            await svc.matches.collect_results(championship_id)      # a game-end hook lost in a crash
             champ = await svc.load(championship_id)
         now = await svc.pool.fetchval("SELECT now()")
         if not runs_itself(champ):
@@ -160,21 +160,21 @@ class Schedules:
         n = champ.state.rounds[-1].number
         if champ.run.check_in_seconds is None:
             if full:
-                await svc.open_round_tables(championship_id, n, ACTOR)
+                await svc.matches.open_round_tables(championship_id, n, ACTOR)
             return f"round {n} playing"
-        checks: CheckIns = await svc.check_ins(championship_id)
-        closes = svc.check_in_closes(champ, n)
+        checks: CheckIns = await svc.check_ins.of(championship_id)
+        closes = closes_at(champ, n)
         if n not in checks.closed and now < closes:
-            checks = await svc.check_in_bots(championship_id, champ, checks)
-            await svc.open_checked_in_tables(championship_id, champ, checks, ACTOR)
+            checks = await svc.check_ins.check_in_bots(championship_id, champ, checks)
+            await svc.check_ins.open_ready_tables(championship_id, champ, checks, ACTOR)
             await self.later(championship_id, closes, now)
             return f"round {n} checking in"
         if n not in checks.closed:
-            checks = await svc.close_check_in(championship_id, n)
+            checks = await svc.check_ins.close(championship_id, n)
         absent = set(checks.closed[n])
         champ = await self._do(svc, championship_id, f"tick/round-{n}/no-shows",
                                lambda c: checkin.no_show_commands(c.state, n, absent))
-        await svc.open_checked_in_tables(championship_id, champ, checks, ACTOR)
+        await svc.check_ins.open_ready_tables(championship_id, champ, checks, ACTOR)
         return f"round {n} playing"
 
     async def _do(self, svc: ChampionshipService, championship_id: str, command_id: str, make) -> Championship:

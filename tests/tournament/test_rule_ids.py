@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from domain.tournament import (
@@ -10,7 +12,9 @@ from domain.tournament import (
     RegistrationClosed, Settings, StartRound, SubstitutePlayer, TeamRegistered, ChampionshipRuleError,
     WithdrawTeam, commitment, game_result, match_result,
 )
+from domain.tournament import checkin, invitations
 from domain.tournament.duplicate import duplicate_result
+from domain.tournament.invitations import TeamInvitationAnswered, TeamProposed
 from domain.tournament.results import MatchResult
 from tests.tournament.helpers import created, drawn, given, run
 
@@ -89,7 +93,26 @@ def test_every_refusal_names_a_documented_rule():
         assert error.value.rule == expected, (command, str(error.value))
         assert str(error.value) == error.value.message
         seen.add(error.value.rule)
+    for refused, expected in OTHER_REFUSALS:
+        with pytest.raises(ChampionshipRuleError) as error:
+            refused()
+        assert error.value.rule == expected
+        seen.add(error.value.rule)
     assert seen == CHAMPIONSHIP_RULES         # each documented id is reachable, so none is stale
+
+
+# The championship rules decided beside the decider: team invitations and check-in.
+_PROPOSAL = TeamProposed(team_id="T", players=("a", "b"), substitutes=(), by="a", waiting=("b",))
+_DECLINED = invitations.evolve(invitations.evolve({}, _PROPOSAL),
+                               TeamInvitationAnswered(team_id="T", user="b", accepted=False))
+_NOW = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+OTHER_REFUSALS = [
+    (lambda: invitations.propose(invitations.evolve({}, _PROPOSAL), RegisterTeam("T", ("c", "d")), "c"),
+     "already_proposed"),
+    (lambda: invitations.answer(_DECLINED["T"], "b", True), "invitation_declined"),
+    (lambda: checkin.check_in(checkin.CheckIns(), 1, PLAYING.rounds[0].matches[0], "T1", "P1a", "P1a",
+                              now=_NOW, closes=_NOW), "check_in_closed"),
+]
 
 
 def test_results_from_games_name_their_rules():

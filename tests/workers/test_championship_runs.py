@@ -116,13 +116,13 @@ async def test_a_team_that_has_not_checked_in_when_the_window_closes_forfeits(
         r = await api.post(f"/championships/{cid}/matches/{m2.match_id}/check-in", json={"command_id": "in-3"},
                            headers=auth)
         assert r.status_code == 403 and r.json()["rule"] == "not_in_match"
-    await svc.check_in(cid, m1.match_id, a2.user_id, by=a2.user_id)
-    await svc.check_in(cid, m1.match_id, b1.user_id, by=b1.user_id)
-    assert await svc.match_tables(cid) == []             # a table opens only once both teams are in
+    await svc.check_ins.check_in(cid, m1.match_id, a2.user_id, by=a2.user_id)
+    await svc.check_ins.check_in(cid, m1.match_id, b1.user_id, by=b1.user_id)
+    assert await svc.matches.tables_of(cid) == []             # a table opens only once both teams are in
 
     await running.drain()                                 # the window closes: the delayed tick runs
 
-    checks = await svc.check_ins(cid)
+    checks = await svc.check_ins.of(cid)
     assert sorted(checks.closed[1]) == sorted([b, c, d])
     champ = await svc.load(cid)
     round_1 = champ.state.rounds[0]
@@ -133,7 +133,7 @@ async def test_a_team_that_has_not_checked_in_when_the_window_closes_forfeits(
     assert [e.reason for e in events if type(e).__name__ == "MatchForfeited"] == ["did not check in"]
     # The final is a walkover: A is champion without a table ever opening.
     assert champ.state.status == "finished" and champ.state.champion == a
-    assert await svc.match_tables(cid) == []
+    assert await svc.matches.tables_of(cid) == []
     # More ticks change nothing.
     version = champ.version
     assert await asyncio.gather(*(running.workers.schedules.tick(cid) for _ in range(3))) == ["finished"] * 3
@@ -159,7 +159,7 @@ async def test_a_tick_delivered_twice_has_one_effect(running, plain_services, po
     kinds = await event_types(pool, stream_of(cid))
     assert kinds == {"championship_created": 1, "team_registered": 4, "registration_closed": 1,
                      "draw_committed": 1, "draw_made": 1, "round_paired": 1}
-    tables = await svc.match_tables(cid)
+    tables = await svc.matches.tables_of(cid)
     assert sorted(t["match_id"] for t in tables) == ["1-1", "1-2"]
     for t in tables:
         assert (await event_types(pool, f"table-{t['table_id']}"))["table_opened"] == 1
@@ -169,4 +169,4 @@ async def test_a_tick_delivered_twice_has_one_effect(running, plain_services, po
     await running.workers.reconcile()
     await running.drain()
     assert (await svc.load(cid)).version == champ.version
-    assert len(await svc.match_tables(cid)) == 2
+    assert len(await svc.matches.tables_of(cid)) == 2
