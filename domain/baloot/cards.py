@@ -43,10 +43,6 @@ def card_rank(card: Card) -> int:
     return card & 7
 
 
-def make_card(suit: Suit, rank: int) -> Card:
-    return suit * 8 + rank
-
-
 def parse_card(text: str) -> Card:
     """``parse_card("TS")`` -> the ten of spades. Raises ValueError on anything else."""
     if len(text) != 2 or text[0] not in RANKS or text[1] not in SUITS:
@@ -93,14 +89,7 @@ def cards_of(mask: Hand) -> list[Card]:
     return out
 
 
-def hand_names(mask: Hand) -> list[str]:
-    return [card_name(c) for c in cards_of(mask)]
-
-
 def parse_hand(text: str) -> Hand:
     """``parse_hand("AS TS 7H")`` -> mask. Whitespace separated card names."""
     return mask_of(parse_card(t) for t in text.split())
 
-
-def card_count(mask: Hand) -> int:
-    return mask.bit_count()

@@ -14,7 +14,7 @@ import msgspec
 from domain.baloot.cards import card_name, parse_card, parse_suit, suit_name
 from domain.baloot.deal import INITIAL, evolve
 from domain.baloot.events import (
-    Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, DealStarted, Declare, Double, DoubleCalled,
+    BidValue, DoubleValue, Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, DealStarted, Declare, Double, DoubleCalled,
     PlayCard, ProjectsDeclared, QaydCalled, SawaClaimed, SeedRevealed, StartDeal,
 )
 from domain.events import TableMode
@@ -32,9 +32,9 @@ class RecordAction(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tru
     """One action: ``seat`` and exactly one of bid, double, declare, play, sawa, qayd."""
 
     seat: Seat
-    bid: Literal["pass", "hokum", "sun", "ashkal", "wala", "before_you", "confirm", "kawesh"] | None = None
+    bid: BidValue | None = None
     suit: Literal["S", "H", "D", "C"] | None = None
-    double: Literal["double", "three", "four", "gahwa", "pass"] | None = None
+    double: DoubleValue | None = None
     closed: bool | None = None
     declare: list[list[CardText]] | None = None
     play: CardText | None = None

@@ -11,6 +11,7 @@ from litestar.typing import FieldDefinition
 from domain.table import OnTimeout
 from domain.events import TableMode
 from domain.baloot.audit import AuditReport
+from domain.baloot.events import BidValue, DoubleValue
 from domain.balut.views import BalutView
 from domain.games import GAMES
 from domain.baloot.views import ContractView, DealView, GameView
@@ -64,13 +65,6 @@ class NewUser(msgspec.Struct, forbid_unknown_fields=True):
     kind: Literal["human", "bot"] = "human"
 
 
-class UserCreated(msgspec.Struct):
-    user_id: str
-    name: str
-    kind: str
-    token: str
-
-
 # ---- actions a player sends (the seat comes from the token) ----
 
 class PlayAction(msgspec.Struct, tag="play", forbid_unknown_fields=True, omit_defaults=True):
@@ -79,12 +73,12 @@ class PlayAction(msgspec.Struct, tag="play", forbid_unknown_fields=True, omit_de
 
 
 class BidAction(msgspec.Struct, tag="bid", forbid_unknown_fields=True, omit_defaults=True):
-    bid: Literal["pass", "hokum", "sun", "ashkal", "wala", "before_you", "confirm", "kawesh"]
+    bid: BidValue
     suit: SuitText | None = None
 
 
 class DoubleAction(msgspec.Struct, tag="double", forbid_unknown_fields=True, omit_defaults=True):
-    call: Literal["double", "three", "four", "gahwa", "pass"]
+    call: DoubleValue
     closed: bool | None = None
 
 

@@ -9,7 +9,7 @@ import pytest
 from domain.tournament import MatchGame, Settings, ChampionshipRuleError, match_result
 from domain.tournament.persistent import PMap, PVec
 from domain.tournament.simulation import Simulation
-from projections import bracket, ratings, standings
+from projections import bracket, standings
 
 
 def test_best_of_three_result_from_games():
@@ -69,29 +69,6 @@ def test_bracket_edges_follow_each_team_path():
         edge = next(e for e in bracket.feeders(graph, after.match_id) if e.team == champion)
         assert edge.source == before.match_id and edge.kind == ("winner" if before.winner == champion else "loser")
     assert any(e.kind == "loser" for e in graph.edges)
-
-
-def test_ratings_update_once_per_match_and_are_recomputable():
-    sim = championship("single_elimination", 8)
-    state = ratings.initial()
-    stored = []
-    for event in sim.events:
-        update = ratings.rating_event(state, event)
-        if update is not None:
-            stored.append(update)
-        state = ratings.evolve(state, event)
-    assert state.matches_rated == len(stored) == 7
-    assert stored[0].model == "PlackettLuce" and stored[0].model_version.startswith("openskill ")
-    assert ratings.recompute(sim.events).ratings == state.ratings
-    replayed = ratings.initial()
-    for event in sim.events:           # the tournament feed merged with the stored ratings stream
-        replayed = ratings.evolve(replayed, event)
-        replayed = next((ratings.evolve(replayed, s) for s in stored
-                         if getattr(event, "match_id", None) == s.match_id
-                         and type(event).__name__ == "MatchResultRecorded"), replayed)
-    assert replayed.ratings == state.ratings and replayed.matches_rated == 7
-    best = ratings.leaderboard(state)[0]
-    assert best.player.startswith(sim.state.champion)
 
 
 def test_cli_simulate_json(capsys):

@@ -35,9 +35,9 @@ from domain.baloot.dealstate import DealState, speaking_order
 from domain.baloot.events import ClaimSawa, Contract, PlayCard
 from domain.baloot.projects import best_declaration
 from domain.baloot.tricks import NO_TRUMP, sawa_holds
+from domain.baloot.doubling import DOUBLE_STEPS
 from domain.baloot.views import DealView
 
-DOUBLE_STEPS = ("double", "three", "four", "gahwa")
 GAHWA_SHARE = 0.9      # Gahwa (قهوة) is called only when this share of the samples wins the deal
 
 

@@ -1,0 +1,37 @@
+"""The architecture as contracts (``[tool.importlinter]`` in pyproject.toml): the layers point down, the two
+games stand apart, the seam is one-way, Litestar stays in the HTTP door. ``lint-imports`` checks them here
+as a newcomer runs it; and a tree with one forbidden import is shown to break them, so that a contract that
+checks nothing would fail this test."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT = Path(sys.executable).with_name("lint-imports")
+
+
+def lint(cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run([str(LINT), "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_the_import_contracts_hold():
+    done = lint(ROOT)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " 0 broken" in done.stdout and "kept" in done.stdout
+
+
+def test_a_game_importing_the_table_breaks_the_one_way_seam(tmp_path):
+    for part in ("domain", "projections", "services", "migrations"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "domain" / "balut" / "peek.py").write_text("from domain.table import TableState\n")
+    done = lint(tmp_path)
+    assert done.returncode != 0
+    assert "The seam is one-way" in done.stdout and "BROKEN" in done.stdout
+    assert "domain.balut.peek -> domain.table" in done.stdout
