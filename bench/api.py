@@ -9,7 +9,7 @@ process (asyncio + httpx, one connection per table).  Each table is a coroutine 
 with their own tokens: the seat to act reads its view (legal actions), then POSTs one command; when a game
 ends it opens a new table.  Reported for each N: card plays/s and all actions/s, p50/p99 of the command
 POSTs; and, at the same concurrency (N client coroutines), the trivial handler's requests/s and p50/p99.
-Targets (issue 5): plays/s >= 0.3 x trivial requests/s; p99 < 50 ms at 100 tables.
+Targets: plays/s >= 0.3 x trivial requests/s; p99 < 50 ms at 100 tables.
 """
 
 from __future__ import annotations

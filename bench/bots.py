@@ -1,4 +1,4 @@
-"""Bot strength in duplicate matches and the hard bot's time per decision: the targets table of issue 15.
+"""Bot strength in duplicate matches and the hard bot's time per decision: the targets of the bots' levels.
 
     python bench/bots.py [--boards 2000] [--easy-boards 2000] [--timing-boards 40] [--jobs 1] [--seed bench]
 

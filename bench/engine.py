@@ -1,6 +1,6 @@
 """Rules-engine benchmark (one core): events replayed/s, random deals simulated/s, hand records audited/s.
 
-    python bench/engine.py [--deals 3000] [--seconds 3]
+    python bench/engine.py [--seconds 3] [--corpus 2000]
 
 Reference point from the issue: the most complete public Python Baloot engine plays about 630 deals/s
 (20,000 card plays/s) on this machine; the targets are ≥ 3,000 deals/s and ≥ 200,000 events/s replayed.

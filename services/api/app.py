@@ -13,7 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
-from services.api.deps import DEPENDENCIES, Pool
+from services.api.deps import DEPENDENCIES, Pool, caller_first
 from services.api.guards import GuardedRequest, RejectNul
 from services.api.limits import Limits, Throttle
 from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
@@ -87,6 +87,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                         *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,
+        guards=[caller_first],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[RejectNul, Throttle],
         request_class=GuardedRequest,

@@ -9,8 +9,13 @@ there is none, before the handler runs).
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import asyncpg
 from litestar import Request
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 
@@ -49,6 +54,19 @@ def _provider(name: str, of_platform: bool) -> Provide:
 
 async def provide_user(request: Request, state: State) -> User:
     return await state.auth.user(request)
+
+
+@functools.cache
+def _names_caller(fn) -> bool:
+    return "user" in inspect.signature(fn).parameters
+
+
+async def caller_first(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
+    """Guard of every route: who is asking is settled before anything else — a route that names its caller
+    (``user``) resolves the bearer token (a 401 problem document) before its body is decoded or any table
+    read; the session is kept on the request for the ``user`` dependency."""
+    if _names_caller(handler.fn):
+        await connection.app.state.auth.session(connection.scope)
 
 
 DEPENDENCIES = ({name: _provider(name, True) for name in PLATFORM_DEPENDENCIES}

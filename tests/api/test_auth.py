@@ -1,4 +1,4 @@
-"""Issue 9, findings 1-3: rate limits on the resolved user and the client address, tokens that expire and
+"""Rate limits on the resolved user and the client address, tokens that expire and
 can be revoked, a bounded user cache. Real app, real PostgreSQL."""
 
 from __future__ import annotations

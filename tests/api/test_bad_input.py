@@ -1,4 +1,4 @@
-"""Issue 9, finding 5: bad input is a 4xx problem document, never a 500, and stores nothing.
+"""Bad input is a 4xx problem document, never a 500, and stores nothing.
 
 The payloads are the review's own: JSON nested 1,000 levels deep (about 2 KB), U+0000 in names, seat ids,
 reasons and path segments, and ``/live?after=2^63``.
@@ -110,3 +110,16 @@ async def test_nul_in_a_bot_name_made_through_the_api_is_refused(api, pool):
     r = await api.post("/users", json={"name": "bot\u0000", "kind": "bot"}, headers=h)
     assert_problem(r, 400, "invalid_field")
     assert await pool.fetchval("SELECT count(*) FROM users") == 1
+
+
+async def test_who_is_asking_is_settled_before_the_body_is_read(api, world, pool):
+    """A malformed body with no token, or a wrong one, is refused for the token (401), not for the body: the
+    caller is settled first; with a good token the same body is a 400 naming what is wrong with it."""
+    before = await stored(pool)
+    url = f"/tables/{world['table']}/commands"
+    for headers in ({}, {"Authorization": "Bearer not-a-token"}):
+        r = await api.post(url, content=b'{"command_id": ', headers={**headers, "content-type": "application/json"})
+        assert_problem(r, 401, "bad_token")
+    r = await api.post(url, content=b'{"command_id": ', headers={**world["headers"], "content-type": "application/json"})
+    assert_problem(r, 400, "malformed_body")
+    assert await stored(pool) == before

@@ -1,4 +1,4 @@
-"""Issue 12: what a human action costs the database, its command and its fan-out together, and that the
+"""What a human action costs the database, its command and its fan-out together, and that the
 fold it is decided on without a read never decides anything wrongly.
 
 Four players follow their table on ``/live`` and act from what their own stream shows (no polling), with a

@@ -1,4 +1,4 @@
-"""Fair play under attack: each hole a hostile client found (issue 9), tried again as that client would.
+"""Fair play under attack: each hole a hostile client found, tried again as that client would.
 
 A spectator replaying someone's command id, a cheat reusing or guessing command ids, seats and teams taken
 without consent, a seated referee, the broadcast delay skipped through the replay endpoints, the cards of a

@@ -1,4 +1,4 @@
-"""Issue 12: the followers of one table share one reader per process (one read per append, not one per
+"""The followers of one table share one reader per process (one read per append, not one per
 follower), each still gets its own view, and a spectator behind the broadcast delay still gets nothing early.
 
 Served by uvicorn (the ASGI test client buffers a stream until it ends). Reads are counted by wrapping the

@@ -1,4 +1,4 @@
-"""Issue 9, finding 4: each user holds at most ``max_streams_per_user`` live streams at once.
+"""Each user holds at most ``max_streams_per_user`` live streams at once.
 
 Served by uvicorn (the ASGI test client buffers a stream until it ends); the test waits on the app's own
 slot count, not on a sleep, for the server to notice a client has gone.

@@ -1,4 +1,4 @@
-"""``step``: decide, then fold the events, private ones included (the one loop every caller used to write)."""
+"""``step``: decide, then fold the events, private ones included (the loop every caller of a decider needs)."""
 
 from domain.baloot import deal as deal_mod
 from domain.baloot import game as game_mod

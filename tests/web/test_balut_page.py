@@ -1,4 +1,4 @@
-"""A Balut (dice game) table on the spectator pages (issue 17, item 3), in a real browser: a table of two bot
+"""A Balut (dice game) table on the spectator pages, in a real browser: a table of two bot
 seats followed live to its end, its totals and rows checked against the game's record (``GET
 /tables/{id}/record``, summed here, not by the page's code), a step back in the replay, the Arabic page right
 to left, and the start page listing the table as a Balut table. Screenshots in tests/web/screenshots/."""

@@ -1,4 +1,4 @@
-"""The daily deal's page in a real browser (issue 16, item 6): before the close it shows the leaderboard and
+"""The daily deal's page in a real browser: before the close it shows the leaderboard and
 the server's refusal of every board's field, and no card of any board reaches the browser; after the close
 it shows each board's field (equal to the one the test computes from the boards' own tables), the leaderboard
 paged by rank in both scorings, and links to the boards' replays."""

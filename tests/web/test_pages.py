@@ -1,4 +1,4 @@
-"""Spectating and replays in a real browser (issue 13): a live all-bot table, a finished deal stepped to a
+"""Spectating and replays in a real browser: a live all-bot table, a finished deal stepped to a
 trick and reloaded from its link, hidden cards that stay hidden, and a 1,024-team bracket with a team's path.
 Each test saves a screenshot in tests/web/screenshots/."""
 

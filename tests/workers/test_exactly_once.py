@@ -312,7 +312,7 @@ async def test_reconciler_recovers_a_lost_message_mid_game(rig, monkeypatch):
 
 
 async def test_a_table_nobody_plays_ends_after_its_limit_of_timeouts(rig):
-    """Four empty seats on auto-play used to pass void deal after void deal for ever."""
+    """Four empty seats on auto-play would pass void deal after void deal for ever without the abandon rule."""
     svc = await rig.tables()
     opened = msgspec.structs.replace(human_at_seat_0("t1", "auto_play"), seats=(HUMAN,) * 4, bots=(None,) * 4,
                                      max_timeouts=6)

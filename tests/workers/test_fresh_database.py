@@ -1,4 +1,4 @@
-"""Issue 9, finding 6: workers started on a fresh, unmigrated database migrate it before their first
+"""Workers started on a fresh, unmigrated database migrate it before their first
 reconcile, instead of logging errors until someone else does."""
 
 from __future__ import annotations
