@@ -31,7 +31,6 @@ from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
 from services.tables import Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of
-from services.tables.visibility import Audience
 
 
 @post("/tables", operation_id="createTable", status_code=201,

@@ -23,10 +23,9 @@ from typing import TYPE_CHECKING
 import asyncpg
 import msgspec
 
-from domain.games import GAMES
 from domain.table import OnTimeout
 from domain.tournament import (
-    ChampionshipEvent, ChampionshipState, CloseRegistration, CommitDraw, MakeDraw, RoundPaired, Settings, commitment,
+    ChampionshipEvent, ChampionshipState, CloseRegistration, CommitDraw, MakeDraw, RoundPaired, commitment,
     decide, evolve,
 )
 from projections import bracket as bracket_projection

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from domain.table import game_of
 from services.errors import Forbidden
 from services.roles import has_role
+from services.tables.service import stream_of
 
 if TYPE_CHECKING:
     import asyncpg
@@ -116,7 +117,7 @@ class Visibility:
             return table.version
         return await self.pool.fetchval(
             "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1 "
-            "AND recorded_at <= now() - make_interval(secs => $2)", f"table-{table.table_id}", delay)
+            "AND recorded_at <= now() - make_interval(secs => $2)", stream_of(table.table_id), delay)
 
     async def seen(self, table: Table, audience: Audience) -> Table:
         """The table as ``audience`` may see it now: as it is, or, for spectators, as it was the delay ago."""

@@ -31,7 +31,7 @@ from domain.tournament import (
 )
 from domain.tournament.draw import seeded_order
 from domain.tournament.events import DrawCommitted, DrawMade, RoundSlot
-from services.championships import CODEC, Championship, ChampionshipService, RunSettings, fold_rows, stream_of
+from services.championships import CODEC, Championship, RunSettings, fold_rows, stream_of
 from services.db import create_scratch_schema, drop_schema, schema_url
 from services.eventstore import read_stream, rebuild_projection
 from services.platform import Platform

@@ -17,6 +17,7 @@ from domain.baloot.cards import card_name
 from services.daily.projection import daily_read_model
 from services.eventstore import ProjectionRunner
 from services.platform import Platform
+from services.tables import TableService
 from services.workers.pending import pending_work
 from tests.api.test_tables import Ids, choose
 from tests.daily.conftest import DAY, Clock
