@@ -5,10 +5,13 @@ stores them (the API, each worker runtime):
 
 1. A table's stream moved (a command, or a table just opened): whatever it now waits for — a bot's turn,
    a turn clock, a recorded deal's review — is handed to the workers.
-2. The table's game ended: in a championship, its match goes on — the match's next game opens, or the
-   match's result is recorded on the championship's stream (step 3 follows from that append).
-3. A championship's stream moved (a result, a round, a check-in): its schedule ticks in the workers, which
-   may close registration, make the draw, start the next round or finish it.
+2. The table's game ended: a table of shared boards whose boards are all done (a daily board finished after
+   its set closed) reveals the seeds it held back; in a championship, its match goes on — the match's next
+   game opens, or the match's result is recorded on the championship's stream (step 3 follows from that
+   append).
+3. A championship's stream moved (a result, a round, a check-in): a result that decided a duplicate round
+   reveals the seeds its tables held back; its schedule ticks in the workers, which may close registration,
+   make the draw, start the next round or finish it.
 
 ``work`` is the workers' side of 1 and 3 (``services.workers.actors.Workers``); without it (an API process
 with no workers attached, the tests' plain services) nothing is queued and the reconciler finds the work.
@@ -22,6 +25,7 @@ import logging
 from typing import TYPE_CHECKING, Protocol
 
 from domain.table import game_of
+from domain.tournament.events import MatchDoubleForfeited, MatchForfeited, MatchResultRecorded
 
 if TYPE_CHECKING:
     from services.championships import Championship
@@ -29,6 +33,8 @@ if TYPE_CHECKING:
     from services.tables import Table
 
 log = logging.getLogger("baloot.flow")
+
+MATCH_DECIDED = (MatchResultRecorded, MatchForfeited, MatchDoubleForfeited)
 
 
 class WorkQueue(Protocol):
@@ -55,6 +61,8 @@ class Flow:
     async def table_appended(self, table: Table, events: list) -> None:
         await self._queue(self.work and self.work.table_moved, table)                     # 1.
         if any(isinstance(e, game_of(table).info.end_event) for e in events):             # 2.
+            if table.opened.boards is not None and await self.platform.visibility.boards_done(table.opened):
+                await self.platform.tables.reveal_held_seeds(table.table_id)
             await self.platform.championships.matches.game_ended(table)
 
     async def table_opened(self, table: Table) -> None:
@@ -64,8 +72,10 @@ class Flow:
         """A batch of tables opened (a round's): their work handed over at once."""
         await self._queue(self.work and self.work.tables_moved, tables)                   # 1.
 
-    async def championship_appended(self, championship_id: str, champ: Championship) -> None:
-        await self._queue(self.work and self.work.championship_moved, championship_id, champ)  # 3.
+    async def championship_appended(self, championship_id: str, champ: Championship, events: list) -> None:
+        if any(isinstance(e, MATCH_DECIDED) for e in events):                             # 3.
+            await self.platform.championships.matches.reveal_boards(championship_id, champ.state)
+        await self._queue(self.work and self.work.championship_moved, championship_id, champ)
 
     async def _queue(self, hand_over, *args) -> None:
         """Hand work to the workers; with the broker away, leave it to the reconciler (the log holds it)."""

@@ -222,4 +222,11 @@ class BoardSetClosed(msgspec.Struct, frozen=True, tag="board_set_closed", kw_onl
     seed: str
 
 
-SET_EVENTS = (BoardSetOpened, BoardSetClosed)
+class BoardSetRevealed(msgspec.Struct, frozen=True, tag="board_set_revealed", kw_only=True):
+    """Every table that played the set's boards has revealed the seeds it held back (``tables`` of them)."""
+
+    set_id: str
+    tables: int
+
+
+SET_EVENTS = (BoardSetOpened, BoardSetClosed, BoardSetRevealed)

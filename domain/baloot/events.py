@@ -122,10 +122,18 @@ class StartGame(msgspec.Struct, frozen=True, tag="start_game", kw_only=True):
 
 
 class DealNext(msgspec.Struct, frozen=True, tag="deal_next", kw_only=True):
-    """Start the game's next deal; dealer, profile and scores come from the game."""
+    """Start the game's next deal; dealer, profile and scores come from the game. ``hold_seed``: the deal
+    just ended keeps its seed back (a board other tables still play); else it must have been revealed."""
 
     seed: str | None = None
     deck: tuple[int, ...] | None = None
+    hold_seed: bool = False
+
+
+class RevealHeldSeeds(msgspec.Struct, frozen=True, tag="reveal_held_seeds", kw_only=True):
+    """Reveal the seeds this game held back, by deal number, once every table of its boards is done."""
+
+    seeds: tuple[tuple[int, str], ...]
 
 
 DealCommand = StartDeal | Bid | Double | Declare | PlayCard | ClaimSawa | CallQayd | RecordResult | RevealSeed
@@ -236,8 +244,13 @@ class DealScored(Event, frozen=True, tag="deal_scored"):
     result: DealResult
 
 
-class SeedRevealed(Event, frozen=True, tag="seed_revealed"):
+class SeedRevealed(Event, frozen=True, tag="seed_revealed", omit_defaults=True):
+    """A deal's seed, revealed once it has ended: anyone can now derive its deck and check the commitment.
+    ``deal_no`` names an earlier deal of the game whose seed was held back (shared boards, revealed when every
+    table of the boards is done); absent, the deal being played."""
+
     seed: str
+    deal_no: int | None = None
 
 
 class DealAnnulled(Event, frozen=True, tag="deal_annulled", kw_only=True):

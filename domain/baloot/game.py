@@ -13,8 +13,9 @@ from domain.baloot import deal as deal_mod
 from domain.baloot.deal import DealState
 from domain.baloot.events import (
     AbandonGame, AnnulDeal, DealAnnulled, DealNext, DealScored, DealStarted, DealVoided, EndGame, ForfeitGame,
-    GameEnded, GameStarted, StartDeal, StartGame,
+    GameEnded, GameStarted, RevealHeldSeeds, SeedRevealed, StartDeal, StartGame,
 )
+from domain.baloot.shuffle import seed_commitment
 from domain.errors import DomainError
 from domain.events import RevealSeed, TableMode
 from domain.baloot.profiles import SAUDI, RuleProfile
@@ -32,6 +33,9 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
     winner: int | None = None
     end_reason: str | None = None          # target, gahwa or forfeit
     results: tuple[tuple[int, int], ...] = ()   # game points of each finished deal
+    # Earlier deals whose seed is held back (shared boards), as (deal number, commitment); the current
+    # deal's is in ``deal``.
+    held_seeds: tuple[tuple[int, str], ...] = ()
 
 
 INITIAL = GameState()
@@ -52,6 +56,8 @@ def decide(s: GameState, cmd) -> list:
             raise DomainError("use_deal_next", "a game starts its deals with deal_next")
         case RevealSeed():
             return deal_mod.decide(s.deal, cmd)
+        case RevealHeldSeeds():
+            return _decide_reveal_held(s, cmd)
         case AnnulDeal():
             return _decide_annul(s, cmd)
         case ForfeitGame():
@@ -93,11 +99,33 @@ def _decide_next(s: GameState, cmd: DealNext) -> list:
     d = s.deal
     if s.deal_no and d.phase not in ("scored", "void", "annulled"):
         raise DomainError("deal_in_progress", f"deal {s.deal_no} is still being played")
-    if s.deal_no and d.commitment is not None and d.seed is None:
+    if s.deal_no and d.commitment is not None and d.seed is None and not cmd.hold_seed:
         raise DomainError("seed_unrevealed", f"deal {s.deal_no}'s seed must be revealed before the next deal")
     start = StartDeal(dealer=s.dealer, profile=s.profile, table_mode=s.table_mode, scores_before=s.scores,
                       seed=cmd.seed, deck=cmd.deck)
     return deal_mod.decide(deal_mod.INITIAL, start)
+
+
+def held_deals(s: GameState) -> list[int]:
+    """The deals whose seed this game holds back: earlier ones, and the current one once it has ended."""
+    current = [s.deal_no] if s.deal.phase in deal_mod.ENDED and s.deal.commitment and s.deal.seed is None else []
+    return [n for n, _ in s.held_seeds] + current
+
+
+def _decide_reveal_held(s: GameState, cmd: RevealHeldSeeds) -> list:
+    """Each held seed, checked against the commitment its deal published (at any phase of the game: the
+    boards are revealed after the games that played them)."""
+    commitments = dict(s.held_seeds)
+    if s.deal.phase in deal_mod.ENDED and s.deal.commitment and s.deal.seed is None:
+        commitments[s.deal_no] = s.deal.commitment
+    out = []
+    for deal_no, seed in cmd.seeds:
+        if deal_no not in commitments:
+            raise DomainError("seed_not_committed", f"deal {deal_no} has no seed held back")
+        if seed_commitment(seed) != commitments[deal_no]:
+            raise DomainError("seed_mismatch", f"the seed of deal {deal_no} does not match its commitment")
+        out.append(SeedRevealed(seed, deal_no=None if deal_no == s.deal_no else deal_no))
+    return out
 
 
 def _decide_annul(s: GameState, cmd: AnnulDeal) -> list:
@@ -130,7 +158,12 @@ def evolve(s: GameState, e) -> GameState:
         case DealScored():
             return _evolve_scored(s, e)
         case DealStarted():
-            return replace(s, deal=deal_mod.evolve(deal_mod.INITIAL, e), deal_no=s.deal_no + 1)
+            held = s.held_seeds
+            if s.deal_no and s.deal.commitment is not None and s.deal.seed is None:
+                held = held + ((s.deal_no, s.deal.commitment),)      # the deal ended with its seed held back
+            return replace(s, deal=deal_mod.evolve(deal_mod.INITIAL, e), deal_no=s.deal_no + 1, held_seeds=held)
+        case SeedRevealed() if e.deal_no is not None and e.deal_no != s.deal_no:
+            return replace(s, held_seeds=tuple(h for h in s.held_seeds if h[0] != e.deal_no))
         case DealVoided():
             return replace(s, deal=deal_mod.evolve(s.deal, e), dealer=(s.dealer + 1) & 3,
                            results=s.results + ((0, 0),))
@@ -185,18 +218,22 @@ def fold(events, state: GameState = INITIAL) -> GameState:
     return state
 
 
-def follow_on(s: GameState, seed_of, deals: int | None = None) -> list:
+def follow_on(s: GameState, seed_of, deals: int | None = None, hold_seeds: bool = False) -> list:
     """What follows by itself at ``s``: a finished deal reveals its seed, then, while the game goes on, the
     next deal is dealt from ``seed_of(its number)``; a game of ``deals`` deals (a board of the daily deal, a
-    duplicate table) ends after them, the higher score winning and equal scores nobody."""
+    duplicate table) ends after them, the higher score winning and equal scores nobody. With ``hold_seeds``
+    (shared boards, which other tables may still be playing) no seed is revealed: ``RevealHeldSeeds`` does it
+    once every table of the boards is done."""
     out: list = []
     deal = s.deal
-    if deal.phase in deal_mod.ENDED and deal.commitment and deal.seed is None:
-        s, revealed = step(s, RevealSeed(seed_of(s.deal_no)))
-        out.extend(revealed)
+    if deal.phase in deal_mod.ENDED and deal.commitment and deal.seed is None and (
+            s.phase == "playing" or not hold_seeds):
+        if not hold_seeds:
+            s, revealed = step(s, RevealSeed(seed_of(s.deal_no)))
+            out.extend(revealed)
         if s.phase == "playing" and deals is not None and s.deal_no >= deals:
             a, b = s.scores
             out.append(GameEnded(None if a == b else int(b > a), s.scores, "deals"))
         elif s.phase == "playing":
-            out.extend(decide(s, DealNext(seed=seed_of(s.deal_no + 1))))
+            out.extend(decide(s, DealNext(seed=seed_of(s.deal_no + 1), hold_seed=hold_seeds)))
     return out

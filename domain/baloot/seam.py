@@ -6,7 +6,8 @@ from __future__ import annotations
 from domain.baloot import audit, bots, deal, game, handrecord, views
 from domain.baloot import profiles as profiles_mod
 from domain.baloot.events import (
-    EVENT_TYPES, AbandonGame, Bid, DealNext, DealStarted, Double, ForfeitGame, GameEnded, SeedRevealed, StartGame,
+    EVENT_TYPES, AbandonGame, Bid, DealNext, DealStarted, Double, ForfeitGame, GameEnded, RevealHeldSeeds,
+    SeedRevealed, StartGame,
 )
 from domain.baloot.profiles import SAUDI
 from domain.seam import Decided, Format, GameInfo, GameResult, MatchGame
@@ -56,7 +57,13 @@ class Baloot(Decided):
             raise ValueError(f"deal {state.deal_no}: {exc}") from None
 
     def follow_on(self, state, seed_of, opened=None):
-        return game.follow_on(state, seed_of, opened.deals if opened is not None else None)
+        if opened is None:
+            return game.follow_on(state, seed_of)
+        return game.follow_on(state, seed_of, opened.deals, hold_seeds=opened.boards is not None)
+
+    def reveal_held(self, state, seed_of):
+        held = game.held_deals(state)
+        return RevealHeldSeeds(seeds=tuple((n, seed_of(n)) for n in held)) if held else None
 
     def to_act(self, state):
         return state.deal.turn if state.phase == "playing" and state.deal.turn >= 0 else None

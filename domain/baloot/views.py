@@ -118,7 +118,8 @@ def _played(leader: int, cards) -> list[PlayedCard]:
 
 
 def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -> DealView:
-    """The deal as ``seat`` sees it; ``seat=None`` is a spectator, who sees hands as ``hands`` allows."""
+    """The deal as ``seat`` sees it; ``seat=None`` is a spectator, who sees hands (and the seed that gives
+    them) as ``hands`` allows."""
     spectator = seat is None
     c = s.contract
     declarations = []
@@ -131,7 +132,9 @@ def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -
     if c is not None:
         receiver = (c.buyer + 2) & 3 if c.ashkal else c.buyer
     playing = s.phase == "playing"
-    ended = s.phase in ("scored", "void", "stopped")
+    # A finished deal is laid open, as at a real table, once its seed is out (at once, at a table of its
+    # own; a shared board's when every table of it is done): until then its player sees his own play only.
+    ended = s.phase in ("scored", "void", "stopped") and (s.commitment is None or s.seed is not None)
     open_hands = (hands == "always" or (ended and hands == "after_deal")) if spectator else ended
     return DealView(
         viewer=seat,
@@ -158,7 +161,7 @@ def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -
         legal_actions=[] if spectator else legal_actions(s, seat),
         may_claim_sawa=not spectator and playing and s.turn == seat,
         commitment=s.commitment,
-        seed=s.seed,
+        seed=None if spectator and hands == "never" else s.seed,     # the seed gives every hand
         result=s.result,
     )
 

@@ -54,6 +54,9 @@ class Balut(Decided):
     def follow_on(self, state, seed_of, opened=None):
         return game.follow_on(state, seed_of)
 
+    def reveal_held(self, state, seed_of):
+        return None                            # every turn's seed is revealed when its row is written
+
     def to_act(self, state):
         return state.turn if state.phase == "playing" and state.stage == "rolling" else None
 

@@ -9,8 +9,9 @@ the boards (or a Gahwa, or an abandonment) end it. When both have ended, each bo
 the match result, which the decider checks again. The tables are ``dup.<championship>.<match>.t1`` and
 ``.t2``.
 
-Until the round is decided, a duplicate table's boards are hidden from every player of the championship not
-seated at it: the other table of the match, and every other match of the round, play the same cards.
+Until the round is decided, a duplicate table's boards are hidden from everyone not seated at it but the
+event's officials (``services/tables/visibility.py``): the other table of the match, and every other match
+of the round, play the same cards.
 """
 
 from __future__ import annotations
@@ -82,16 +83,3 @@ def match_result(table_1: Table, table_2: Table, boards: int) -> MatchResult:
     """The match result from both tables' boards (``domain.tournament.duplicate``)."""
     return rules.duplicate_result([rules.board_score(p1, p2) for p1, p2 in
                                    zip(board_points(table_1, boards), board_points(table_2, boards))])
-
-
-def hidden_from(state: ChampionshipState, opened: TableOpened, user_id: str) -> str | None:
-    """Why ``user_id`` may not see this duplicate table (a player of the event while its round is
-    undecided, not seated at it), or None."""
-    where = parse_match_id(opened.match_id or "")
-    round_no = where[0] if where else 0
-    if user_id in opened.seats or user_id not in state.players or not 1 <= round_no <= len(state.rounds):
-        return None
-    if not state.rounds[round_no - 1].undecided:
-        return None
-    return (f"the boards of round {round_no} of championship {opened.championship_id} stay hidden from its "
-            "players until every match of the round is decided; each player sees only his own table")

@@ -105,6 +105,27 @@ class MatchService:
             openings.append(table)
         return await self.tables.open_tables(openings)
 
+    # ------------------------------------------------------------ shared boards
+
+    def round_over(self, state, round_no: int) -> bool:
+        """Whether round ``round_no`` of a duplicate event is decided: its boards may be shown."""
+        return 1 <= round_no <= len(state.rounds) and not state.rounds[round_no - 1].undecided
+
+    async def reveal_boards(self, championship_id: str, state) -> int:
+        """Reveal the seeds held back at the tables of every decided round of a duplicate event whose tables
+        still hold some (the step after the result that decides a round, and its repair); returns how many
+        tables revealed."""
+        if state.settings is None or state.settings.format != "duplicate":
+            return 0
+        decided = [r.number for r in state.rounds if not r.undecided]
+        if not decided:
+            return 0
+        holding = await self.tables.holding_seeds(
+            "t.championship_id = $1 AND split_part(t.match_id, '-', 1)::int = ANY($2)", championship_id, decided)
+        for table_id in holding:
+            await self.tables.reveal_held_seeds(table_id)
+        return len(holding)
+
     # ------------------------------------------------------------ results from the tables
 
     async def game_ended(self, table: Table) -> None:
@@ -124,6 +145,7 @@ class MatchService:
         """The game-end step again for the current round's undecided matches whose last table has ended
         (both of its steps are idempotent)."""
         state = (await self.championships.load(championship_id)).state
+        await self.reveal_boards(championship_id, state)       # a reveal lost with a crash after its result
         if state.status != "running":
             return
         current = state.rounds[-1]

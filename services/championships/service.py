@@ -24,6 +24,7 @@ import asyncpg
 import msgspec
 
 from domain.table import OnTimeout
+from domain.tournament.state import parse_match_id
 from domain.tournament import (
     ChampionshipEvent, ChampionshipState, CloseRegistration, CommitDraw, MakeDraw, RoundPaired, commitment,
     decide, evolve,
@@ -160,7 +161,7 @@ class ChampionshipService:
                 continue
             champ = await self.load(championship_id)
             if events and self.flow is not None:
-                await self.flow.championship_appended(championship_id, champ)
+                await self.flow.championship_appended(championship_id, champ, events)
             return CommandOutcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
         raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
@@ -178,12 +179,18 @@ class ChampionshipService:
             return MakeDraw(ratings=tuple(sorted(ratings.items())))
         return MakeDraw(seed=self.draw_seed(championship_id))
 
-    async def duplicate_hidden_from(self, opened: TableOpened, user_id: str) -> str | None:
-        """Why ``user_id`` may not see a duplicate table of this event (its round still played), or None."""
-        if opened.boards is None or opened.championship_id is None:
+    async def boards_done(self, opened: TableOpened) -> bool | None:
+        """Whether the round whose boards ``opened`` plays is decided (a duplicate event's); None: they are
+        not a championship's."""
+        if opened.championship_id is None:
             return None
-        champ = await self.load(opened.championship_id, missing_ok=True)
-        return duplicate.hidden_from(champ.state, opened, user_id)
+        where = parse_match_id(opened.match_id or "")
+        state = (await self.load(opened.championship_id, missing_ok=True)).state
+        return where is not None and self.matches.round_over(state, where[0])
+
+    def why_hidden(self, opened: TableOpened) -> str:
+        return (f"the boards of match {opened.match_id}'s round in championship {opened.championship_id} stay "
+                "hidden until every match of the round is decided; each player sees only his own table")
 
 
 def fold_rows(champ: Championship, rows) -> Championship:

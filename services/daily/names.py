@@ -48,6 +48,11 @@ def board_of(table_id: str) -> DailyBoard | None:
     return DailyBoard(day, parts[1], int(parts[2]), parts[3])
 
 
+def tables_prefix(day: dt.date, profile: str) -> str:
+    """What the ids of the set's board tables start with."""
+    return f"{PREFIX}{day.isoformat()}.{profile}."
+
+
 def board_set(day: dt.date, profile: str) -> str:
     return f"daily/{set_id(day, profile)}"
 

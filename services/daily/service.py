@@ -4,9 +4,11 @@ first player starts, its seed when the day closes (docs/daily.md).
 
 Times (UTC): boards of day D may be started until D+1 00:00 (``open_until``); the set closes at D+1 01:00
 (``closes_at``), when every board started in time has ended (a player's turn clock is ``turn_seconds``,
-then a bot plays his seat). Until the close, a board's table is visible only to its player (the API's
-guard, ``hidden_from``); after it, its replay, record and audit are public, and the seed is revealed on
-the set's stream by the first request that finds the set due (``board_set``).
+then a bot plays his seat). Until the close, a board's table is visible only to its player
+(``services/tables/visibility.py``), and its tables hold their seeds back; after it, its replay, record and
+audit are public: the set's seed is revealed on the set's stream by the first request (or the workers' pass)
+that finds the set due (``board_set``), and the workers reveal each board table's seed
+(``reveal_closed_sets``).
 """
 
 from __future__ import annotations
@@ -118,6 +120,40 @@ class DailyService:
             return daily.close_set(bs, seed)
         return bs
 
+    async def reveal_closed_sets(self) -> int:
+        """Reveal the seeds held back at the finished boards of every set whose day has closed (closing the
+        set first, if no request did); once none of its tables is still playing, the set is marked revealed
+        (``board_set_revealed``) and not looked at again. Returns how many tables revealed their seeds."""
+        streams = [r[0] for r in await self.pool.fetch(
+            "SELECT o.stream_id FROM events o WHERE o.event_type = 'board_set_opened' AND NOT EXISTS "
+            "(SELECT 1 FROM events r WHERE r.stream_id = o.stream_id AND r.event_type = 'board_set_revealed')")]
+        revealed = 0
+        for stream in streams:
+            opened = CODEC.decode((await read_stream(self.pool, stream, 1, 1))[0])
+            day = dt.date.fromisoformat(opened.set_id.partition("/")[0])
+            if not self.closed(day):
+                continue
+            await self.board_set(day, opened.profile)           # the close, if no request made it
+            prefix = names.tables_prefix(day, opened.profile) + "%"
+            for table_id in await self.tables.holding_seeds("t.table_id LIKE $1", prefix):
+                await self.tables.reveal_held_seeds(table_id)
+                revealed += 1
+            counts = await self.pool.fetchrow(
+                "SELECT count(*) AS tables, count(*) FILTER (WHERE status = 'live') AS live FROM tables_index "
+                "WHERE table_id LIKE $1", prefix)
+            if counts["live"] == 0:
+                done = daily.BoardSetRevealed(set_id=opened.set_id, tables=counts["tables"])
+                try:
+                    await append(self.pool, stream, len(await read_stream(self.pool, stream)), [CODEC.encode(done)])
+                except ConcurrencyError:
+                    pass                                    # another worker marked it at the same time
+        return revealed
+
+    def boards_done(self, opened: TableOpened) -> bool | None:
+        """Whether the daily set of ``opened``'s boards has closed; None: they are not a daily set's."""
+        day_profile = names.set_of_boards(opened.boards.set) if opened.boards is not None else None
+        return None if day_profile is None else self.closed(day_profile[0])
+
     async def set_opening(self, day: dt.date, profile: str) -> daily.BoardSetOpened | None:
         rows = await read_stream(self.pool, set_stream(day, profile), 1, 1)
         return CODEC.decode(rows[0]) if rows else None
@@ -176,14 +212,10 @@ class DailyService:
 
     # ------------------------------------------------------------ hidden information
 
-    def hidden_from(self, opened: TableOpened, user_id: str) -> str | None:
-        """Why ``user_id`` may not see a table of ``opened``'s boards (a daily board of an open set that is
-        not his), or None."""
-        day_profile = names.set_of_boards(opened.boards.set) if opened.boards is not None else None
-        if day_profile is None or user_id in opened.seats or self.closed(day_profile[0]):
-            return None
-        return (f"the boards of the daily set {names.set_id(*day_profile)} stay hidden until it closes at "
-                f"{closes_at(day_profile[0]).isoformat()}; each player sees only his own")
+    def why_hidden(self, opened: TableOpened) -> str:
+        day, profile = names.set_of_boards(opened.boards.set)
+        return (f"the boards of the daily set {names.set_id(day, profile)} stay hidden until it closes at "
+                f"{closes_at(day).isoformat()}; each player sees only his own")
 
     def field_hidden_from(self, day: dt.date, finished: bool) -> bool:
         """A board's field of results shows a board's scores: to its finishers before the close."""

@@ -74,8 +74,8 @@ class Table(TableState, frozen=True):
     timeouts: tuple[int, ...] = ()                                   # seats timed out since a player acted
 
 
-_INDEX = ("INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, status) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id) DO UPDATE SET status = $8 "
+_INDEX = ("INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, status, "
+          "shared) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (table_id) DO UPDATE SET status = $8 "
           "WHERE tables_index.status = 'invited'")
 
 
@@ -216,7 +216,8 @@ class TableService:
     @staticmethod
     def _index_row(opened: TableOpened, status: str) -> tuple:
         return (opened.table_id, opened.championship_id, opened.match_id, opened.game_no,
-                GAMES[opened.game].profile_of(opened).name, opened.table_mode, list(opened.seats), status)
+                GAMES[opened.game].profile_of(opened).name, opened.table_mode, list(opened.seats), status,
+                opened.boards is not None)
 
     def _encode(self, table_id: str, actor: str, command_id: str, role: str, events, digest: str = "",
                 seat: int | None = None) -> list:
@@ -318,6 +319,27 @@ class TableService:
             return await self._appended(table_id, before, table, events, new, appended), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
+    async def holding_seeds(self, condition: str, *args) -> list[str]:
+        """The finished tables of shared boards that match ``condition`` (SQL on the table index ``t``,
+        parameters from $1) and have revealed no seed yet (a table of shared boards holds every seed back,
+        and reveals them all at once)."""
+        rows = await self.pool.fetch(
+            "SELECT t.table_id FROM tables_index t WHERE t.shared AND t.status = 'finished' AND NOT EXISTS "
+            "(SELECT 1 FROM events e WHERE e.stream_id = 'table-' || t.table_id "
+            f"AND e.event_type = 'seed_revealed') AND {condition}", *args)
+        return [r["table_id"] for r in rows]
+
+    async def reveal_held_seeds(self, table_id: str) -> CommandOutcome | None:
+        """Reveal the seeds a table of shared boards held back (once every table of its boards is done: the
+        caller's to know); None when it holds none."""
+        table = await self.load(table_id)
+        command = game_of(table).reveal_held(table.game, lambda n: self.seeds.deal_seed(table.opened, n))
+        if command is None:
+            return None
+        outcome, _ = await self.execute(table_id, "reveal-held-seeds", lambda _: command, actor="system",
+                                        role="system", digest=command_digest(command), table=table)
+        return outcome
+
     async def _appended(self, table_id: str, before: Table, table: Table, events: list, new: list,
                         appended) -> CommandOutcome:
         """After the append of ``events`` (stored as ``new``) that made ``table`` from ``before``: keep its
@@ -342,9 +364,14 @@ class TableService:
             return []
         out = []
         game = game_of(table)
-        if game.info.receipt_event is not None and any(isinstance(e, game.info.receipt_event) for e in events):
+        receipt_event = game.info.receipt_event
+        # A deal's seed revealed: at its end (the deal before this append), or held back and revealed later
+        # (an earlier deal, named by the event).
+        deals = dict.fromkeys(getattr(e, "deal_no", None) or table.game.deal_no for e in events
+                              if receipt_event is not None and isinstance(e, receipt_event))
+        for deal_no in deals:
             out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "deal",
-                                    table.game.deal_no))
+                                    deal_no))
         if any(isinstance(e, game.info.end_event) for e in events):
             out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "game",
                                     table_id))
@@ -452,11 +479,14 @@ def stored_rows(rows) -> list[tuple[int, datetime.datetime, object, dict]]:
 
 
 def deal_spans(events) -> list[tuple[int, int, list]]:
-    """Each deal of a table as (deal_no, first version, its events), from ``deal_started`` on."""
+    """Each deal of a table as (deal_no, first version, its events), from ``deal_started`` on; a seed held
+    back and revealed later joins the deal it names."""
     spans: list[tuple[int, int, list]] = []
     for version, _, e in events:
         if isinstance(e, DealStarted):
             spans.append((len(spans) + 1, version, [e]))
+        elif isinstance(e, SeedRevealed) and e.deal_no is not None and 1 <= e.deal_no <= len(spans):
+            spans[e.deal_no - 1][2].append(e)
         elif spans and not isinstance(e, (GameEnded, TableOpened)):
             spans[-1][2].append(e)
     return spans

@@ -8,8 +8,9 @@
   ``always``); hand records and audits only where hands are shown.
 - A table of **shared boards** (``table_opened.boards``: a daily board of a set still open, a duplicate
   table of a round still played) is hidden from whoever could carry its cards to another table of the same
-  boards: a daily board from everyone but its player until the set closes; a duplicate table from the
-  event's players not seated at it until every match of the round is decided.
+  boards: from everyone but its players and the event's officials, until every table of its boards is done
+  (the daily set closes; every match of the duplicate round is decided). Its seeds are held back until
+  then too (``domain/baloot/game.py``), and its finished deals are not laid open to its players.
 
 Refusals are ``services.errors`` (the API makes problem documents of them): ``board_hidden`` (first,
 before any other), ``not_your_seat``, ``not_seated``, ``not_invited``, ``hands_hidden``.
@@ -94,14 +95,24 @@ class Visibility:
                               ("championship", o.championship_id)) or await has_role(
             self.pool, user_id, "organiser", ("championship", o.championship_id))
 
+    async def boards_done(self, opened) -> bool:
+        """Whether every table of ``opened``'s shared boards is done: the daily set closed, the duplicate
+        round decided (a board set of no known kind never is)."""
+        done = self.daily.boards_done(opened)
+        if done is None:
+            done = await self.championships.boards_done(opened)
+        return bool(done)
+
     async def check_boards(self, table: Table, user_id: str) -> None:
-        """Refuse (``board_hidden``) a table of shared boards that ``user_id`` may not see yet."""
+        """Refuse (``board_hidden``) a table of shared boards to anyone but its players and the event's
+        officials until every table of its boards is done."""
         o = table.opened
         if o is None or o.boards is None or user_id in o.seats:
             return
-        why = self.daily.hidden_from(o, user_id) or await self.championships.duplicate_hidden_from(o, user_id)
-        if why is not None:
-            raise Forbidden("board_hidden", why)
+        if await self.boards_done(o) or await self.is_referee(table, user_id):
+            return
+        service = self.daily if self.daily.boards_done(o) is not None else self.championships
+        raise Forbidden("board_hidden", service.why_hidden(o))
 
     # ------------------------------------------------------------ what he sees
 

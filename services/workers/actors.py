@@ -225,4 +225,5 @@ class Workers:
                 count += 1
         if self.schedules is not None:
             count += await self.schedules.reconcile()
+            await (await self.runtime.platform()).daily.reveal_closed_sets()
         return count

@@ -99,6 +99,20 @@ async def test_eight_bot_teams_of_four_play_a_duplicate_championship_to_its_winn
         boards = [(p1[0] + p2[1], p1[1] + p2[0]) for p1, p2 in zip(points_1, points_2)]
         assert results[m["match_id"]] == duplicate.duplicate_result(boards)
     assert len({tuple(b) for b in round_boards.values()}) == 3    # each round has its own boards
+    # No table stored a board's seed before every match of its round was decided: a seed is every other
+    # table's cards (the tables held them back, and revealed them all once the round was decided).
+    rows = await read_stream(pool, stream_of(cid))
+    decided_at = {}
+    for r in rows:
+        e = CODEC.decode(r)
+        if isinstance(e, MatchResultRecorded):
+            n = int(e.match_id.split("-")[0])
+            decided_at[n] = max(decided_at.get(n, 0), r.position)
+    for m in matches:
+        for t in m["tables"]:
+            first_seed = await pool.fetchval("SELECT min(position) FROM events WHERE stream_id = $1 "
+                                             "AND event_type = 'seed_revealed'", table_stream(t["table_id"]))
+            assert first_seed > decided_at[m["round"]], (m["match_id"], t["table_id"])
 
 
 async def test_a_player_cannot_see_the_other_table_of_his_match_while_it_is_on(api, pool):
@@ -123,9 +137,13 @@ async def test_a_player_cannot_see_the_other_table_of_his_match_while_it_is_on(a
         r = await api.get(f"/tables/{t1['table_id']}/view", headers=headers)
         assert r.status_code == 200, r.text
         assert r.json()["deal"]["hand"], "a player sees his own hand at his own table"
-    # Someone who plays no part in the championship may watch either table, as a spectator.
+    # Nor may anyone else, registered or not (another account of a player would be anyone else), by any route;
+    # the event's officials may (they rule on disputes at either table).
     _, outsider = await new_user(api, "spectator")
-    r = await api.get(f"/tables/{t2['table_id']}/view", headers=outsider)
+    for path in ("view", "state?at=3", "deals", "deals/1/record", "receipts", "live"):
+        r = await api.get(f"/tables/{t2['table_id']}/{path}", headers=outsider)
+        assert r.status_code == 403 and r.json()["rule"] == "board_hidden", (path, r.text)
+    r = await api.get(f"/tables/{t2['table_id']}/view", headers=organiser)
     assert r.status_code == 200 and r.json()["seat"] is None and not r.json()["deal"]["hand"], r.text
 
 

@@ -44,6 +44,12 @@ async def api(database_url, db_schema, clock):
 
 
 @pytest.fixture
-async def tables(pool) -> TableService:
-    """The test's own table service (the app's lives on the test client's loop), on the same schema."""
-    return (await Platform.on(pool)).tables
+async def platform(pool, clock) -> Platform:
+    """The test's own services (the app's live on the test client's loop), on the same schema and clock: what
+    the workers run (the close's reveal of the boards' seeds)."""
+    return await Platform.on(pool, daily={"boards": 2, "clock": clock})
+
+
+@pytest.fixture
+async def tables(platform) -> TableService:
+    return platform.tables

@@ -125,7 +125,7 @@ def hand_cards(table) -> set[str]:
     return {card_name(c) for c in table.game.deal.deck}
 
 
-async def test_nothing_of_an_open_set_s_board_reaches_anyone_else_by_any_route(api, tables, pool, clock):
+async def test_nothing_of_an_open_set_s_board_reaches_anyone_else_by_any_route(api, tables, pool, clock, platform):
     (_, owner), (_, rival), (_, watcher) = [await new_user(api, n) for n in ("owner", "rival", "watcher")]
     rng = random.Random(4)
     first = await play(api, owner)
@@ -162,8 +162,17 @@ async def test_nothing_of_an_open_set_s_board_reaches_anyone_else_by_any_route(a
         r = await api.get(path, params={"day": str(DAY)} if "rolling" in path else {}, headers=watcher)
         assert r.status_code == 200, r.text
         assert not {c for c in hand_cards(table) if f'"{c}"' in r.text}, r.text
-    # After the close every board is public: replay, record and audit.
+    # Its finished player sees his own play, not the board: no seed, no other hand; and no seed of a board
+    # is in the database (it is every other table's cards) while the set is open.
+    mine = (await api.get(f"/tables/{tid}/view", headers=owner)).json()["deal"]
+    assert mine["phase"] in ("scored", "void") and mine["seed"] is None and mine["hands"] is None
+    assert await pool.fetchval("SELECT count(*) FROM events WHERE event_type = 'seed_revealed' "
+                               "AND stream_id LIKE 'table-daily.%'") == 0
+    # After the close every board is public: replay, record and audit, once the workers' pass revealed the
+    # seeds the boards held back.
     close_the_day(clock)
+    assert await platform.daily.reveal_closed_sets() == 2                # the two finished boards 1
+    assert await platform.daily.reveal_closed_sets() == 0                # once
     assert (await api.get(f"/tables/{tid}/deals/1/record", headers=watcher)).status_code == 200
     audit = await api.get(f"/tables/{tid}/deals/1/audit", headers=watcher)
     assert audit.status_code == 200 and audit.json()["seed_check"] == "seed matches the commitment and the dealt hands"
