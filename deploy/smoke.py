@@ -81,8 +81,8 @@ class Api:
             raise SystemExit(f"smoke: FAILED: {method} {path} -> {r.status_code} {r.text[:300]}")
         return r.json()
 
-    async def user(self, name: str, kind: str = "human") -> tuple[str, dict]:
-        body = await self.ok("POST", "/users", json={"name": name, "kind": kind}, expect=201)
+    async def user(self, name: str) -> tuple[str, dict]:
+        body = await self.ok("POST", "/users", json={"name": name}, expect=201)
         return body["user_id"], {"Authorization": f"Bearer {body['token']}"}
 
 
@@ -134,9 +134,8 @@ async def championship_of_bots(api: Api, teams: int = 16) -> None:
         "schedule": [{"round": 1, "starts_at": starts_at.isoformat()}]})
     cid = body["championship_id"]
     for k in range(1, teams + 1):
-        players = [(await api.user(f"T{k} bot {p}", "bot"))[0] for p in (1, 2)]
-        await api.ok("POST", f"/championships/{cid}/teams", organiser, expect=201,
-                     json={"command_id": f"team-{k}", "team_id": f"T{k}", "players": players})
+        await api.ok("POST", f"/championships/{cid}/teams", organiser, expect=201,     # two bots, made by the server
+                     json={"command_id": f"team-{k}", "team_id": f"T{k}", "players": ["bot", "bot"]})
 
     async def finished():
         champ = await api.ok("GET", f"/championships/{cid}", organiser)
@@ -170,7 +169,7 @@ class Game:
 
     async def start(self) -> None:
         self.humans = [await self.api.user("human north"), await self.api.user("human south")]
-        self.bots = [await self.api.user("bot east", "bot"), await self.api.user("bot west", "bot")]
+        self.bots = [("bot", {}), ("bot", {})]         # seats the server plays with its bots
         self._task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
@@ -290,15 +289,16 @@ async def drill_kill_api_replica(api: Api, game: Game, results: dict) -> None:
 
 async def drill_kill_worker(api: Api, game: Game, results: dict, tables: list[str]) -> None:
     # Bot tables for the workers to be busy with when one of them dies.
-    bots = [await api.user(f"drill bot {i}", "bot") for i in range(4)]
-    opened = [await open_table(api, bots, bot_level="easy") for _ in range(4)]
+    referee = await api.user("drill referee")
+    opened = [(await api.ok("POST", "/tables", referee[1], json={"seats": ["bot"] * 4, "bot_level": "easy"},
+                            expect=201))["table_id"] for _ in range(4)]
     tables.extend(opened)
     t0 = time.monotonic()
     podman("kill", container("worker1"))
     took = await game.moved_on(t0)
 
     async def all_ended():
-        views = [await api.ok("GET", f"/tables/{t}/view", bots[0][1]) for t in opened]
+        views = [await api.ok("GET", f"/tables/{t}/view", referee[1]) for t in opened]
         return all(v["phase"] == "ended" for v in views)
 
     await until("the bot tables ended with one worker", all_ended, timeout=300, every=0.5)

@@ -14,6 +14,9 @@ import msgspec
 # How a table treats an illegal action (rules file §10): ``strict`` refuses it and stores nothing;
 # ``recorded`` stores it with the offence noted, for an opponent's Qayd. Each game says which it supports.
 TableMode = Literal["strict", "recorded"]
+# What a table shows its spectators of the hands: none, each deal's once it has ended, or every hand during
+# play (behind the table's delay).
+HandsPolicy = Literal["never", "after_deal", "always"]
 
 
 class Event(msgspec.Struct, frozen=True):

@@ -102,6 +102,7 @@ class GameInfo:
     receipt_event: type | None                 # after it the stream head is signed (None: at the end only)
     record: RecordFormat
     record_scope: Literal["deal", "game"]      # what one record holds: a deal (the card game) or the game
+    shares_boards: bool = False                # its deals may be boards played at several tables (duplicate)
 
 
 class Game(Protocol):

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal
 import msgspec
 
 from domain.errors import DomainError
-from domain.events import TableMode
+from domain.events import HandsPolicy, TableMode
 from domain.games import FIRST, GAMES
 
 # The first game's profile is kept in ``profile``, where every table_opened stored it before the seam;
@@ -27,6 +27,10 @@ _FIRST = GAMES[FIRST]
 FirstProfile = type(_FIRST.profile(None))
 # What each single timeout of a seat's turn clock does (``timeout_command``).
 OnTimeout = Literal["auto_play", "bot", "forfeit"]
+# Spectators shown every hand during play ("always") see the table at least this long after its players
+# (seconds): half an hour, several times what a deal takes at a human pace (4 to 6 minutes), so that a
+# watcher cannot tell a player the hands of the deal being played.
+ALWAYS_MIN_DELAY = 1800.0
 
 
 class Boards(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -50,7 +54,7 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     seats: tuple[str, ...]                                # user ids, by seat (the card game: four)
     profile: FirstProfile = msgspec.field(default_factory=lambda: _FIRST.profile(None))
     table_mode: TableMode = msgspec.field(default="strict", name="mode")
-    hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
+    hands_policy: HandsPolicy = "after_deal"
     delay_seconds: float = 0.0
     opened_by: str = ""
     championship_id: str | None = None
@@ -71,6 +75,16 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     # scores nobody. None: the game goes to the target.
     deals: int | None = None
     boards: Boards | None = None                          # None: every deal dealt for this table alone
+
+
+def terms_problem(opened: TableOpened) -> tuple[str, str] | None:
+    """What is wrong with a table's terms, as (field, reason), or None: a table that shows spectators every
+    hand during play shows them late."""
+    if opened.hands_policy == "always" and opened.delay_seconds < ALWAYS_MIN_DELAY:
+        return "delay_seconds", (f"a table that shows spectators every hand during play shows them at least "
+                                 f"{ALWAYS_MIN_DELAY:g} s late, not {opened.delay_seconds:g} s: a watcher could "
+                                 "tell a player the hands of the deal being played")
+    return None
 
 
 class TableProposed(msgspec.Struct, frozen=True, tag="table_proposed", kw_only=True):

@@ -29,6 +29,7 @@ INFO = GameInfo(
                   audit.render_report, handrecord.export_record, handrecord.encode_record,
                   handrecord.hand_record_schema),
     record_scope="deal",
+    shares_boards=True,
 )
 
 

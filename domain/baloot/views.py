@@ -10,20 +10,18 @@ void), as at a real table. A spectator sees hands as the table's policy says (``
 
 from __future__ import annotations
 
-from typing import Literal
 
 import msgspec
 
 from domain.baloot.cards import card_name, cards_of, suit_name
 from domain.baloot.deal import DealState, legal_actions
 from domain.baloot.events import DealResult
-from domain.events import TableMode
+from domain.events import HandsPolicy, TableMode
 from domain.baloot.game import GameState
 from domain.baloot.profiles import RuleProfile
 from domain.baloot.projects import evaluate
 
 
-HandsPolicy = Literal["never", "after_deal", "always"]
 
 
 class PlayedCard(msgspec.Struct, frozen=True):

@@ -38,6 +38,9 @@ class TokensRevoked(msgspec.Struct):
 @post("/users", operation_id="createUser", summary="Create a user and its first bearer token", status_code=201,
       dto=Strict[schemas.NewUser], return_dto=None)
 async def create_user(data: JSONBody[schemas.NewUser], pool: Pool) -> CreatedUser:
+    if data.kind == "bot":
+        raise Problem(400, "invalid_field", "bot accounts are the server's: seat \"bot\" at a table, or register "
+                                            "a team with \"bot\" players as its organiser", field="kind")
     user, token, expires_at = await register(pool, data.name, data.kind)
     return CreatedUser(user.user_id, user.name, user.kind, token, expires_at)
 

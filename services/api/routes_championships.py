@@ -26,11 +26,13 @@ from domain.tournament import (
     SubstitutePlayer,
     ChampionshipState,
     WithdrawTeam,
+    decide,
 )
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User
+from services.bots import BOT_SEAT, team_bots
 from services.roles import grant, has_role
 from services.api.deps import Caller, Championships, Pool
 from services.championships import (
@@ -316,7 +318,14 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
     if "target" in switches:
         raise Problem(400, "invalid_field", "set the game target with game_target, not as a switch",
                       field="switches")
+    naive = next((s for s in data.schedule if s.starts_at.tzinfo is None), None)
+    if naive is not None:
+        raise Problem(400, "invalid_field", f"round {naive.round}'s time {naive.starts_at.isoformat()} has no time "
+                                            "zone: say which, e.g. 2026-12-01T18:00:00+03:00", field="schedule")
     game = GAMES[data.game]
+    if data.format == "duplicate" and not game.info.shares_boards:
+        raise Problem(400, "invalid_field", f"a duplicate event plays the same deals at every table: {data.game} has "
+                                            "no deals to share", field="format")
     for field, value, allowed in (("profile", data.profile, (None, *game.info.profile_names)),
                                   ("table_mode", data.table_mode, game.info.table_modes),
                                   ("on_timeout", data.on_timeout, game.info.timeout_rules),
@@ -468,9 +477,19 @@ async def register_team(request: Request, championship_id: FromPath[str], data: 
     organiser = await _is_organiser(pool, championship_id, user)
     if user.user_id not in data.players and not organiser:
         raise Problem(403, "not_in_team", "a player registers their own team; the organiser registers any")
-    await _check_users(pool, [*data.players, *data.substitutes], "players")
+    bot_places = [i for i, p in enumerate(data.players) if p == BOT_SEAT]
+    if bot_places and not organiser:
+        raise Problem(403, "not_organiser", "only the organiser registers bots (\"bot\" players) in a team",
+                      field="players")
+    await _check_users(pool, [p for p in data.players if p != BOT_SEAT] + data.substitutes, "players")
     team_id = data.team_id or uuid.uuid5(uuid.NAMESPACE_URL, f"{championship_id}/{data.command_id}").hex[:12]
-    command = RegisterTeam(team_id, tuple(data.players), tuple(data.substitutes))
+    players = list(data.players)
+    if bot_places:
+        decide(champ.state, RegisterTeam(team_id, tuple(f"bot #{i}" if p == BOT_SEAT else p
+                                                        for i, p in enumerate(players)), tuple(data.substitutes)))
+        for i, uid in (await team_bots(pool, championship_id, team_id, bot_places)).items():
+            players[i] = uid
+    command = RegisterTeam(team_id, tuple(players), tuple(data.substitutes))
     if organiser:
         outcome, champ = await championships.execute(championship_id, data.command_id, lambda _: [command],
                                            actor=user.user_id, digest=_digest(request, data))

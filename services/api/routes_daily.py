@@ -13,7 +13,7 @@ from litestar.params import FromPath, FromQuery, Parameter
 from services.api.deps import Caller, Daily, Pool
 from services.api.problems import Problem
 from services.daily import projection as rm
-from services.daily.service import BoardStatus, Entry, closes_at
+from services.daily.service import BoardStatus, Entry, check_profile, closes_at
 
 
 LIVE_REFRESH = 10.0       # seconds: an open day's scores are recomputed at most this often (docs/daily.md)
@@ -29,11 +29,19 @@ class DailySet(msgspec.Struct):
     seed: str | None
 
 
+# The days a daily set may have (a day and a month around it stay dates the calendar can hold).
+FIRST_DAY, LAST_DAY = dt.date(2000, 1, 1), dt.date(9000, 12, 31)
+
+
 def _day(text: str) -> dt.date:
     try:
-        return dt.date.fromisoformat(text)
+        day = dt.date.fromisoformat(text)
     except ValueError:
         raise Problem(400, "invalid_field", f"day {text!r} is not a date (YYYY-MM-DD)", field="day") from None
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise Problem(400, "invalid_field", f"day {text} is not a day of the daily deal ({FIRST_DAY} to "
+                                            f"{LAST_DAY})", field="day")
+    return day
 
 
 @get("/daily/{day:str}/{profile:str}", operation_id="dailySet",
@@ -64,7 +72,11 @@ async def daily_leaderboard(day: FromPath[str], profile: FromPath[str], user: Ca
                             after: int = Parameter(default=0, ge=0, le=2**31 - 1),
                             limit: int = Parameter(default=50, ge=1, le=500)) -> rm.Page:
     d = _day(day)
-    await daily.board_set(d, profile)            # 404 for a set nobody played; closes it when due
+    bs = await daily.board_set(d, profile)       # 404 for a set nobody played; closes it when due
+    if not daily.closed(d) and await rm.boards_finished(pool, d, profile, user.user_id) < bs.size:
+        raise Problem(403, "board_hidden", f"the live leaderboard shows how others did on boards you have not "
+                                           f"finished: it is shown to those who have played all {bs.size} boards, "
+                                           f"and to everyone when the set closes at {closes_at(d).isoformat()}")
     every = 0.0 if daily.closed(d) else LIVE_REFRESH
     return await rm.leaderboard(pool, d, profile, scoring=scoring, after=after, limit=limit, every=every)
 
@@ -88,15 +100,26 @@ async def daily_board_field(day: FromPath[str], profile: FromPath[str], board: F
 async def daily_rolling(profile: FromPath[str], user: Caller, pool: Pool, daily: Daily,
                         day: FromQuery[str | None] = None, after: int = Parameter(default=0, ge=0, le=2**31 - 1),
                         limit: int = Parameter(default=50, ge=1, le=500)) -> rm.Page:
+    check_profile(profile)
     last = _day(day) if day else daily.today()
+    while not daily.closed(last):                # an open day's scores would show its boards' results
+        last -= dt.timedelta(days=1)
     return await rm.rolling(pool, last, profile, after=after, limit=limit)
 
 
 @get("/daily/players/{user_id:str}/history", operation_id="dailyHistory",
      summary="A player's days, newest first (a page of days before `before`)")
-async def daily_history(user_id: FromPath[str], user: Caller, pool: Pool, before: FromQuery[str | None] = None,
+async def daily_history(user_id: FromPath[str], user: Caller, pool: Pool, daily: Daily,
+                        before: FromQuery[str | None] = None,
                         limit: int = Parameter(default=30, ge=1, le=365)) -> list[rm.HistoryRow]:
-    return await rm.history(pool, user_id, before=_day(before) if before else None, limit=limit)
+    """A player's own history includes the days still open; another's only the closed ones (an open day's
+    scores show its boards' results)."""
+    until = None
+    if user_id != user.user_id:
+        until = daily.today()
+        while not daily.closed(until):
+            until -= dt.timedelta(days=1)
+    return await rm.history(pool, user_id, before=_day(before) if before else None, limit=limit, until=until)
 
 
 daily_router = Router(path="/", route_handlers=[

@@ -19,12 +19,13 @@ from domain.baloot.audit import audit_record
 from domain.baloot.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
 from domain.baloot.handrecord import HandReceipt, HandRecord, export_record
 from domain.games import GAMES, record_format_of
-from domain.table import TABLE_EVENTS, game_of
+from domain.table import TABLE_EVENTS, game_of, terms_problem
 from domain.baloot.shuffle import deck_from_seed, seed_commitment
 from domain.baloot.views import contract_view
 from services.anchor import Receipt, receipts_of
 from services.api import schemas
 from services.api.schemas import Strict
+from services.bots import BOT_SEAT, table_bot
 from services.roles import grant
 from services.api.deps import Caller, Feeds, Pool, Seen, Streams, Tables
 from services.api.problems import Problem, field_in
@@ -35,30 +36,40 @@ from services.tables import Table, TableOpened, command_digest, deal_finished, d
 
 @post("/tables", operation_id="createTable", status_code=201,
       summary="Propose a table (one game): the seated users are invited, and the game starts once each has "
-              "accepted (bot users and the caller accept by themselves)",
+              "accepted (the caller accepts by himself); a seat named \"bot\" is played by a bot of the "
+              "table's level",
       dto=Strict[schemas.NewTable], return_dto=None)
 async def create_table(request: Request, data: JSONBody[schemas.NewTable], user: Caller, pool: Pool,
                        tables: Tables) -> schemas.TableCreated:
     game = GAMES[data.game]
     profile = _game_options(game, data)
+    level = data.bot_level or game.info.default_bot
+    people = [s for s in data.seats if s != BOT_SEAT]
     kinds = {r["user_id"]: r["kind"] for r in await pool.fetch(
-        "SELECT user_id, kind FROM users WHERE user_id = ANY($1)", data.seats)}
-    missing = [s for s in data.seats if s not in kinds]
+        "SELECT user_id, kind FROM users WHERE user_id = ANY($1)", people)}
+    missing = [s for s in people if s not in kinds]
     if missing:
         raise Problem(422, "unknown_user", f"no user {missing[0]!r} to seat", field="seats")
-    twice = next((s for i, s in enumerate(data.seats) if kinds[s] == "human" and s in data.seats[:i]), None)
+    twice = next((s for i, s in enumerate(people) if kinds[s] == "human" and s in people[:i]), None)
     if twice is not None:
         raise Problem(422, "seated_twice", f"user {twice} is named for two seats: a person plays one seat",
                       field="seats")
+    bot_account = f"bot-{level}"                # services/bots.py: made once the table is accepted below
+    seats = tuple(bot_account if s == BOT_SEAT else s for s in data.seats)
+    kinds[bot_account] = "bot"
     table_id = uuid.uuid4().hex[:16]
-    level = data.bot_level or game.info.default_bot
-    bots = tuple(level if kinds[s] == "bot" else None for s in data.seats)
-    opened = TableOpened(table_id=table_id, seats=tuple(data.seats), table_mode=data.table_mode,
+    bots = tuple(level if kinds[s] == "bot" else None for s in seats)
+    opened = TableOpened(table_id=table_id, seats=seats, table_mode=data.table_mode,
                          hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
                          opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
                          on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level or game.info.default_bot,
                          max_timeouts=data.max_timeouts, game=game.info.name, **game.profile_fields(profile))
-    accepted = {user.user_id} | {s for s in data.seats if kinds[s] == "bot"}
+    problem = terms_problem(opened)
+    if problem is not None:
+        raise Problem(400, "invalid_field", problem[1], field=problem[0])
+    if BOT_SEAT in data.seats:
+        await table_bot(pool, level)
+    accepted = {user.user_id} | {s for s in seats if kinds[s] == "bot"}
     table = await tables.propose_table(opened, accepted)
     if user.user_id not in data.seats:          # a seated creator plays; he is never his own referee
         await grant(pool, "table", table_id, user.user_id, "referee")
@@ -117,9 +128,12 @@ async def decline_invitation(table_id: FromPath[str], user: Caller, tables: Tabl
 async def list_tables(user: Caller, pool: Pool,
                       status: str = Parameter(default="live", pattern="^(live|finished|all)$"),
                       limit: int = Parameter(default=100, ge=1, le=1000)) -> list[schemas.TableSummary]:
+    # Tables of shared boards are listed to their players only: their boards are others' (their pages link
+    # them once the boards are done).
     rows = await pool.fetch(
         "SELECT table_id, profile, mode, status, seats, championship_id, match_id FROM tables_index "
-        "WHERE $1 = 'all' OR status = $1 ORDER BY created_at DESC LIMIT $2", status, limit)
+        "WHERE ($1 = 'all' OR status = $1) AND (NOT shared OR $3 = ANY(seats)) ORDER BY created_at DESC LIMIT $2",
+        status, limit, user.user_id)
     return [schemas.TableSummary(r["table_id"], r["profile"], r["mode"], r["status"], list(r["seats"]),
                                  r["championship_id"], r["match_id"]) for r in rows]
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from litestar.dto import MsgspecDTO
 from litestar.typing import FieldDefinition
 
+from domain.events import HandsPolicy
 from domain.table import OnTimeout
 from domain.events import TableMode
 from domain.baloot.audit import AuditReport
@@ -159,8 +160,8 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     profile: ProfileName | None = None
     switches: dict[str, bool | int | str | None] = {}
     table_mode: TableMode = msgspec.field(default="strict", name="mode")
-    hands_policy: Literal["never", "after_deal", "always"] = "after_deal"
-    delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0
+    hands_policy: HandsPolicy = "after_deal"
+    delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 0.0      # "always" needs 1800 and more
     bot_level: AnyBotLevel | None = None                      # for seats whose user is a bot
     turn_seconds: TurnSeconds | None = None
     on_timeout: OnTimeout = "auto_play"
@@ -189,6 +190,25 @@ class DealOnWire(DealView, kw_only=True):
     legal_actions: list[PlayerAction]
 
 
+class TableTerms(msgspec.Struct, kw_only=True):
+    """What a seat at the table agrees to: shown with the invitation and in every view of the table."""
+
+    game: str
+    profile: str
+    switches: dict[str, Any]                 # where the rules differ from the named profile
+    mode: TableMode
+    hands_policy: HandsPolicy                # what spectators see of the hands
+    delay_seconds: float                     # how long after the players spectators see the table
+    turn_seconds: float | None               # the turn clock; None: none
+    on_timeout: OnTimeout
+    timeout_bot_level: str
+    max_timeouts: int                        # turns in a row run out before the game is abandoned
+    deals: int | None                        # a game of this many deals; None: to the target
+    bots: list[str | None]                   # the level of each seat played by a bot
+    championship_id: str | None
+    match_id: str | None
+
+
 class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):
     """A card-game table as one caller sees it (``seat``: his own seat; None: the spectator view): the game's
     view, with the legal actions in wire form, and the table around it; ``game`` says which game's view."""
@@ -200,6 +220,7 @@ class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):
     waiting: list[str]                       # invited users who have not accepted yet
     seat: int | None
     version: int
+    terms: TableTerms | None                 # None: no table at all
 
 
 class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
@@ -213,6 +234,7 @@ class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
     waiting: list[str]
     seat: int | None
     version: int
+    terms: TableTerms | None
 
 
 AnyTableView = TableView | BalutTableView

@@ -8,6 +8,7 @@ from domain.balut.events import Roll, Score
 from domain.balut.views import BalutView
 from domain.baloot.cards import card_name, parse_card, parse_suit, suit_name
 from domain.baloot.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
+from domain.games import GAMES
 from domain.table import game_of
 from domain.baloot.views import GameView
 from services.api import schemas
@@ -55,6 +56,23 @@ def to_wire(command) -> schemas.PlayerAction:
     raise TypeError(f"not a player action: {command!r}")
 
 
+def table_terms(opened) -> schemas.TableTerms | None:
+    """The terms of a table, as its invitation shows them (None: no table)."""
+    if opened is None:
+        return None
+    game = GAMES[opened.game]
+    profile = game.profile_of(opened)
+    base = game.profile(profile.name)
+    switches = {f: getattr(profile, f) for f in profile.__struct_fields__
+                if f != "name" and getattr(profile, f) != getattr(base, f)}
+    return schemas.TableTerms(
+        game=opened.game, profile=profile.name, switches=switches, mode=opened.table_mode,
+        hands_policy=opened.hands_policy, delay_seconds=opened.delay_seconds, turn_seconds=opened.turn_seconds,
+        on_timeout=opened.on_timeout, timeout_bot_level=opened.timeout_bot_level,
+        max_timeouts=opened.max_timeouts, deals=opened.deals, bots=list(opened.bots[:len(opened.seats)]),
+        championship_id=opened.championship_id, match_id=opened.match_id)
+
+
 def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
     """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says): the view is
     the game's own (``Game.view``); here only its legal actions take their wire form and the table's frame
@@ -66,7 +84,7 @@ def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
     status = ("cancelled" if table.cancelled else "invited" if opened is None
               else "finished" if table.game.phase == "ended" else "live")
     frame = dict(table_id=table.table_id, status=status, seats=list(table.seats), waiting=list(table.waiting),
-                 seat=seat, version=table.version)
+                 seat=seat, version=table.version, terms=table_terms(opened or table.proposed))
     match view:
         case GameView():
             deal = None

@@ -154,6 +154,12 @@ async def board_field(pool, day: dt.date, profile: str, board: int) -> list[Fiel
     return [FieldResult(r["margin"], r["n"]) for r in rows]
 
 
+async def boards_finished(pool, day: dt.date, profile: str, user_id: str) -> int:
+    """How many of the day's boards ``user_id`` has finished."""
+    return await pool.fetchval("SELECT count(*) FROM daily_results WHERE day = $1 AND profile = $2 AND user_id = $3",
+                               day, profile, user_id)
+
+
 async def finished_board(pool, day: dt.date, profile: str, board: int, user_id: str) -> bool:
     return bool(await pool.fetchval("SELECT true FROM daily_results WHERE day = $1 AND profile = $2 AND board = $3 "
                                     "AND user_id = $4", day, profile, board, user_id))
@@ -169,13 +175,15 @@ class HistoryRow(msgspec.Struct, frozen=True):
     imp_rank: int
 
 
-async def history(pool, user_id: str, *, before: dt.date | None = None, limit: int = 30) -> list[HistoryRow]:
-    """A player's days, newest first (keyset: ``before`` a day)."""
+async def history(pool, user_id: str, *, before: dt.date | None = None, limit: int = 30,
+                  until: dt.date | None = None) -> list[HistoryRow]:
+    """A player's days, newest first (keyset: ``before`` a day; none after ``until``)."""
     for r in await pool.fetch("SELECT DISTINCT day, profile FROM daily_results WHERE user_id = $1", user_id):
         await rescore(pool, r["day"], r["profile"])
     rows = await pool.fetch(
         "SELECT day, profile, mp, imps, boards, mp_rank, imp_rank FROM daily_scores WHERE user_id = $1 "
-        "AND ($2::date IS NULL OR day < $2) ORDER BY day DESC, profile LIMIT $3", user_id, before, limit)
+        "AND ($2::date IS NULL OR day < $2) AND ($4::date IS NULL OR day <= $4) ORDER BY day DESC, profile "
+        "LIMIT $3", user_id, before, limit, until)
     return [HistoryRow(**dict(r)) for r in rows]
 
 

@@ -99,7 +99,7 @@ class DailyService:
 
     async def board_set(self, day: dt.date, profile: str) -> daily.BoardSet:
         """The day's set as published (404 before anyone started it); closes it when due."""
-        _check_profile(profile)
+        check_profile(profile)
         rows = await read_stream(self.pool, set_stream(day, profile))
         if not rows:
             if self.closed(day) or day > self.today():
@@ -163,7 +163,7 @@ class DailyService:
         event = daily.BoardSetOpened(set_id=bs.set_id, boards=bs.size, commitment=bs.commitment, profile=profile,
                                      bot_level=self.bot_level)
         try:
-            await append(self.pool, set_stream(day, profile), None, [CODEC.encode(event)])
+            await append(self.pool, set_stream(day, profile), 0, [CODEC.encode(event)])
         except ConcurrencyError:
             opened = await self.set_opening(day, profile)      # the first player of the day opened it
             return daily.BoardSet(opened.set_id, opened.boards, opened.commitment)
@@ -172,7 +172,7 @@ class DailyService:
     # ------------------------------------------------------------ a player's day
 
     async def entry(self, user_id: str, day: dt.date, profile: str) -> Entry:
-        _check_profile(profile)
+        check_profile(profile)
         opened = await self.set_opening(day, profile)
         size = opened.boards if opened else self.boards
         played = []
@@ -222,6 +222,6 @@ class DailyService:
         return not finished and not self.closed(day)
 
 
-def _check_profile(profile: str) -> None:
+def check_profile(profile: str) -> None:
     if profile not in PROFILES:
         raise NotFound("unknown_profile", f"no rule profile {profile!r} (profiles: {', '.join(PROFILES)})")

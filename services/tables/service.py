@@ -155,9 +155,13 @@ class TableService:
                                    lambda n: self.seeds.deal_seed(opened, n), opened.table_mode)]
 
     async def open_table(self, opened: TableOpened) -> Table:
-        """Open a table whose players need not be asked (a championship's); safe to call twice."""
-        await append(self.pool, stream_of(opened.table_id), None,
-                     self._encode(opened.table_id, opened.opened_by, "open", "system", self.opening(opened)))
+        """Open a table whose players need not be asked (a championship's); safe to call twice, and by two
+        openers at once (two players checking in together): the table is the one stored first."""
+        try:
+            await append(self.pool, stream_of(opened.table_id), 0,
+                         self._encode(opened.table_id, opened.opened_by, "open", "system", self.opening(opened)))
+        except (ConcurrencyError, DuplicateEventError):
+            pass                                       # opened already: the table as stored
         await self._index(opened, "live")
         table = await self.load(opened.table_id)
         if self.flow is not None:
@@ -173,7 +177,7 @@ class TableService:
         for i in range(0, len(openings), chunk):
             part = openings[i:i + chunk]
             stored = [(o, self.opening(o)) for o in part]
-            appends = [(stream_of(o.table_id), None, self._encode(o.table_id, o.opened_by, "open", "system", events))
+            appends = [(stream_of(o.table_id), 0, self._encode(o.table_id, o.opened_by, "open", "system", events))
                        for o, events in stored]
             try:
                 at = await append_many(self.pool, appends, also=[(_INDEX, [self._index_row(o, "live") for o in part])])
@@ -196,7 +200,7 @@ class TableService:
         if not waiting:
             return await self.open_table(opened)
         proposal = TableProposed(table=opened, waiting=waiting)
-        await append(self.pool, stream_of(opened.table_id), None,
+        await append(self.pool, stream_of(opened.table_id), 0,
                      self._encode(opened.table_id, opened.opened_by, "propose", "player", [proposal]))
         await self._index(opened, "invited")
         return await self.load(opened.table_id)

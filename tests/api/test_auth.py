@@ -216,9 +216,10 @@ async def test_revocation_reaches_another_process_within_the_recheck_time(pool):
 
 
 async def test_users_made_by_code_keep_working(api, pool):
-    bot, token = await create_user(pool, "a bot", "bot")
+    made, token = await create_user(pool, "made by a script")
     r = await api.get("/me", headers={"Authorization": f"Bearer {token}"})
-    assert r.status_code == 200 and r.json() == {"user_id": bot.user_id, "name": "a bot", "kind": "bot"}
+    assert r.status_code == 200 and r.json() == {"user_id": made.user_id, "name": "made by a script",
+                                                 "kind": "human"}
 
 
 async def test_existing_users_keep_their_token_through_the_migration(database_url, tmp_path: Path):
@@ -292,11 +293,13 @@ async def test_a_user_holds_a_bounded_number_of_valid_tokens(api, pool):
 
 async def test_users_public_names_are_listed_by_id(api):
     alice, headers = await new_user(api, "Alice")
-    bot, _ = await new_user(api, "Bot 1", kind="bot")
+    bob, _ = await new_user(api, "Bob")
+    r = await api.post("/tables", json={"seats": [alice, "bot", bob, "bot"], "bot_level": "hard"}, headers=headers)
+    bot = (await api.get(f"/tables/{r.json()['table_id']}/view", headers=headers)).json()["seats"][1]
     r = await api.get("/users", params={"ids": f"{bot},{alice},{alice},nobody"}, headers=headers)
     assert r.status_code == 200, r.text
     assert sorted((u["user_id"], u["name"], u["kind"]) for u in r.json()) == sorted(
-        [(alice, "Alice", "human"), (bot, "Bot 1", "bot")])
+        [(alice, "Alice", "human"), (bot, "Bot (hard)", "bot")])
     assert all(set(u) == {"user_id", "name", "kind"} for u in r.json())        # never a token
     too_many = ",".join(f"u{i}" for i in range(101))
     assert_problem(await api.get("/users", params={"ids": too_many}, headers=headers), 400, "invalid_field")

@@ -53,9 +53,8 @@ async def stored(pool) -> int:
 
 async def test_three_seats_one_a_bot_play_a_whole_balut_game_through_the_api(api, pool, bot_worker):
     humans = [await new_user(api, f"player {i}") for i in range(2)]
-    bot_id, _ = await new_user(api, "dice bot", "bot")
     spectator = (await new_user(api, "spectator"))[1]
-    seats = [humans[0][0], bot_id, humans[1][0]]
+    seats = [humans[0][0], "bot", humans[1][0]]
     r = await api.post("/tables", json={"game": "balut", "seats": seats, "bot_level": "strong"},
                        headers=humans[0][1])
     assert r.status_code == 201, r.text

@@ -20,7 +20,7 @@ from tests.api.test_tables import Ids, act, assert_problem, play_until, stream_v
 
 
 async def test_a_spectator_replaying_the_tables_opening_command_id_gets_nothing(api, players, pool):
-    tid = await open_table(api, players, hands_policy="always", delay_seconds=600)
+    tid = await open_table(api, players, hands_policy="always", delay_seconds=1800)
     _, spy = await new_user(api, "spectator")
     before = await stream_version(pool, tid)
     for command_id in ("open", "accept", "propose"):
@@ -125,7 +125,7 @@ async def test_a_live_deals_cards_are_not_in_the_database(api, players, pool):
 
 
 async def test_spectators_see_nothing_before_the_delay_through_any_endpoint(api, players, pool, referee):
-    tid = await open_table(api, players, referee, hands_policy="always", delay_seconds=600)
+    tid = await open_table(api, players, referee, hands_policy="always", delay_seconds=1800)
     await play_until(api, tid, players, random.Random(8), Ids(), lambda v: v["deal_no"] > 1)
     _, spy = await new_user(api, "spectator")
     assert (await api.get(f"/tables/{tid}/deals", headers=spy)).json() == []

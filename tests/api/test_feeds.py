@@ -106,7 +106,7 @@ async def test_a_spectator_behind_the_delay_gets_nothing_early_from_the_shared_f
         players = [await new_user(client, f"p{i}") for i in range(4)]
         _, early = await new_user(client, "from-start")
         _, late = await new_user(client, "from-now")
-        tid = await open_table(client, players, hands_policy="always", delay_seconds=600)
+        tid = await open_table(client, players, hands_policy="always", delay_seconds=1800)
         head = await stream_version(pool, tid)
         out = {"p0": [], "early": [], "late": []}
         got = {k: asyncio.Event() for k in out}

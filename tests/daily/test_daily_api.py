@@ -155,10 +155,19 @@ async def test_nothing_of_an_open_set_s_board_reaches_anyone_else_by_any_route(a
     assert (await api.get(f"/daily/{DAY}/{PROFILE}/boards/1/field", headers=rival)).status_code == 200
     assert_problem(await api.get(f"/daily/{DAY}/{PROFILE}/boards/1/field", headers=watcher), 403, "board_hidden")
     assert_problem(await api.get(f"/daily/{DAY}/{PROFILE}/boards/2/field", headers=owner), 403, "board_hidden")
-    # The public routes name no card: the set (commitment only), the leaderboard, the entry of another.
+    # The public routes name no card: the set (commitment only), the rolling board, the entry of another; the
+    # live leaderboard (how others did on the boards) only to those who played them all.
     table = await tables.load(tid)
-    for path in (f"/daily/{DAY}/{PROFILE}", f"/daily/{DAY}/{PROFILE}/leaderboard", f"/daily/rolling/{PROFILE}",
-                 f"/daily/{DAY}/{PROFILE}/entry"):
+    body = assert_problem(await api.get(f"/daily/{DAY}/{PROFILE}/leaderboard", headers=watcher), 403, "board_hidden")
+    assert "all 2 boards" in body["detail"]
+    assert_problem(await api.get(f"/daily/{DAY}/{PROFILE}/leaderboard", headers=rival), 403, "board_hidden")
+    # Nor does any list show another's board tables, nor another's history the open day.
+    listed = (await api.get("/tables", params={"status": "all"}, headers=watcher)).json()
+    assert [t for t in listed if t["table_id"].startswith("daily.")] == []
+    assert {t["table_id"] for t in (await api.get("/tables", params={"status": "all"}, headers=owner)).json()} >= {tid}
+    assert (await api.get(f"/daily/players/{rival_board['table_id'].split('.')[-1]}/history", headers=watcher)
+            ).json() == []
+    for path in (f"/daily/{DAY}/{PROFILE}", f"/daily/rolling/{PROFILE}", f"/daily/{DAY}/{PROFILE}/entry"):
         r = await api.get(path, params={"day": str(DAY)} if "rolling" in path else {}, headers=watcher)
         assert r.status_code == 200, r.text
         assert not {c for c in hand_cards(table) if f'"{c}"' in r.text}, r.text
@@ -211,7 +220,13 @@ async def test_scores_and_leaderboards_equal_the_scoring_rules_and_a_rebuild_fro
     await api.get(f"/daily/{DAY}/{PROFILE}/leaderboard", headers=users[0][1])
     assert [dict(r) for r in await pool.fetch("SELECT * FROM daily_results ORDER BY board, user_id")] == results
     assert [dict(r) for r in await pool.fetch("SELECT * FROM daily_scores ORDER BY user_id")] == before
-    # A player's history and the rolling board.
+    # A player's history and the rolling board: an open day's to himself only, every closed day's to all.
+    own = (await api.get(f"/daily/players/{users[0][0]}/history", headers=users[0][1])).json()
+    assert [(h["day"], h["boards"]) for h in own] == [(str(DAY), 2)]
+    assert (await api.get(f"/daily/players/{users[0][0]}/history", headers=users[1][1])).json() == []
+    assert (await api.get(f"/daily/rolling/{PROFILE}", params={"day": str(DAY)}, headers=users[0][1])
+            ).json()["rows"] == []
+    close_the_day(clock)
     hist = (await api.get(f"/daily/players/{users[0][0]}/history", headers=users[1][1])).json()
     assert [(h["day"], h["boards"]) for h in hist] == [(str(DAY), 2)]
     roll = (await api.get(f"/daily/rolling/{PROFILE}", params={"day": str(DAY)}, headers=users[0][1])).json()

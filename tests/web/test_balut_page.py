@@ -17,8 +17,8 @@ LONG = 180
 def balut_bot_table(served, players: int = 2) -> tuple[str, dict]:
     """A Balut table of bot seats opened by a referee (who does not play); returns its id and his headers."""
     _, referee = served.user("referee")
-    bots = [served.user(f"dice bot {i}", "bot")[0] for i in range(players)]
-    r = served.http.post("/tables", headers=referee, json={"game": "balut", "seats": bots, "profile": "stc"})
+    r = served.http.post("/tables", headers=referee, json={"game": "balut", "seats": ["bot"] * players,
+                                                           "profile": "stc"})
     assert r.status_code == 201 and r.json()["status"] == "live", r.text
     return r.json()["table_id"], referee
 

@@ -127,7 +127,9 @@ async def test_the_daily_page_hides_the_boards_until_the_close_then_shows_each_f
         assert section.find_element(By.CSS_SELECTOR, ".refusal").get_attribute("data-rule") == "board_hidden"
         assert shown_field(browser, n) == []
     assert browser.find_elements(By.CSS_SELECTOR, "a[data-table]") == []
-    assert len(shown_ranking(browser)[2]) == 2
+    # The live leaderboard, refused to this spectator (he played no board), which the page says.
+    refused = browser.find_element(By.CSS_SELECTOR, "#leaderboard .refusal")
+    assert refused.get_attribute("data-rule") == "board_hidden" and "all 2 boards" in refused.text
     bodies = served.recorder.api_bodies()
     assert any(path.endswith("/boards/1/field") for path, _ in bodies)
     leaked = {(path, c) for path, body in bodies for c in cards if f'"{c}"'.encode() in body}

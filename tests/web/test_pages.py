@@ -49,8 +49,7 @@ def text_of(driver, element_id: str) -> str:
 def bot_table(served, hands_policy: str = "after_deal") -> tuple[str, dict]:
     """An all-bot table opened by a referee (who does not play); returns its id and the referee's headers."""
     _, referee = served.user("referee")
-    bots = [served.user(f"bot {i}", "bot")[0] for i in range(4)]
-    r = served.http.post("/tables", headers=referee, json={"seats": bots, "hands_policy": hands_policy})
+    r = served.http.post("/tables", headers=referee, json={"seats": ["bot"] * 4, "hands_policy": hands_policy})
     assert r.status_code == 201 and r.json()["status"] == "live", r.text
     return r.json()["table_id"], referee
 

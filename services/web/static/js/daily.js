@@ -1,6 +1,7 @@
 // The daily deal of a day and rule profile: its leaderboard (paged by rank, matchpoints or IMPs) and, once the
 // set has closed, each board's field of results with links to the replays of the players on the page. Before
-// the close the server refuses the fields (board_hidden); the page shows that refusal and nothing of a board.
+// the close the server refuses the fields, and the live leaderboard to whoever has not played every board
+// (board_hidden); the page shows those refusals and nothing of a board.
 import {get, userNames} from "./api.js";
 import {h} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
@@ -27,6 +28,7 @@ function refusal(error) {
 }
 
 function leaderboard() {
+  if (page instanceof Error) return [h("h2", {}, t("leaderboard")), h("div", {id: "leaderboard"}, refusal(page))];
   const rows = page.rows;
   return [
     h("h2", {}, t("leaderboard")),
@@ -49,7 +51,7 @@ function leaderboard() {
 
 function board(n, field) {
   const closed = set.seed !== null;
-  const players = page.rows.filter(r => r.boards >= n);
+  const players = page instanceof Error ? [] : page.rows.filter(r => r.boards >= n);
   return h("section", {class: "board-field", id: `board-${n}`, "data-board": n},
     h("h3", {}, `${t("board")} ${n}`),
     ...(field instanceof Error ? [refusal(field)] : [
@@ -84,7 +86,10 @@ async function load() {
   try {
     page = await get(`${base}/leaderboard?scoring=${scoring}&after=${after}&limit=${PAGE}`);
     name = await userNames(page.rows.map(r => r.user_id));
-  } catch (error) { failure = error; }
+  } catch (error) {
+    if (error.rule === "board_hidden") page = error;       // the server's refusal, shown where the board is
+    else failure = error;
+  }
   render();
 }
 
