@@ -4,10 +4,13 @@
     python bench/anchor.py --events 200000 --streams 500
 
 Builds a log of N events (S streams, appended in batches of 32) in a scratch schema, dropped after.
-Reported: the first checkpoint over all N events (read + hash + sign) against a raw paged `SELECT` of the
-same columns in the same order; an incremental checkpoint after 1,000 more events against recomputing the
-root over the whole log; `verify_log` over everything (with a receipt per deal); and receipts signed,
-verified and stored per second against single-event appends per second (what a deal's end costs anyway).
+Reported: the first checkpoint over all N events (read + hash + sign + its stored subtrees) against a raw
+paged `SELECT` of the same columns in the same order; an incremental checkpoint after 1,000 more events
+against recomputing the root over the whole log; consistency and inclusion proofs from the stored subtrees
+against the same proofs recomputed from every event (what the API did before), with the CPU they take and
+how long they stall the event loop; the one-off backfill of the subtrees (a database made before them);
+`verify_log` over everything (with a receipt per deal); and receipts signed, verified and stored per
+second against single-event appends per second (what a deal's end costs anyway).
 """
 
 from __future__ import annotations
@@ -15,11 +18,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
+
+import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -28,12 +34,13 @@ from services.anchor import (  # noqa: E402
     publish_checkpoint,
     sign_receipt,
     store_receipt,
+    tree,
     verify_log,
     verify_receipt,
 )
-from services.anchor.checkpoints import PAGE  # noqa: E402
+from services.anchor.checkpoints import PAGE, consistency, consistency_from_events, inclusion  # noqa: E402
 from services.anchor.keys import Signer, load_or_create_key  # noqa: E402
-from services.anchor.merkle import root  # noqa: E402
+from services.anchor.merkle import inclusion_proof, root, verify_consistency, verify_inclusion  # noqa: E402
 from services.db import create_pool, create_scratch_schema, drop_schema, schema_url  # noqa: E402
 from services.eventstore import NewEvent, append, append_reporting  # noqa: E402
 
@@ -72,6 +79,92 @@ def timed(label: str, seconds: float, count: int, unit: str) -> float:
     return rate
 
 
+class LoopLag:
+    """The longest the event loop went without running a 1 ms ticker: what /health waits behind."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task | None = None
+
+    async def _tick(self) -> None:
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(0.001)
+            self.worst = max(self.worst, time.perf_counter() - t - 0.001)
+
+    def __enter__(self) -> LoopLag:
+        self._task = asyncio.get_running_loop().create_task(self._tick())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._task.cancel()
+
+
+async def proofs(pool, url: str, schema: str, first, second) -> None:
+    """Proofs from stored subtrees against the full recomputation, and the backfill."""
+    m, n, k = first.size, second.size, 200
+    rng = random.Random(1)
+    print(f"Proofs (tree of {n:,} events; stored: mean of {k} distinct proofs, full: one)")
+    pairs = [(m, n)] + [(rng.randint(1, n), n) for _ in range(k - 1)]
+    t, cpu = time.perf_counter(), time.process_time()
+    with LoopLag() as lag:
+        stored = [await consistency(pool, a, b) for a, b in pairs]
+    wall, cpu = (time.perf_counter() - t) / k, (time.process_time() - cpu) / k
+    assert verify_consistency(m, n, bytes.fromhex(first.root), bytes.fromhex(second.root), stored[0])
+    print(f"  {'consistency proof from stored subtrees':<52} {wall * 1000:9.2f} ms   CPU {cpu * 1000:.2f} ms, "
+          f"loop stalled at most {lag.worst * 1000:.1f} ms")
+    t = time.perf_counter()
+    with LoopLag() as lag:
+        full = await consistency_from_events(pool, m, n)
+    full_wall = time.perf_counter() - t
+    assert full == stored[0]
+    print(f"  {'consistency proof recomputed from every event':<52} {full_wall * 1000:9.1f} ms   "
+          f"loop stalled at most {lag.worst * 1000:.1f} ms")
+    print(f"  {'ratio full / stored (time)':<52} {full_wall / wall:9,.0f}")
+
+    indices = [rng.randrange(n) for _ in range(k)]
+    t, cpu = time.perf_counter(), time.process_time()
+    with LoopLag() as lag:
+        paths = [await inclusion(pool, i, n) for i in indices]
+    wall, cpu = (time.perf_counter() - t) / k, (time.process_time() - cpu) / k
+    signed = bytes.fromhex(second.root)
+    assert all(verify_inclusion(i, n, leaf, path, signed) for i, (leaf, path) in zip(indices, paths))
+    print(f"  {'inclusion proof from stored subtrees':<52} {wall * 1000:9.2f} ms   CPU {cpu * 1000:.2f} ms, "
+          f"loop stalled at most {lag.worst * 1000:.1f} ms")
+    t = time.perf_counter()
+    leaves = await log_leaves(pool, n)
+    full_path = inclusion_proof(indices[0], leaves)
+    full_wall = time.perf_counter() - t
+    assert (leaves[indices[0]], full_path) == paths[0]
+    print(f"  {'inclusion proof recomputed from every event':<52} {full_wall * 1000:9.1f} ms")
+    print(f"  {'ratio full / stored (time)':<52} {full_wall / wall:9,.0f}")
+
+    t = time.perf_counter()
+    with LoopLag() as lag:
+        await asyncio.gather(*(consistency(pool, a, b) for a, b in pairs[:50]))
+    print(f"  {'50 concurrent consistency proofs (pool of 10)':<52} {(time.perf_counter() - t) * 1000:9.1f} ms   "
+          f"loop stalled at most {lag.worst * 1000:.1f} ms")
+
+    # The backfill, as on a database made before the subtrees were stored (superuser: past the trigger).
+    conn = await asyncpg.connect(url, server_settings={"search_path": schema})
+    try:
+        before = await conn.fetch("SELECT * FROM log_tree ORDER BY level, index")
+        await conn.execute("SET session_replication_role = replica")
+        await conn.execute("DELETE FROM log_tree")
+    except asyncpg.PostgresError as exc:
+        await conn.close()
+        print(f"  (backfill not measured: {exc})\n")
+        return
+    t = time.perf_counter()
+    read = await tree.backfill(pool)
+    took = time.perf_counter() - t
+    after = await conn.fetch("SELECT * FROM log_tree ORDER BY level, index")
+    await conn.close()
+    assert after == before
+    print(f"  {f'backfill of the subtrees ({read:,} events)':<52} {took * 1000:9.1f} ms   "
+          f"{took * 1_000_000 / read:.1f} s per million events\n")
+
+
 async def main(url: str, events: int, streams: int, receipts: int) -> None:
     schema = await create_scratch_schema(url, "bench_anchor")
     signer = Signer.of(load_or_create_key(Path(tempfile.mkdtemp()) / "signing-key.pem"))
@@ -102,7 +195,11 @@ async def main(url: str, events: int, streams: int, receipts: int) -> None:
         assert root(await log_leaves(pool, second.size)).hex() == second.root
         rehash = time.perf_counter() - t
         timed(f"root recomputed over all {second.size:,} events", rehash, second.size, "events")
-        print(f"  {'ratio full recompute / incremental (time)':<52} {rehash / incremental:9.1f}\n")
+        print(f"  {'ratio full recompute / incremental (time)':<52} {rehash / incremental:9.1f}")
+        rows = await pool.fetchval("SELECT count(*) FROM log_tree")
+        print(f"  {'stored subtrees (log_tree rows)':<52} {rows:9,}\n")
+
+        await proofs(pool, url, schema, first, second)
 
         print("Receipts")
         heads = await pool.fetch("SELECT stream_id, max(version), (array_agg(hash ORDER BY version DESC))[1] "

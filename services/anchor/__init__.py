@@ -13,11 +13,14 @@ package signs, with an Ed25519 key kept outside the database (`keys`), what the 
   and the same with kind "game" (ref: the table id) when the game ends.  Sign only when
   `result.stored`: an exact retry stores nothing and reports the stream's current head, not this append's.
 * at a fixed interval, a `SignedCheckpoint`: the RFC 9162 Merkle root over the first N events in read
-  order (`publish_checkpoint(pool, signer)`; the workers do it every $BALOOT_CHECKPOINT_SECONDS).
+  order (`publish_checkpoint(pool, signer)`; the workers do it every $BALOOT_CHECKPOINT_SECONDS), with the
+  hashes of the subtrees it completes (`tree`), from which `consistency(db, m, n)` and
+  `inclusion(db, index, size)` give proofs in O(log n) reads.
 
 `verify_log(db, public_key_hex, ...)` then names every truncation, rewrite or missing event, even when the
-hashes were recomputed; `baloot verify` runs it, and `GET /log/key` and `GET /log/checkpoints` publish
-the key and the checkpoints.  Encodings (all compact JSON arrays, hashes in lower-case hex):
+hashes were recomputed; `baloot verify` runs it, and `GET /log/key`, `GET /log/checkpoints` (paged),
+`GET /log/checkpoints/consistency` and `/inclusion` publish the key, the checkpoints and the proofs.
+Encodings (all compact JSON arrays, hashes in lower-case hex):
 
 * receipt:    b"baloot-receipt/1\\n" + [stream, version, hash, kind, ref]
 * checkpoint: b"baloot-checkpoint/1\\n" + [size, root, created_at "YYYY-MM-DDTHH:MM:SS.mmmZ"]
@@ -28,7 +31,9 @@ from services.anchor.checkpoints import (
     CheckpointPublisher,
     SignedCheckpoint,
     checkpoints,
+    checkpoints_page,
     consistency,
+    inclusion,
     leaf_data,
     load_checkpoints,
     log_leaves,
@@ -41,7 +46,7 @@ from services.anchor.verify import Finding, VerifyReport, verify_log
 
 __all__ = [
     "ALGORITHM", "CheckpointPublisher", "Finding", "Receipt", "SignedCheckpoint", "Signer", "VerifyReport",
-    "checkpoints", "consistency", "default_signer", "key_id_of", "leaf_data", "load_checkpoints",
-    "load_or_create_key", "load_receipts", "log_leaves", "publish_checkpoint", "receipts_of", "sign_receipt",
-    "signing_key_path", "store_receipt", "verify_checkpoint", "verify_log", "verify_receipt",
+    "checkpoints", "checkpoints_page", "consistency", "default_signer", "inclusion", "key_id_of", "leaf_data",
+    "load_checkpoints", "load_or_create_key", "load_receipts", "log_leaves", "publish_checkpoint", "receipts_of",
+    "sign_receipt", "signing_key_path", "store_receipt", "verify_checkpoint", "verify_log", "verify_receipt",
 ]

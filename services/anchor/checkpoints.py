@@ -7,7 +7,10 @@ Signed bytes: ``b"baloot-checkpoint/1\\n"`` followed by the compact JSON array
 ``[size, root, created_at]`` (root in hex, created_at as ``YYYY-MM-DDTHH:MM:SS.mmmZ``).
 
 Each checkpoint stores its frontier (the roots of its perfect subtrees), so the next one hashes only
-the events since; consistency proofs between two checkpoints are computed from the events themselves.
+the events since.  In the same transaction the publisher stores the hashes of the subtrees of 256 leaves and
+more that the new events complete (services/anchor/tree.py), from which consistency and inclusion proofs
+are computed in O(log n) reads; on a database made before those were stored, it first computes them once
+from the events (``tree.backfill``).
 """
 
 from __future__ import annotations
@@ -15,31 +18,26 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
 import msgspec
 
+from services.anchor import tree
 from services.anchor.keys import Signer, verify_signature
-from services.anchor.merkle import Frontier, consistency_proof, leaf_hash
+from services.anchor.leaves import PAGE, leaf_data, log_entries, log_leaves  # noqa: F401 (re-exported)
+from services.anchor.merkle import Frontier, consistency_proof
 from services.anchor.receipts import decode_list
 
 Db = asyncpg.Pool | asyncpg.Connection
 
 CHECKPOINT_DOMAIN = b"baloot-checkpoint/1\n"
-PAGE = 10_000
+PAGE_LIMIT = 100        # checkpoints per page of `checkpoints_page`, unless asked otherwise
+MAX_PAGE_LIMIT = 1000
 
 # Serialises publishers (several worker processes, `baloot checkpoint`) per schema: two checkpoints
 # extending the same predecessor would both claim its next sequence number.
-_LOCK = "SELECT pg_advisory_xact_lock(hashtext('baloot-arena/checkpoint/' || current_schema()))"
-
-_ENTRIES_AFTER = """
-SELECT stream_id, version, hash, tx_id, position FROM events
- WHERE (tx_id, position) > ($1::xid8, $2::bigint)
-   AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
- ORDER BY tx_id, position
- LIMIT $3"""
+_LOCK = tree.WRITER_LOCK
 
 _COLUMNS = "seq, tree_size, root, last_tx_id, last_position, frontier, created_at, key_id, signature"
 
@@ -56,11 +54,6 @@ class SignedCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
     last_tx_id: int = 0
     last_position: int = 0
     frontier: list[str] = []
-
-
-def leaf_data(stream_id: str, version: int, hash: bytes) -> bytes:
-    """The leaf data of one event: the compact JSON array [stream_id, version, hash hex]."""
-    return msgspec.json.encode([stream_id, version, hash.hex()])
 
 
 def timestamp_text(moment: dt.datetime) -> str:
@@ -84,31 +77,6 @@ def verify_checkpoint(public_key_hex: str, checkpoint: SignedCheckpoint) -> bool
                                                                checkpoint.created_at), signature)
 
 
-async def log_entries(db: Db, after: tuple[int, int] = (0, 0), limit: int | None = None
-                      ) -> AsyncIterator[list[asyncpg.Record]]:
-    """Pages of (stream_id, version, hash, tx_id, position) after `after`, in read order, below the horizon."""
-    left = limit
-    while left is None or left > 0:
-        page = PAGE if left is None else min(PAGE, left)
-        rows = await db.fetch(_ENTRIES_AFTER, after[0], after[1], page)
-        if not rows:
-            return
-        yield rows
-        after = (rows[-1][3], rows[-1][4])
-        if left is not None:
-            left -= len(rows)
-        if len(rows) < page:
-            return
-
-
-async def log_leaves(db: Db, limit: int | None = None) -> list[bytes]:
-    """The leaf hashes of the first `limit` events of the log (all final events when None)."""
-    leaves: list[bytes] = []
-    async for rows in log_entries(db, limit=limit):
-        leaves.extend(leaf_hash(leaf_data(r[0], r[1], r[2])) for r in rows)
-    return leaves
-
-
 def _row_to_checkpoint(r: asyncpg.Record) -> SignedCheckpoint:
     return SignedCheckpoint(seq=r[0], size=r[1], root=r[2].hex(), last_tx_id=int(r[3]), last_position=r[4],
                             frontier=[h.hex() for h in r[5]], created_at=r[6], key_id=r[7],
@@ -116,10 +84,16 @@ def _row_to_checkpoint(r: asyncpg.Record) -> SignedCheckpoint:
 
 
 async def publish_checkpoint(db: Db, signer: Signer) -> SignedCheckpoint | None:
-    """Sign and store a checkpoint over every final event, extending the last one; None if nothing is new."""
+    """Sign and store a checkpoint over every final event, extending the last one; None if nothing is new.
+
+    The subtrees the new events complete are stored in the same transaction; those below the last checkpoint
+    that are not stored yet (a database made before them) are first computed from the events, a segment per
+    transaction (``tree.backfill``): a long first run after an upgrade, nothing afterwards.
+    """
     if isinstance(db, asyncpg.Pool):
         async with db.acquire() as conn:
             return await publish_checkpoint(conn, signer)
+    await tree.backfill(db)
     async with db.transaction():
         await db.execute(_LOCK)
         last = await db.fetchrow(f"SELECT {_COLUMNS} FROM checkpoints ORDER BY seq DESC LIMIT 1")
@@ -127,17 +101,19 @@ async def publish_checkpoint(db: Db, signer: Signer) -> SignedCheckpoint | None:
             seq, frontier, after = 1, Frontier(), (0, 0)
         else:
             seq, frontier, after = last[0] + 1, Frontier(last[1], last[5]), (last[3], last[4])
-        # Reading takes no transaction id, so this transaction does not hold the horizon back itself.
-        async for rows in log_entries(db, after):
-            for r in rows:
-                frontier.append(leaf_hash(leaf_data(r[0], r[1], r[2])))
-            after = (rows[-1][3], rows[-1][4])
+        # Subtrees of checkpoints published since the backfill without them (by an older release), then
+        # those the new events complete.  Reading takes no transaction id, and the writes come last, so this
+        # transaction holds the read horizon back only while it inserts.
+        _, nodes = await tree.catch_up(db, frontier.size >> tree.RUN_LEVEL)
+        after = await tree.grow(db, frontier, after, None, nodes)
         if frontier.size == (last[1] if last is not None else 0):
+            await tree.store(db, nodes)
             return None
         root_hex = frontier.root().hex()
         now = dt.datetime.now(dt.timezone.utc)
         created_at = now.replace(microsecond=now.microsecond // 1000 * 1000)  # as signed: milliseconds
         signature = signer.sign(checkpoint_message(frontier.size, root_hex, created_at))
+        await tree.store(db, nodes)
         row = await db.fetchrow(
             f"""INSERT INTO checkpoints ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
                 RETURNING {_COLUMNS}""",
@@ -147,16 +123,56 @@ async def publish_checkpoint(db: Db, signer: Signer) -> SignedCheckpoint | None:
 
 
 async def checkpoints(db: Db) -> list[SignedCheckpoint]:
-    """The stored checkpoints, oldest first."""
+    """The stored checkpoints, oldest first (all of them: for `baloot checkpoints --export` and `verify`)."""
     return [_row_to_checkpoint(r) for r in await db.fetch(f"SELECT {_COLUMNS} FROM checkpoints ORDER BY seq")]
+
+
+async def checkpoints_page(db: Db, after: int = 0, limit: int = PAGE_LIMIT
+                           ) -> tuple[list[SignedCheckpoint], int | None]:
+    """The checkpoints numbered above ``after``, oldest first, at most ``limit`` (1..1000) of them, and the
+    cursor for the next page (the last one's number) when there are more, else None."""
+    if not 1 <= limit <= MAX_PAGE_LIMIT:
+        raise ValueError(f"a page holds 1 to {MAX_PAGE_LIMIT} checkpoints, not {limit}")
+    rows = await db.fetch(f"SELECT {_COLUMNS} FROM checkpoints WHERE seq > $1 ORDER BY seq LIMIT $2",
+                          after, limit + 1)
+    page = [_row_to_checkpoint(r) for r in rows[:limit]]
+    return page, (page[-1].seq if len(rows) > limit else None)
+
+
+async def largest_size(db: Db) -> int:
+    """The size of the latest checkpoint (0 when there is none): proofs are of trees up to it."""
+    return await db.fetchval("SELECT coalesce(max(tree_size), 0) FROM checkpoints")
 
 
 async def consistency(db: Db, m: int, n: int) -> list[bytes]:
     """RFC 9162 consistency proof that the tree of the first m events is a prefix of that of the first n.
 
-    Computed from the events as they are now: it verifies against two signed roots only if the log
-    was not changed.  Raises ValueError when m > n or the log has fewer than n final events.
+    From the stored subtrees (``tree.consistency``): O(log n) rows and at most 512 events read.  It verifies
+    against two signed roots only if the log (and the stored subtrees) were not changed.  Raises ValueError
+    when m > n or n is beyond the latest checkpoint, ``tree.TreeNotReady`` before the backfill.
     """
+    if not 0 <= m <= n:
+        raise ValueError(f"no consistency proof from size {m} to size {n}: sizes must grow")
+    largest = await largest_size(db)
+    if n > largest:
+        raise ValueError(f"no checkpoint covers {n} events (the latest covers {largest})")
+    return await tree.consistency(db, m, n)
+
+
+async def inclusion(db: Db, index: int, size: int) -> tuple[bytes, list[bytes]]:
+    """RFC 9162 inclusion proof of leaf ``index`` (0-based, read order) in the tree of the first ``size``
+    events: the leaf hash and the audit path, from the stored subtrees.  Raises like ``consistency``."""
+    if not 0 <= index < size:
+        raise ValueError(f"leaf {index} is not in a tree of {size} leaves")
+    largest = await largest_size(db)
+    if size > largest:
+        raise ValueError(f"no checkpoint covers {size} events (the latest covers {largest})")
+    return await tree.inclusion(db, index, size)
+
+
+async def consistency_from_events(db: Db, m: int, n: int) -> list[bytes]:
+    """The same proof computed from every one of the first n events (what the API did before the subtrees
+    were stored): the reference in the tests and the bench, and what `baloot verify` relies on."""
     if not 0 <= m <= n:
         raise ValueError(f"no consistency proof from size {m} to size {n}: sizes must grow")
     leaves = await log_leaves(db, n)

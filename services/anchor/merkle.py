@@ -53,6 +53,27 @@ class Frontier:
         hashes.append(node)
         self.size += 1
 
+    def append_subtrees(self, leaf: bytes, min_level: int = 0) -> list[tuple[int, int, bytes]]:
+        """Add one leaf hash at the right; return the perfect subtrees it completes, lowest first.
+
+        Each is ``(level, index, hash)``: the subtree of the 2**level leaves from ``index * 2**level``.
+        Only levels ``min_level`` and above are returned (the leaf itself is level 0).
+        """
+        completed: list[tuple[int, int, bytes]] = []
+        end = self.size + 1
+        node, size, hashes, level = leaf, self.size, self.hashes, 0
+        if min_level == 0:
+            completed.append((0, self.size, leaf))
+        while size & 1:
+            node = node_hash(hashes.pop(), node)
+            size >>= 1
+            level += 1
+            if level >= min_level:
+                completed.append((level, (end >> level) - 1, node))
+        hashes.append(node)
+        self.size = end
+        return completed
+
     def extend(self, leaves: Iterable[bytes]) -> None:
         """Add leaf hashes at the right, in order."""
         for leaf in leaves:
@@ -184,3 +205,77 @@ def verify_consistency(m: int, n: int, root_m: bytes, root_n: bytes, proof: Sequ
         fn >>= 1
         sn >>= 1
     return sn == 0 and fr == root_m and sr == root_n
+
+
+# Proofs from stored subtrees.  Every node of an RFC 9162 proof is MTH(D[lo:hi]) for a range whose start is
+# aligned to a power of two at least as large as the range (the recursion splits at powers of two from 0), so
+# it is the fold of at most 64 *perfect aligned* subtrees: the ones a store of such subtrees can answer from.
+# The functions below name those ranges; `consistency_proof` and `inclusion_proof` above, which hash the
+# leaves themselves, are the reference they are tested against.
+
+
+def perfect_subtrees(lo: int, hi: int) -> list[tuple[int, int]]:
+    """The perfect aligned subtrees, as ``(level, index)`` left to right, whose fold is MTH(D[lo:hi]).
+
+    ``lo`` must be 0 or aligned to a power of two at least ``hi - lo`` (as every range of a proof is);
+    raises ValueError otherwise, or when the range is empty.
+    """
+    width = hi - lo
+    if not 0 <= lo < hi or (lo and lo & -lo < width):
+        raise ValueError(f"D[{lo}:{hi}] is not a range of the RFC 9162 recursion")
+    pieces: list[tuple[int, int]] = []
+    for level in range(width.bit_length() - 1, -1, -1):
+        if width >> level & 1:
+            pieces.append((level, lo >> level))
+            lo += 1 << level
+    return pieces
+
+
+def fold(hashes: Sequence[bytes]) -> bytes:
+    """The root over perfect subtrees given left to right, largest first (a frontier's root)."""
+    if not hashes:
+        return EMPTY_ROOT
+    node = hashes[-1]
+    for left in reversed(hashes[:-1]):
+        node = node_hash(left, node)
+    return node
+
+
+def inclusion_ranges(index: int, size: int) -> list[tuple[int, int]]:
+    """The ranges [lo, hi) whose roots, in this order, are PATH(index, D[size]) (bottom up)."""
+    if not 0 <= index < size:
+        raise ValueError(f"leaf {index} is not in a tree of {size} leaves")
+    ranges: list[tuple[int, int]] = []
+    lo, hi, m = 0, size, index
+    while hi - lo > 1:
+        k = split(hi - lo)
+        if m < k:
+            ranges.append((lo + k, hi))
+            hi = lo + k
+        else:
+            ranges.append((lo, lo + k))
+            lo, m = lo + k, m - k
+    ranges.reverse()
+    return ranges
+
+
+def consistency_ranges(m: int, n: int) -> list[tuple[int, int]]:
+    """The ranges [lo, hi) whose roots, in this order, are PROOF(m, D[n])."""
+    if not 0 <= m <= n:
+        raise ValueError(f"a tree of {n} leaves has no prefix of {m}")
+    if m in (0, n):
+        return []
+    ranges: list[tuple[int, int]] = []
+    lo, hi, whole = 0, n, True
+    while m != hi - lo:
+        k = split(hi - lo)
+        if m <= k:
+            ranges.append((lo + k, hi))
+            hi = lo + k
+        else:
+            ranges.append((lo, lo + k))
+            lo, m, whole = lo + k, m - k, False
+    if not whole:
+        ranges.append((lo, hi))
+    ranges.reverse()
+    return ranges

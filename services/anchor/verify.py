@@ -16,11 +16,13 @@ from collections.abc import Sequence
 import asyncpg
 import msgspec
 
-from services.anchor.checkpoints import SignedCheckpoint, leaf_data, log_entries, log_leaves, verify_checkpoint
+from services.anchor.checkpoints import SignedCheckpoint, verify_checkpoint
 from services.anchor.checkpoints import checkpoints as stored_checkpoints
 from services.anchor.keys import key_id_of
+from services.anchor.leaves import leaf_data, log_entries, log_leaves
 from services.anchor.merkle import Frontier, consistency_proof, leaf_hash, verify_consistency
 from services.anchor.receipts import Receipt, receipts_of, verify_receipt
+from services.anchor.tree import RUN_LEVEL
 
 Db = asyncpg.Pool | asyncpg.Connection
 
@@ -34,6 +36,7 @@ CHECKPOINT_MISMATCH = "checkpoint_mismatch"   # the log's first N events no long
 INCONSISTENT = "inconsistent_checkpoints"     # two signed trees where one is not a prefix of the other
 MISSING_RECEIPT = "missing_receipt"      # a receipt kept outside is not in the database
 MISSING_CHECKPOINT = "missing_checkpoint"  # a checkpoint kept outside is not in the database
+TREE_MISMATCH = "tree_mismatch"          # a stored subtree hash (log_tree) the log does not give, or missing
 
 
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
@@ -144,7 +147,8 @@ async def verify_log(db: Db, public_key_hex: str, *, stream: str | None = None,
             findings.append(Finding(kind=MISSING_CHECKPOINT, events=(1, c.size),
                                     message=f"checkpoint #{c.seq} (size {c.size}) is validly signed but not in "
                                             "the database's checkpoints table: it was deleted there"))
-    cp_findings, total = await _check_checkpoints(db, good_cps, receipt_findings)
+    stored_nodes = await _stored_nodes(db) if use_stored else None
+    cp_findings, total = await _check_checkpoints(db, good_cps, receipt_findings, stored_nodes)
     findings.extend(cp_findings)
 
     largest = max((c.size for c in good_cps), default=0)
@@ -203,9 +207,48 @@ def _check_receipts(pairs: list[tuple[Receipt, bytes | None]], heads: dict[str, 
     return findings
 
 
-async def _check_checkpoints(db: Db, cps: list[SignedCheckpoint], receipt_findings: list[Finding]
-                             ) -> tuple[list[Finding], int]:
-    """Findings for signed roots the log no longer gives; also returns the number of final events."""
+async def _stored_nodes(db: Db) -> dict[tuple[int, int], tuple[bytes, int, int | None]] | None:
+    """The stored subtrees (services/anchor/tree.py): (level, index) -> (hash, last tx_id, last position);
+    None on a database not migrated that far (verify reads, it does not migrate)."""
+    try:
+        rows = await db.fetch("SELECT level, index, hash, last_tx_id, last_position FROM log_tree")
+    except asyncpg.UndefinedTableError:
+        return None
+    return {(r[0], r[1]): (r[2], int(r[3] or 0), r[4]) for r in rows}
+
+
+def _check_nodes(bad: set[tuple[int, int]], missing: set[tuple[int, int]]) -> list[Finding]:
+    """Findings for stored subtrees that differ from the log (or are missing), by contiguous events.
+
+    A changed event changes its run of 256 and every subtree above it; a changed row changes only itself.
+    So only the lowest ones are named: those with no wrong subtree inside them.
+    """
+    above = set()
+    for level, index in bad | missing:
+        while level < 62:
+            level, index = level + 1, index >> 1
+            if (level, index) in above:
+                break
+            above.add((level, index))
+    spans: list[list[int]] = []
+    for level, index in sorted(((bad | missing) - above), key=lambda n: n[1] << n[0]):
+        first, last = (index << level) + 1, (index + 1) << level
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], last)
+        else:
+            spans.append([first, last])
+    what = "missing or do not match the log" if missing and bad else "are missing" if missing else \
+        "do not match the log"
+    return [Finding(kind=TREE_MISMATCH, events=(first, last),
+                    message=f"the stored subtree hashes (log_tree) over events {first}..{last} {what}: the log or "
+                            "those rows were changed, and proofs served from them will not verify")
+            for first, last in spans]
+
+
+async def _check_checkpoints(db: Db, cps: list[SignedCheckpoint], receipt_findings: list[Finding],
+                             stored_nodes: dict | None = None) -> tuple[list[Finding], int]:
+    """Findings for signed roots the log no longer gives (and stored subtrees it does not give); also returns
+    the number of final events."""
     findings: list[Finding] = []
     cps = sorted(cps, key=lambda c: (c.size, c.seq))
     for a, b in zip(cps, cps[1:]):
@@ -214,16 +257,34 @@ async def _check_checkpoints(db: Db, cps: list[SignedCheckpoint], receipt_findin
                                     message=f"checkpoints #{a.seq} and #{b.seq} both sign {a.size} events "
                                             "with different roots: two versions of the log were signed"))
     # One pass over the log, keeping nothing but the frontier: it gives the root at every checkpoint's
-    # size on the way.  Only a failure reads the log again (streams of a range, a consistency proof).
+    # size on the way, and every subtree of 256 leaves or more to compare with the stored ones.  Only a
+    # failure reads the log again (streams of a range, a consistency proof).
     roots: dict[int, bytes] = {}
     wanted = {c.size for c in cps}
     frontier = Frontier()
+    nodes = dict(stored_nodes or {})
+    runs = 1 + max((i for (level, i) in nodes if level == RUN_LEVEL), default=-1)
+    bad: set[tuple[int, int]] = set()
+    missing: set[tuple[int, int]] = set()
+    run_mask = (1 << RUN_LEVEL) - 1
     async for rows in log_entries(db):
         for r in rows:
-            frontier.append(leaf_hash(leaf_data(r[0], r[1], r[2])))
+            leaf = leaf_hash(leaf_data(r[0], r[1], r[2]))
+            if stored_nodes is None or (frontier.size + 1) & run_mask:
+                frontier.append(leaf)
+            else:
+                for level, index, node in frontier.append_subtrees(leaf, RUN_LEVEL):
+                    stored = nodes.pop((level, index), None)
+                    if stored is None:
+                        if (index + 1) << level <= runs << RUN_LEVEL:  # inside what the rows claim to cover
+                            missing.add((level, index))
+                    elif stored[0] != node or (level == RUN_LEVEL and (stored[1], stored[2]) != (int(r[3]), r[4])):
+                        bad.add((level, index))
             if frontier.size in wanted:
                 roots[frontier.size] = frontier.root()
     total = frontier.size
+    bad.update(nodes)  # stored over events the log no longer has
+    findings.extend(_check_nodes(bad, missing))
 
     matched: dict[int, bool] = {}
     last_good: SignedCheckpoint | None = None

@@ -1,21 +1,37 @@
-"""The anchored log, published: the signing key, the signed checkpoints and consistency proofs.
+"""The anchored log, published: the signing key, the signed checkpoints, consistency and inclusion proofs.
 
 All of it is public: a checkpoint is only worth something if people outside the server keep copies,
-so these routes need no token.
+so these routes need no token.  Proofs are computed from the stored subtrees of the log's Merkle tree
+(services/anchor/tree.py): one query for at most ~2 log2(n) rows and one for at most 512 events, so they
+stay on the event loop (about a millisecond of CPU each; see bench/anchor.py), and each answer is kept in a
+bounded per-process cache, since the tree of a checkpoint's size never changes.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections import OrderedDict
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Router, get
+from litestar.datastructures import State
 from litestar.params import QueryParameter
 
-from services.anchor.checkpoints import SignedCheckpoint, checkpoints, consistency
+from services.anchor.checkpoints import (
+    MAX_PAGE_LIMIT,
+    PAGE_LIMIT,
+    SignedCheckpoint,
+    checkpoints_page,
+)
 from services.anchor.keys import ALGORITHM
+from services.anchor.leaves import leaf_data
+from services.anchor.merkle import leaf_hash
+from services.anchor.tree import TreeNotReady, consistency, inclusion, leaf_index
 from services.api.deps import Pool, ServerSigner
 from services.api.problems import Problem
+
+PROOF_CACHE_SIZE = 4096      # answers kept per process (each well under 3 kB)
+NOT_READY_RETRY_SECONDS = 60
 
 
 class SigningKey(msgspec.Struct):
@@ -26,9 +42,12 @@ class SigningKey(msgspec.Struct):
     key_id: str          # first 16 hex digits of sha256(public key)
 
 
-class Checkpoints(msgspec.Struct):
+class Checkpoints(msgspec.Struct, omit_defaults=True):
+    """A page of the signed checkpoints, oldest first; `next` (absent on the last page) is the `after` of the next."""
+
     key_id: str
     checkpoints: list[SignedCheckpoint]    # `last_*`: the last event each one covers, in read order
+    next: int | None = None
 
 
 class ConsistencyProof(msgspec.Struct):
@@ -39,33 +58,143 @@ class ConsistencyProof(msgspec.Struct):
     proof: list[str]
 
 
+class InclusionProof(msgspec.Struct):
+    """RFC 9162 audit path (bottom up) of leaf `index` (0-based, read order) in the tree of `size` events.
+
+    `leaf_hash` is sha256(0x00 || leaf data), the leaf data being the compact JSON array
+    [stream_id, version, hash hex] of the event; verify with `merkle.verify_inclusion`.
+    """
+
+    index: int
+    size: int
+    leaf_hash: str
+    proof: list[str]
+
+
+class _Lru:
+    """A bounded cache of proofs, least recently used first out."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.items = size, OrderedDict()
+
+    def get(self, key: Any) -> Any:
+        value = self.items.get(key)
+        if value is not None:
+            self.items.move_to_end(key)
+        return value
+
+    def put(self, key: Any, value: Any) -> None:
+        self.items[key] = value
+        self.items.move_to_end(key)
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
+
+
+def _cache(state: State) -> _Lru:
+    cache = state.get("log_proofs")
+    if cache is None:
+        cache = state["log_proofs"] = _Lru(PROOF_CACHE_SIZE)
+    return cache
+
+
+async def _check_sizes(pool, **sizes: int) -> None:
+    """Each named size must be a checkpoint's (0 is the empty tree): 400 beyond the latest, 404 otherwise."""
+    largest, known = await pool.fetchrow(
+        """SELECT (SELECT coalesce(max(tree_size), 0) FROM checkpoints),
+                  ARRAY(SELECT tree_size FROM checkpoints WHERE tree_size = ANY($1::bigint[]))""",
+        list(sizes.values()))
+    for field, size in sizes.items():
+        if size > largest:
+            raise Problem(400, "invalid_field", f"{field} ({size}) is beyond the latest checkpoint ({largest} events)",
+                          field=field)
+    for field, size in sizes.items():
+        if size and size not in known:
+            raise Problem(404, "unknown_checkpoint", f"no checkpoint covers exactly {size} events: proofs are "
+                          "between the sizes of checkpoints (GET /log/checkpoints)", field=field)
+
+
+def _not_ready(exc: TreeNotReady) -> Problem:
+    problem = Problem(503, "proofs_unavailable", f"{exc}; retry in a minute", title="proofs not available yet")
+    problem.headers = {"Retry-After": str(NOT_READY_RETRY_SECONDS)}
+    return problem
+
+
 @get("/key", operation_id="logKey", summary="The public key that signs receipts and checkpoints",
      exclude_from_auth=True)
 async def log_key(signer: ServerSigner) -> SigningKey:
     return SigningKey(algorithm=ALGORITHM, public_key=signer.public_key_hex, key_id=signer.key_id)
 
 
-@get("/checkpoints", operation_id="logCheckpoints", summary="The signed checkpoints of the log, oldest first",
+@get("/checkpoints", operation_id="logCheckpoints",
+     summary="The signed checkpoints of the log, oldest first, a page after checkpoint `after`",
      exclude_from_auth=True)
-async def log_checkpoints(pool: Pool, signer: ServerSigner) -> Checkpoints:
-    found = await checkpoints(pool)
-    return Checkpoints(key_id=signer.key_id, checkpoints=found)
+async def log_checkpoints(pool: Pool, signer: ServerSigner,
+                          after: Annotated[int, QueryParameter(ge=0)] = 0,
+                          limit: Annotated[int, QueryParameter(ge=1, le=MAX_PAGE_LIMIT)] = PAGE_LIMIT
+                          ) -> Checkpoints:
+    found, cursor = await checkpoints_page(pool, after, limit)
+    return Checkpoints(key_id=signer.key_id, checkpoints=found, next=cursor)
 
 
 @get("/checkpoints/consistency", operation_id="logConsistency",
      summary="A consistency proof between two checkpoint sizes", exclude_from_auth=True)
-async def log_consistency(pool: Pool,
+async def log_consistency(pool: Pool, state: State,
                           from_size: Annotated[int, QueryParameter(name="from", ge=0)],
                           to_size: Annotated[int, QueryParameter(name="to", ge=1)]) -> ConsistencyProof:
     if from_size > to_size:
         raise Problem(400, "invalid_field", f"from ({from_size}) must not exceed to ({to_size})", field="from")
-    # Only sizes a checkpoint has covered are final: beyond, the order of events is not settled yet.
-    largest = await pool.fetchval("SELECT coalesce(max(tree_size), 0) FROM checkpoints")
-    if to_size > largest:
-        raise Problem(400, "invalid_field", f"to ({to_size}) is beyond the latest checkpoint ({largest} events)",
-                      field="to")
-    proof = await consistency(pool, from_size, to_size)
-    return ConsistencyProof(from_size=from_size, to_size=to_size, proof=[h.hex() for h in proof])
+    cache = _cache(state)
+    key = ("consistency", from_size, to_size)
+    if (answer := cache.get(key)) is not None:
+        return answer
+    # Only sizes a checkpoint has covered are final (beyond, the order of events is not settled yet), and
+    # a proof is of use only against two signed roots.
+    await _check_sizes(pool, to=to_size, **{"from": from_size})
+    try:
+        proof = await consistency(pool, from_size, to_size)
+    except TreeNotReady as exc:
+        raise _not_ready(exc) from None
+    answer = ConsistencyProof(from_size=from_size, to_size=to_size, proof=[h.hex() for h in proof])
+    cache.put(key, answer)
+    return answer
 
 
-log_router = Router(path="/log", route_handlers=[log_key, log_checkpoints, log_consistency], tags=["log"])
+@get("/checkpoints/inclusion", operation_id="logInclusion",
+     summary="An inclusion proof of one event in the tree of a checkpoint's size", exclude_from_auth=True)
+async def log_inclusion(pool: Pool, state: State,
+                        size: Annotated[int, QueryParameter(ge=1)],
+                        index: Annotated[int | None, QueryParameter(ge=0)] = None,
+                        stream: Annotated[str | None, QueryParameter()] = None,
+                        version: Annotated[int | None, QueryParameter(ge=1)] = None,
+                        hash: Annotated[str | None, QueryParameter(pattern="^[0-9a-f]{64}$")] = None,
+                        ) -> InclusionProof:
+    """By `index` (0-based, read order), or by the event: `stream`, `version` and its chain `hash` (as in a
+    receipt), which it must hold — otherwise the answer is 404, saying nothing about the stream."""
+    by_event = (stream, version, hash)
+    if (index is None) == all(v is None for v in by_event) or (index is None and None in by_event):
+        raise Problem(400, "invalid_field", "give either index, or stream, version and hash", field="index")
+    if index is not None and index >= size:
+        raise Problem(400, "invalid_field", f"index ({index}) must be below size ({size})", field="index")
+    cache = _cache(state)
+    key = ("inclusion", size, index, stream, version, hash)
+    if (answer := cache.get(key)) is not None:
+        return answer
+    await _check_sizes(pool, size=size)
+    unknown = Problem(404, "unknown_event", f"the tree of {size} events holds no event {stream} version "
+                      f"{version} with chain hash {(hash or '')[:16]}…", field="stream")
+    try:
+        found = index if index is not None else await leaf_index(pool, stream, version, bytes.fromhex(hash), size)
+        if found is None:
+            raise unknown
+        leaf, path = await inclusion(pool, found, size)
+    except TreeNotReady as exc:
+        raise _not_ready(exc) from None
+    if index is None and leaf != leaf_hash(leaf_data(stream, version, bytes.fromhex(hash))):
+        raise unknown  # never expected: the index found must hold that very event
+    answer = InclusionProof(index=found, size=size, leaf_hash=leaf.hex(), proof=[h.hex() for h in path])
+    cache.put(key, answer)
+    return answer
+
+
+log_router = Router(path="/log", route_handlers=[log_key, log_checkpoints, log_consistency, log_inclusion],
+                    tags=["log"])

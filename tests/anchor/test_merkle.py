@@ -12,9 +12,13 @@ from services.anchor.merkle import (
     EMPTY_ROOT,
     Frontier,
     consistency_proof,
+    consistency_ranges,
+    fold,
     inclusion_proof,
+    inclusion_ranges,
     leaf_hash,
     node_hash,
+    perfect_subtrees,
     root,
     verify_consistency,
     verify_inclusion,
@@ -109,3 +113,73 @@ def test_a_rewritten_prefix_is_not_consistent(n, data):
     forged[changed] = leaf_hash(b"rewritten")
     # The old root was signed over the honest prefix; a proof from the rewritten log cannot link them.
     assert not verify_consistency(m, n, root(leaves[:m]), root(forged), consistency_proof(m, forged))
+
+
+def reference_path(m: int, leaves: list[bytes]) -> list[bytes]:
+    """PATH(m, D[n]) as RFC 9162 section 2.1.3.1 writes it, recursively."""
+    n = len(leaves)
+    if n == 1:
+        return []
+    k = 1
+    while k * 2 < n:
+        k *= 2
+    if m < k:
+        return reference_path(m, leaves[:k]) + [reference_root(leaves[k:])]
+    return reference_path(m - k, leaves[k:]) + [reference_root(leaves[:k])]
+
+
+def reference_subproof(m: int, leaves: list[bytes], whole: bool) -> list[bytes]:
+    """SUBPROOF(m, D[n], b) as RFC 9162 section 2.1.4.1 writes it, recursively."""
+    n = len(leaves)
+    if m == n:
+        return [] if whole else [reference_root(leaves)]
+    k = 1
+    while k * 2 < n:
+        k *= 2
+    if m <= k:
+        return reference_subproof(m, leaves[:k], whole) + [reference_root(leaves[k:])]
+    return reference_subproof(m - k, leaves[k:], False) + [reference_root(leaves[:k])]
+
+
+def from_pieces(leaves: list[bytes], lo: int, hi: int) -> bytes:
+    """MTH(D[lo:hi]) as a store of perfect subtrees gives it: each piece hashed alone, then folded."""
+    return fold([reference_root(leaves[i << level:(i + 1) << level]) for level, i in perfect_subtrees(lo, hi)])
+
+
+@given(st.integers(1, 600), st.data())
+@settings(max_examples=300)
+def test_proofs_from_perfect_subtrees_are_the_rfc_proofs(n, data):
+    leaves = tree(n)
+    m = data.draw(st.integers(0, n))
+    expected = [] if m in (0, n) else reference_subproof(m, leaves, True)
+    assert consistency_proof(m, leaves) == expected
+    assert [from_pieces(leaves, lo, hi) for lo, hi in consistency_ranges(m, n)] == expected
+    index = data.draw(st.integers(0, n - 1))
+    path = [from_pieces(leaves, lo, hi) for lo, hi in inclusion_ranges(index, n)]
+    assert path == inclusion_proof(index, leaves) == reference_path(index, leaves)
+    assert verify_inclusion(index, n, leaves[index], path, reference_root(leaves))
+
+
+def test_a_range_off_the_recursion_is_refused_and_large_sizes_stay_small():
+    with pytest.raises(ValueError):
+        perfect_subtrees(3, 7)     # 3 is not aligned to a power of two >= 4
+    with pytest.raises(ValueError):
+        perfect_subtrees(5, 5)
+    assert perfect_subtrees(0, 13) == [(3, 0), (2, 2), (0, 12)]
+    assert perfect_subtrees(1 << 20, (1 << 20) + 3) == [(1, 1 << 19), (0, (1 << 20) + 2)]
+    n = 6_500_000_123
+    for m in (1, 255, 256, 1 << 31, n - 1):
+        pieces = {p for lo, hi in consistency_ranges(m, n) for p in perfect_subtrees(lo, hi)}
+        assert len(pieces) <= 2 * n.bit_length()
+
+
+@given(sizes, st.integers(0, 4))
+def test_appending_reports_every_perfect_subtree_once(n, min_level):
+    leaves = tree(n)
+    frontier, seen = Frontier(), []
+    for leaf in leaves:
+        seen += frontier.append_subtrees(leaf, min_level)
+    assert frontier.root() == root(leaves)
+    expected = [(level, i) for level in range(min_level, n.bit_length()) for i in range(n >> level)]
+    assert sorted((level, i) for level, i, _ in seen) == sorted(expected)
+    assert all(h == reference_root(leaves[i << level:(i + 1) << level]) for level, i, h in seen)
