@@ -14,7 +14,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
 from services.api.deps import DEPENDENCIES, Pool, caller_first
-from services.api.guards import GuardedRequest, RejectNul
+from services.api.guards import GuardedRequest, RejectNul, security_headers
 from services.api.limits import Limits, Throttle
 from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
                                    document_problems)
@@ -90,6 +90,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         guards=[caller_first],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[RejectNul, Throttle],
+        before_send=[security_headers],
         request_class=GuardedRequest,
         request_max_body_size=MAX_BODY,
         openapi_config=OpenAPIConfig(title="baloot-arena", version="0.1.0", path="/schema",

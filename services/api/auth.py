@@ -24,6 +24,7 @@ from litestar import Request
 from litestar.datastructures import Headers
 
 from services.api.problems import Problem
+from services.eventstore import CHANNEL
 
 DEFAULT_TOKEN_DAYS = 30.0
 SCOPE_KEY = "baloot.session"      # where a request's resolved session (or its refusal) is kept
@@ -75,6 +76,11 @@ async def create_user(pool: asyncpg.Pool, name: str, kind: str = "human") -> tup
     """A new user and its bearer token (shown once); for code that makes users (bots, tests)."""
     user, token, _ = await register(pool, name, kind)
     return user, token
+
+
+def tokens_stream(user_id: str) -> str:
+    """The name a revocation of ``user_id``'s tokens is announced under (the NOTIFY the appends use)."""
+    return f"tokens-{user_id}"
 
 
 def _bad_token(detail: str) -> Problem:
@@ -150,10 +156,24 @@ class Authenticator:
         return await issue_token(self.pool, user_id)
 
     async def revoke(self, session: Session) -> None:
-        """Revoke one token, at once in this process."""
+        """Revoke one token, at once in this process (and the user's live streams everywhere recheck theirs)."""
         self._cache.pop(session.token_hash, None)
         await self.pool.execute("UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
                                 session.token_hash)
+        await self._tell_streams(session.user.user_id)
+
+    async def _tell_streams(self, user_id: str) -> None:
+        """Wake the live streams of ``user_id`` in every process (the LISTEN path the appends take)."""
+        await self.pool.execute("SELECT pg_notify($1, $2)", CHANNEL, tokens_stream(user_id))
+
+    async def check(self, session: Session) -> str | None:
+        """Why ``session``'s token no longer holds (revoked, expired), asking the database; None if it does."""
+        row = await self.pool.fetchrow("SELECT revoked_at IS NOT NULL AS revoked, expires_at <= now() AS expired "
+                                       "FROM tokens WHERE token_hash = $1", session.token_hash)
+        if row is None or row["revoked"] or row["expired"]:
+            self._cache.pop(session.token_hash, None)
+            return "token revoked" if row is None or row["revoked"] else "token expired"
+        return None
 
     async def revoke_all(self, user_id: str) -> int:
         """Revoke every token of ``user_id``, at once in this process; returns how many were still good."""
@@ -161,4 +181,5 @@ class Authenticator:
             del self._cache[digest]
         status = await self.pool.execute("UPDATE tokens SET revoked_at = now() WHERE user_id = $1 "
                                          "AND revoked_at IS NULL AND expires_at > now()", user_id)
+        await self._tell_streams(user_id)
         return int(status.split()[-1])

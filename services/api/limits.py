@@ -126,13 +126,17 @@ class Throttle:
             if wait is not None:
                 raise RateLimited("rate_limited", "too many requests without a token from this address", wait)
             return
-        wait = limits.failed_auth.blocked(address)
-        if wait is not None:
-            raise RateLimited("rate_limited", "too many requests with bad tokens from this address", wait)
+        # An address over its bad-token budget still has its good tokens accepted (others' failures at the
+        # same address refuse nobody's valid token); its lookups are then counted as anonymous requests are.
+        blocked = limits.failed_auth.blocked(address)
+        if blocked is not None:
+            wait = limits.requests.hit("address:" + address)
+            if wait is not None:
+                raise RateLimited("rate_limited", "too many requests with bad tokens from this address", wait)
         try:
             session = await state.auth.session(scope)
         except Problem:
-            wait = limits.failed_auth.hit(address)
+            wait = blocked if blocked is not None else limits.failed_auth.hit(address)
             if wait is not None:
                 raise RateLimited("rate_limited", "too many requests with bad tokens from this address",
                                   wait) from None

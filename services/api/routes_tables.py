@@ -27,11 +27,13 @@ from services.api import schemas
 from services.api.schemas import Strict
 from services.bots import BOT_SEAT, table_bot
 from services.roles import grant
-from services.api.deps import Caller, Feeds, Pool, Seen, Streams, Tables
+from services.api.auth import tokens_stream
+from services.api.deps import Auth, Caller, Feeds, Pool, Seen, Streams, Tables
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
 from services.tables import Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of
+from services.tables.feeds import Cut
 
 
 @post("/tables", operation_id="createTable", status_code=201,
@@ -208,18 +210,20 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
              "the table's delay)",
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
                                   description="`view` events (the view as JSON), then `end`")})
-async def follow(table_id: FromPath[str], user: Caller, tables: Tables, feeds: Feeds, streams: Streams,
-                 visibility: Seen,
+async def follow(request: Request, table_id: FromPath[str], user: Caller, tables: Tables, feeds: Feeds,
+                 streams: Streams, visibility: Seen, auth: Auth,
                  after: int = Parameter(default=0, ge=0, le=schemas.MAX_VERSION, description="start after this version")
                  ) -> ServerSentEvent:
     table = await tables.load(table_id)
     audience = await visibility.audience(table, user.user_id)
+    session = await auth.session(request.scope)
     slot = streams.take(user.user_id)       # 429 too_many_streams before any data
     delay = visibility.delay(table, audience)
     stream = stream_of(table_id)
 
     async def messages():
         sub = feeds.subscribe(table_id, table)       # the process's one reader of this table
+        stop_watching = _cut_when_token_ends(auth, feeds.listener, session, sub)
         try:
             def message(version: int, data: str) -> ServerSentEventMessage:
                 return ServerSentEventMessage(data=data, event="view", id=str(version))
@@ -233,7 +237,12 @@ async def follow(table_id: FromPath[str], user: Caller, tables: Tables, feeds: F
                         await _broadcast_delay(row.recorded_at, delay)
                         yield message(row.version, _render(state, audience.seat))
             while not (state.game.phase == "ended" or state.cancelled):
-                entries = await sub.next()
+                try:
+                    entries = await sub.next()
+                except Cut as cut:                   # the follower's token was revoked or has expired
+                    yield ServerSentEventMessage(event="error", id=str(state.version), data=msgspec.json.encode(
+                        {"rule": "bad_token", "detail": str(cut)}).decode())
+                    return
                 if not entries:
                     break
                 for entry in entries:
@@ -243,9 +252,40 @@ async def follow(table_id: FromPath[str], user: Caller, tables: Tables, feeds: F
                         yield message(entry.version, entry.view(audience.seat, _render))
             yield ServerSentEventMessage(data="{}", event="end", id=str(state.version))
         finally:
+            stop_watching()
             sub.close()
 
     return ServerSentEvent(slot.hold(messages()), background=slot.when_sent())
+
+
+def _cut_when_token_ends(auth, listener, session, sub):
+    """Cut ``sub`` when its follower's token is revoked (a notification from whichever process revoked it,
+    then the database's word) or expires (a timer); returns what stops watching. No task waits meanwhile."""
+    loop = asyncio.get_running_loop()
+    name = tokens_stream(session.user.user_id)
+    checks: set = set()
+
+    async def check() -> None:
+        why = await auth.check(session)
+        if why is not None:
+            sub.cut(why)
+
+    def revoked_maybe() -> None:
+        task = loop.create_task(check())
+        checks.add(task)
+        task.add_done_callback(checks.discard)
+
+    listener.watch(name, revoked_maybe)
+    left = (session.expires_at - dt.datetime.now(dt.timezone.utc)).total_seconds()
+    timer = loop.call_later(max(0.0, left), sub.cut, "token expired")
+
+    def stop() -> None:
+        listener.unwatch(name, revoked_maybe)
+        timer.cancel()
+        for task in checks:
+            task.cancel()
+
+    return stop
 
 
 def _render(state: Table, seat: int | None) -> str:

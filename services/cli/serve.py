@@ -17,6 +17,14 @@ def register(subparsers) -> None:
     serve.set_defaults(func=run)
 
 
+def proxy_options() -> dict:
+    """uvicorn's options for the client's address: ``X-Forwarded-For`` is believed only from the proxies in
+    ``BALOOT_TRUSTED_PROXIES`` (comma-separated addresses or networks; none by default), so that a client
+    cannot choose the address its per-address budgets (sign-ups, bad tokens) count against."""
+    trusted = os.environ.get("BALOOT_TRUSTED_PROXIES", "").strip()
+    return {"proxy_headers": bool(trusted), "forwarded_allow_ips": trusted or None}
+
+
 def run(args) -> int:
     import uvicorn
 
@@ -48,7 +56,7 @@ def run(args) -> int:
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, **proxy_options())
     finally:
         if worker is not None:
             worker.stop()

@@ -50,6 +50,7 @@ class Listener:
 
     def __init__(self) -> None:
         self._follows: dict[str, Wake] = {}
+        self._watchers: dict[str, set] = {}
         self._conn: asyncpg.Connection | None = None
         self._url: str | None = None
         self._reconnecting: asyncio.Task | None = None
@@ -108,11 +109,16 @@ class Listener:
         if named is None:
             for wake in self._follows.values():
                 wake.note(None)
+            for watchers in list(self._watchers.values()):
+                for callback in list(watchers):
+                    callback()
             return
         for stream, version in named.items():
             wake = self._follows.get(stream)
             if wake is not None:
                 wake.note(version)
+            for callback in list(self._watchers.get(stream, ())):
+                callback()
 
     def follow(self, stream: str) -> Wake:
         """The waiter of ``stream`` (one per stream): every notification of it sets it, with the version it
@@ -126,3 +132,15 @@ class Listener:
     def unfollow(self, stream: str, wake: Wake) -> None:
         if self._follows.get(stream) is wake:
             del self._follows[stream]
+
+    def watch(self, name: str, callback) -> None:
+        """Call ``callback()`` at every notification naming ``name`` (and at one naming nothing), until
+        ``unwatch``: several may watch one name (a user's live streams watch his tokens). No task waits."""
+        self._watchers.setdefault(name, set()).add(callback)
+
+    def unwatch(self, name: str, callback) -> None:
+        watchers = self._watchers.get(name)
+        if watchers is not None:
+            watchers.discard(callback)
+            if not watchers:
+                del self._watchers[name]

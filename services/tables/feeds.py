@@ -172,6 +172,10 @@ class TableFeed:
         self.history.extend(FeedEntry(v, at, state, {}) for v, at, state in folded)
         self.state = folded[-1][2]
         self.feeds.keep(self.table_id, self.state)
+        self.nudge()
+
+    def nudge(self) -> None:
+        """Wake the subscribers waiting for more (each looks again, then waits on a fresh event)."""
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
@@ -200,8 +204,7 @@ class TableFeed:
             self.failed = exc
             feeds._drop(self)
             feeds.listener.unfollow(self.stream, self._wake)
-            changed, self._changed = self._changed, asyncio.Event()
-            changed.set()
+            self.nudge()
 
     async def stop(self) -> None:
         if self._reader is not None:
@@ -210,16 +213,28 @@ class TableFeed:
                 await self._reader
 
 
+class Cut(Exception):
+    """A subscription ended by its follower's side (its token revoked or expired): the reason in words."""
+
+
 class Subscription:
     """One follower's cursor on a feed: ``start`` is the table when it joined; ``next`` the states after it."""
 
     def __init__(self, feed: TableFeed, cursor: int, start: Table) -> None:
         self.feed, self.cursor, self.start = feed, cursor, start
+        self.cut_by: str | None = None
+
+    def cut(self, reason: str) -> None:
+        """End this subscription: its ``next`` raises ``Cut(reason)``."""
+        self.cut_by = reason
+        self.feed.nudge()
 
     async def next(self) -> list[FeedEntry]:
         """The states after this cursor, waiting for some; empty once the table is over and all are taken."""
         feed = self.feed
         while True:
+            if self.cut_by is not None:
+                raise Cut(self.cut_by)
             if feed.history and feed.history[-1].version > self.cursor:
                 entries = [e for e in feed.history if e.version > self.cursor]
                 self.cursor = entries[-1].version

@@ -120,3 +120,89 @@ async def test_two_first_players_of_a_day_open_its_set_once(pool):
     sets = await asyncio.gather(*(daily.board_set(daily.today(), "saudi") for _ in range(3)))
     assert len({s.commitment for s in sets}) == 1
     assert await pool.fetchval("SELECT count(*) FROM events WHERE event_type = 'board_set_opened'") == 1
+
+
+# ---- 5. X-Forwarded-For is believed from the configured proxies only
+
+async def test_a_client_cannot_choose_the_address_its_sign_ups_count_against(database_url, db_schema, monkeypatch):
+    import asyncio
+    import socket
+
+    import httpx
+    import uvicorn
+
+    from services.api.app import create_app
+    from services.cli.serve import proxy_options
+    from tests.api.conftest import schema_url
+
+    async def sign_ups(trusted: str) -> list[int]:
+        monkeypatch.setenv("BALOOT_TRUSTED_PROXIES", trusted)
+        app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000),
+                         signup_limit=("minute", 3))
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning", **proxy_options()))
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        try:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{sock.getsockname()[1]}", timeout=30) as c:
+                return [(await c.post("/users", json={"name": f"u{i}"},
+                                      headers={"X-Forwarded-For": f"203.0.113.{i}"})).status_code for i in range(5)]
+        finally:
+            server.should_exit = True
+            await task
+            sock.close()
+
+    assert await sign_ups("") == [201, 201, 201, 429, 429]          # the made-up addresses are not believed
+    assert await sign_ups("127.0.0.1") == [201] * 5                 # behind a trusted proxy they are its word
+
+
+# ---- 7. a live stream ends with its token: revoked (from any process), or expired
+
+async def test_a_live_stream_ends_when_its_token_is_revoked_or_expires(database_url, db_schema, pool):
+    import asyncio
+
+    import httpx
+
+    from services.api.app import create_app
+    from services.api.auth import issue_token
+    from tests.api.conftest import schema_url
+    from tests.api.test_tables import follow, served
+
+    url = schema_url(database_url, db_schema)
+    here, there = create_app(url, rate_limit=("second", 10_000)), create_app(url, rate_limit=("second", 10_000))
+    async with served(here) as base, served(there) as base_there, \
+            httpx.AsyncClient(base_url=base, timeout=30) as client, \
+            httpx.AsyncClient(base_url=base_there, timeout=30) as other:
+        players = [await new_user(client, f"p{i}") for i in range(4)]
+        tid = await open_table(client, players)
+        # Revoked through another API process: this one hears of it on the LISTEN path and ends the stream.
+        seen: list = []
+        got = asyncio.Event()
+        stream = asyncio.create_task(follow(base, tid, players[0][1], seen, first=got))
+        await asyncio.wait_for(got.wait(), 20)
+        assert seen[-1][1] == "view" and seen[-1][2]["deal"]["hand"]          # his own hand, live
+        assert (await other.delete("/tokens/current", headers=players[0][1])).status_code == 204
+        assert await asyncio.wait_for(stream, 20) == "closed"
+        assert seen[-1][1:] == ("error", {"rule": "bad_token", "detail": "token revoked"})
+        # A token that expires while its stream is open: the stream ends at the expiry.
+        token, _ = await issue_token(pool, players[1][0], days=3 / 86400)
+        seen = []
+        ended = await asyncio.wait_for(follow(base, tid, {"Authorization": f"Bearer {token}"}, seen), 30)
+        assert ended == "closed" and seen[-1][1:] == ("error", {"rule": "bad_token", "detail": "token expired"})
+
+
+# ---- 14. security headers on every response
+
+async def test_every_response_carries_the_security_headers(api, players):
+    from services.api.guards import SECURITY_HEADERS
+
+    responses = [await api.get("/health"), await api.get("/watch/"), await api.get("/watch/js/table.js"),
+                 await api.get("/tables/nowhere/view", headers=players[0][1]),             # a problem document
+                 await api.get("/me"),                                                     # 401
+                 await api.get("/tables/x%00/view", headers=players[0][1])]               # refused by a guard
+    assert [r.status_code for r in responses] == [200, 200, 200, 404, 401, 400]
+    for r in responses:
+        for name, value in SECURITY_HEADERS:
+            assert r.headers[name.decode()] == value.decode(), (r.url, name)
+    assert "script-src 'self'" in responses[1].headers["content-security-policy"]
