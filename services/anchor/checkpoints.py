@@ -139,6 +139,12 @@ async def checkpoints_page(db: Db, after: int = 0, limit: int = PAGE_LIMIT
     return page, (page[-1].seq if len(rows) > limit else None)
 
 
+async def latest(db: Db) -> SignedCheckpoint | None:
+    """The latest signed checkpoint, or None."""
+    row = await db.fetchrow(f"SELECT {_COLUMNS} FROM checkpoints ORDER BY seq DESC LIMIT 1")
+    return _row_to_checkpoint(row) if row is not None else None
+
+
 async def largest_size(db: Db) -> int:
     """The size of the latest checkpoint (0 when there is none): proofs are of trees up to it."""
     return await db.fetchval("SELECT coalesce(max(tree_size), 0) FROM checkpoints")

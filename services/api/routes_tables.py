@@ -23,12 +23,14 @@ from domain.table import TABLE_EVENTS, game_of, terms_problem
 from domain.baloot.shuffle import deck_from_seed, seed_commitment
 from domain.baloot.views import contract_view
 from services.anchor import Receipt, receipts_of
+from services.anchor.audit import AnchorCheck, check_anchor
+from services.anchor.keys import Signer
 from services.api import schemas
 from services.api.schemas import Strict
 from services.bots import BOT_SEAT, table_bot
 from services.roles import grant
 from services.api.auth import tokens_stream
-from services.api.deps import Auth, Caller, Feeds, Pool, Seen, Streams, Tables
+from services.api.deps import Auth, Caller, Feeds, Pool, Seen, ServerSigner, Streams, Tables
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
@@ -374,10 +376,13 @@ async def state_at(table_id: FromPath[str], user: Caller, tables: Tables, visibi
      summary="Verify the stream's hash chain, the revealed seed against the commitment and the dealt hands, "
              "and replay the rules")
 async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
-                       tables: Tables, visibility: Seen) -> schemas.StoredAudit:
+                       tables: Tables, visibility: Seen, signer: ServerSigner) -> schemas.StoredAudit:
     events = await _visible_events(tables, visibility, table_id, user, hands=True)
     evs = _finished_deal(events, deal_no)
     broken = await verify_stream(pool, stream_of(table_id))
+    spans = deal_spans(events)
+    end = spans[deal_no][1] - 1 if deal_no < len(spans) else events[-1][0]
+    anchor = await _anchor(pool, signer, table_id, "deal", str(deal_no), end, events[-1][0])
     start = evs[0]
     reveal = next((e for e in evs if isinstance(e, SeedRevealed)), None)
     dealt = start.deck if start.deck is not None else next((e.deck for e in evs if isinstance(e, CardsDealt)), None)
@@ -392,7 +397,17 @@ async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Ca
     else:
         seed_check = "seed matches the commitment and the dealt hands"
     report = audit_record(export_record(evs))
-    return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, report)
+    return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, report, anchor)
+
+
+async def _anchor(pool, signer: Signer, table_id: str, kind: str, ref: str, end: int, visible: int) -> AnchorCheck:
+    """The anchor of a deal or a game that ended by version ``end``: its signed receipt (of the append that
+    ended it, which the caller may see) against the stored head, and that event against the latest signed
+    checkpoint; with no receipt, the event at ``end``."""
+    receipt = next((r for r in await receipts_of(pool, stream_of(table_id))
+                    if r.kind == kind and r.ref == ref and r.version <= visible), None)
+    return await check_anchor(pool, signer.public_key_hex, stream_of(table_id),
+                              receipt.version if receipt is not None else end, receipt)
 
 
 def _whole_game(table: Table, events) -> tuple[object, list]:
@@ -422,14 +437,15 @@ async def game_record(table_id: FromPath[str], user: Caller, tables: Tables, vis
 @get("/tables/{table_id:str}/audit", operation_id="auditStoredGame",
      summary="A finished game's audit: the stream's hash chain, and its record replayed by its game's audit "
              "(each turn's seed against its commitment and the dice thrown)")
-async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables, visibility: Seen
-                     ) -> schemas.StoredGameAudit:
+async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables, visibility: Seen,
+                     signer: ServerSigner) -> schemas.StoredGameAudit:
     events = await _visible_events(tables, visibility, table_id, user, hands=True)
     game, played = _whole_game(await tables.load(table_id), events)
     broken = await verify_stream(pool, stream_of(table_id))
     report = game.info.record.audit(game.info.record.export(played))
+    anchor = await _anchor(pool, signer, table_id, "game", table_id, events[-1][0], events[-1][0])
     return schemas.StoredGameAudit(table_id, game.info.record.name, broken is None, broken, report.valid,
-                                   msgspec.to_builtins(report))
+                                   msgspec.to_builtins(report), anchor)
 
 
 @post("/audit", operation_id="auditHandRecord", status_code=200,

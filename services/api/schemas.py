@@ -17,6 +17,7 @@ from domain.balut.views import BalutView
 from domain.games import GAMES
 from domain.baloot.views import ContractView, DealView, GameView
 from services.anchor import Receipt
+from services.anchor.audit import AnchorCheck
 
 T = TypeVar("T")
 
@@ -275,6 +276,7 @@ class StoredAudit(msgspec.Struct):
     first_broken_version: int | None
     seed_check: str
     report: AuditReport
+    anchor: AnchorCheck     # the signed receipt and the latest signed checkpoint, as ``baloot verify`` checks
 
 
 class StoredGameAudit(msgspec.Struct):
@@ -287,3 +289,4 @@ class StoredGameAudit(msgspec.Struct):
     first_broken_version: int | None
     valid: bool
     report: dict
+    anchor: AnchorCheck

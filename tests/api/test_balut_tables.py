@@ -17,7 +17,7 @@ import pytest
 
 from services.workers.pending import pending_work
 from tests.api.conftest import new_user, open_table
-from tests.api.test_tables import Ids, act, assert_problem, view
+from tests.api.test_tables import Ids, act, assert_problem, stream_version, view
 from tests.workers.helpers import in_process, schema_url
 
 ROWS = ("fours", "fives", "sixes", "straight", "house", "choice", "balut")
@@ -135,6 +135,11 @@ async def test_three_seats_one_a_bot_play_a_whole_balut_game_through_the_api(api
     audit = (await api.get(f"/tables/{tid}/audit", headers=humans[0][1])).json()
     assert audit["chain_intact"] is True and audit["valid"] is True and audit["format"] == "balut-game/1"
     assert audit["report"]["violations"] == []
+    # The game's end was signed; no checkpoint has been published in this test yet.
+    assert audit["anchor"] == {"ok": True, "receipt": "matches", "checkpoint": "not_covered",
+                               "receipt_detail": f"the signed receipt matches the stored head at version "
+                                                 f"{await stream_version(pool, tid)}",
+                               "checkpoint_detail": "no signed checkpoint covers it yet"}
     upload = await api.post("/audit", content=json.dumps(record), headers=spectator)
     assert upload.status_code == 200 and upload.json()["valid"] is True
 

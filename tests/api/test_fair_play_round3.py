@@ -3,8 +3,15 @@ would. Each test names the finding it closes (the security review's numbering)."
 
 from __future__ import annotations
 
+import json
+
+import asyncpg
+
+from services.anchor import publish_checkpoint
+from services.anchor.keys import default_signer
+from tests.anchor.test_tamper import rehash, settled, superuser
 from tests.api.conftest import new_user, open_table
-from tests.api.test_tables import assert_problem, stream_version, view
+from tests.api.test_tables import assert_problem, finished_deals, stream_version, view
 
 
 # ---- 1. an invitee sees what he agrees to; a table cannot show live hands to a spectator at once
@@ -206,3 +213,36 @@ async def test_every_response_carries_the_security_headers(api, players):
         for name, value in SECURITY_HEADERS:
             assert r.headers[name.decode()] == value.decode(), (r.url, name)
     assert "script-src 'self'" in responses[1].headers["content-security-policy"]
+
+
+# ---- 11. the API audit checks the signed receipt and the signed checkpoint, as `baloot verify` does
+
+async def test_the_audit_of_a_deal_names_a_rewrite_whose_hashes_were_recomputed(api, players, pool, database_url,
+                                                                                 db_schema):
+    tid = await finished_deals(api, players)
+    h = players[0][1]
+    await settled(pool)
+    assert await publish_checkpoint(pool, default_signer()) is not None
+    audit = (await api.get(f"/tables/{tid}/deals/1/audit", headers=h)).json()
+    assert audit["chain_intact"] is True and audit["anchor"]["ok"] is True, audit["anchor"]
+    assert (audit["anchor"]["receipt"], audit["anchor"]["checkpoint"]) == ("matches", "included")
+    assert "inclusion proof verifies" in audit["anchor"]["checkpoint_detail"]
+
+    deals = (await api.get(f"/tables/{tid}/deals", headers=h)).json()
+    target = deals[0]["first_version"] + 1                  # the first bid of deal 1
+    conn = await superuser(lambda: asyncpg.connect(database_url, server_settings={"search_path": db_schema}))
+    try:
+        data = json.loads(await conn.fetchval("SELECT data FROM events WHERE stream_id = $1 AND version = $2",
+                                              f"table-{tid}", target))
+        data["bid"] = "pass" if data["bid"] != "pass" else "sun"
+        await conn.execute("UPDATE events SET data = $3::jsonb WHERE stream_id = $1 AND version = $2",
+                           f"table-{tid}", target, json.dumps(data))
+        await rehash(conn, f"table-{tid}", target)         # every hash after it recomputed, as a forger would
+    finally:
+        await conn.close()
+    audit = (await api.get(f"/tables/{tid}/deals/1/audit", headers=h)).json()
+    assert audit["chain_intact"] is True                    # the chain alone cannot tell
+    assert audit["anchor"]["ok"] is False
+    assert (audit["anchor"]["receipt"], audit["anchor"]["checkpoint"]) == ("rewritten", "rewritten")
+    assert "rewritten after it was signed" in audit["anchor"]["receipt_detail"]
+    assert "NOT in signed checkpoint #1" in audit["anchor"]["checkpoint_detail"]

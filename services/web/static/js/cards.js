@@ -37,6 +37,13 @@ export function h(tag, attrs = {}, ...children) {
     else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? "" : v);
   }
-  el.append(...children.flat().filter(c => c !== null && c !== undefined && c !== false));
+  el.append(...present(children));
   return el;
 }
+
+// Put these children in place of an element's (null, undefined, false and nested lists as h() takes them).
+export function fill(el, ...children) {
+  el.replaceChildren(...present(children));
+}
+
+const present = children => children.flat(Infinity).filter(c => c !== null && c !== undefined && c !== false);

@@ -1,6 +1,6 @@
 // A championship: its bracket by round and section, a team's path, standings, links to the match tables.
 import {get, userNames} from "./api.js";
-import {h} from "./cards.js";
+import {fill, h} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
 
 const PER_SECTION = 32;
@@ -90,7 +90,7 @@ async function renderBracket() {
     h("label", {for: "team"}, t("search_team")),
     h("input", {id: "team", name: "team", value: view.team, list: "team-ids", autocomplete: "off"}),
     h("button", {type: "submit"}, t("find")));
-  document.getElementById("tab-body").replaceChildren(
+  fill(document.getElementById("tab-body"), 
     search, pathEl(),
     h("nav", {class: "rounds", "aria-label": t("rounds")}, roundNumbers.map(r =>
       h("button", {type: "button", "aria-pressed": String(r === view.round), "data-round": r,
@@ -106,7 +106,7 @@ async function renderBracket() {
 function renderStandings() {
   remember();
   const cols = ["rank", "team", "points", "wins", "losses", "byes", "buchholz", "gp_diff"];
-  document.getElementById("tab-body").replaceChildren(h("table", {class: "list", id: "standings"},
+  fill(document.getElementById("tab-body"), h("table", {class: "list", id: "standings"},
     h("thead", {}, h("tr", {}, cols.map(c => h("th", {}, t(c))))),
     h("tbody", {}, standings.map(r => h("tr", {}, [r.rank, r.team_id, r.points, r.wins, r.losses, r.byes, r.buchholz,
       r.game_point_difference].map(v => h("td", {}, String(v))))))));
@@ -118,7 +118,7 @@ function render() {
   const tabs = byRound.size ? ["bracket", "standings"] : ["standings"];
   if (!tabs.includes(view.tab)) view.tab = ["swiss", "round_robin"].includes(s.settings.format) ? "standings" : tabs[0];
   const players = new Map(s.teams.map(tm => [tm.team_id, tm.players.map(p => nameOf(p)?.name ?? p).join(" & ")]));
-  main.replaceChildren(
+  fill(main, 
     h("h1", {}, s.name),
     h("p", {class: "facts"}, `${t("format")}: ${s.settings.format.replaceAll("_", " ")} · ${t("status")}: ${s.status} · `
       + `${t("teams")}: ${s.teams.length}${s.champion ? ` · ${t("champion")}: ${s.champion}` : ""}`),
@@ -143,4 +143,4 @@ async function load() {
 
 setUp();
 onChange(render);
-load().catch(error => main.replaceChildren(h("p", {class: "error"}, `${t("error")}: ${error.message}`)));
+load().catch(error => fill(main, h("p", {class: "error"}, `${t("error")}: ${error.message}`)));

@@ -3,7 +3,7 @@
 // the close the server refuses the fields, and the live leaderboard to whoever has not played every board
 // (board_hidden); the page shows those refusals and nothing of a board.
 import {get, userNames} from "./api.js";
-import {h} from "./cards.js";
+import {fill, h} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
 
 const main = document.getElementById("main");
@@ -67,10 +67,10 @@ function board(n, field) {
 }
 
 function render() {
-  if (failure) { main.replaceChildren(h("h1", {}, `${t("daily")} — ${day} · ${profile}`), refusal(failure)); return; }
+  if (failure) { fill(main, h("h1", {}, `${t("daily")} — ${day} · ${profile}`), refusal(failure)); return; }
   if (!set || !page) return;
   const closed = set.seed !== null;
-  main.replaceChildren(
+  fill(main, 
     h("h1", {}, `${t("daily")} — ${day} · ${profile}`),
     h("dl", {class: "facts daily-facts"},
       h("dt", {}, t("status")), h("dd", {id: "set-status", "data-closed": String(closed)},

@@ -1,6 +1,6 @@
 // The start page: championships, live and finished tables.
 import {get} from "./api.js";
-import {h} from "./cards.js";
+import {fill, h} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
 
 const main = document.getElementById("main");
@@ -23,7 +23,7 @@ function tablesList(tables) {
 function render() {
   if (!data) return;
   const [champs, live, finished] = data;
-  main.replaceChildren(
+  fill(main, 
     h("h1", {}, t("championships")),
     champs.length ? h("table", {class: "list", id: "championships"},
       h("thead", {}, h("tr", {}, ["name", "format", "status", "teams", "rounds", "champion"].map(k => h("th", {}, t(k))))),
@@ -43,4 +43,4 @@ setUp();
 onChange(render);
 Promise.all([get("/championships"), get("/tables?status=live&limit=50"), get("/tables?status=finished&limit=50")])
   .then(d => { data = d; render(); })
-  .catch(error => main.replaceChildren(h("p", {class: "error"}, `${t("error")}: ${error.message}`)));
+  .catch(error => fill(main, h("p", {class: "error"}, `${t("error")}: ${error.message}`)));

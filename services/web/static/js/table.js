@@ -2,7 +2,7 @@
 // cards a spectator sees, this page draws what it is sent.
 import {follow, get, userNames} from "./api.js";
 import {balutEl, balutScore} from "./balut.js";
-import {backEl, cardEl, h, suitName} from "./cards.js";
+import {backEl, cardEl, fill, h, suitName} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
 
 const main = document.getElementById("main");
@@ -102,12 +102,12 @@ function render() {
   const v = current;
   if (!v) return;
   if (v.game === "balut") {
-    main.replaceChildren(h("h1", {}, `${t("table")} ${id}`), h("p", {class: "facts", id: "score"}, balutScore(v)),
+    fill(main, h("h1", {}, `${t("table")} ${id}`), h("p", {class: "facts", id: "score"}, balutScore(v)),
                          controlsEl(v), balutEl(v, seatName));
     return;
   }
   const deal = v.deal;
-  main.replaceChildren(
+  fill(main, 
     h("h1", {}, `${t("table")} ${id}`),
     h("p", {class: "facts", id: "score"}, `${t("deal")} ${v.deal_no} · ${t("score")}: ${v.scores[0]} – ${v.scores[1]}`
       + ` (${t("target")} ${v.target})${v.phase === "ended" ? ` · ${t("ended")}` : ""}`),
@@ -178,4 +178,4 @@ async function load() {
 
 setUp();
 onChange(render);
-load().catch(error => main.replaceChildren(h("p", {class: "error"}, `${t("error")}: ${error.message}`)));
+load().catch(error => fill(main, h("p", {class: "error"}, `${t("error")}: ${error.message}`)));

@@ -1,0 +1,109 @@
+"""The audit page of a stored deal as a spectator auditing a disputed hand sees it: the hash chain, the
+signed receipt and checkpoint, the seed, in English and Arabic, on a desktop and a phone; and the same page
+once the log was rewritten behind the server with every hash recomputed. Every page passes the security
+headers' Content-Security-Policy: the browser reports no violation and no script error."""
+
+from __future__ import annotations
+
+import json
+
+import asyncpg
+from selenium.webdriver.common.by import By
+
+from services.anchor import publish_checkpoint
+from services.anchor.keys import default_signer
+from tests.anchor.test_tamper import rehash, settled, superuser
+from tests.web.conftest import requested_urls, same_origin, screenshot
+from tests.web.test_pages import bot_table, text_of, wait
+
+PHONE, DESKTOP = (390, 844), (1200, 900)
+
+
+def facts(driver) -> dict[str, tuple[str, str]]:
+    """Each fact of the audit (its element id) as (shown text, class)."""
+    return {k: tuple(v) for k, v in driver.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('dl.facts dd')]"
+        ".map(e => [e.id, [e.innerText, e.className]]))").items()}
+
+
+def problems_reported(driver) -> list[str]:
+    """What the browser's console said at error level (CSP violations and script errors are errors)."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def look(browser, base: str, url: str, name: str) -> dict[str, dict[str, tuple[str, str]]]:
+    """The audit page in both languages and both sizes, a screenshot of each; its facts per language."""
+    seen = {}
+    for lang in ("en", "ar"):
+        for size, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
+            browser.set_window_size(*size)
+            browser.get(f"{base}{url}&lang={lang}")
+            wait(browser, lambda d: d.find_elements(By.ID, "checkpoint"))
+            assert browser.execute_script("return document.documentElement.dir") == ("rtl" if lang == "ar" else "ltr")
+            # Nothing wider than the screen: a phone reads it without scrolling sideways.
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= size[0]
+            text = browser.find_element(By.ID, "main").text
+            assert "[object" not in text and "null" not in text and "undefined" not in text, text
+            screenshot(browser, f"{name}{'-ar' if lang == 'ar' else ''}{suffix}")
+            seen[lang] = facts(browser)
+    browser.set_window_size(*DESKTOP)
+    return seen
+
+
+async def test_the_audit_page_shows_the_anchor_and_names_a_rewritten_log(served, browser, pool, database_url,
+                                                                        db_schema):
+    table_id, referee = bot_table(served)
+    served.start_workers()
+    served.follow_to_end(table_id, referee)
+    await settled(pool)
+    assert await publish_checkpoint(pool, default_signer()) is not None
+    url = f"/watch/audit.html?table={table_id}&deal=1"
+
+    seen = look(browser, served.base, url, "audit")
+    assert seen["en"]["chain"] == ("intact", "ok")
+    assert seen["en"]["receipt"] == ("matches the stored log", "ok")
+    assert seen["en"]["checkpoint"] == ("included: its proof verifies", "ok")
+    assert seen["en"]["seed-check"] == ("matches the commitment and the dealt hands", "ok")
+    assert seen["ar"]["receipt"] == ("يطابق السجل المخزّن", "ok")
+    assert seen["ar"]["checkpoint"] == ("مشمول: إثباته صحيح", "ok")
+    assert seen["ar"]["seed-check"] == ("تطابق الالتزام والأوراق الموزعة", "ok")
+    assert problems_reported(browser) == []
+
+    # A superuser rewrites the deal's first action and recomputes every hash after it.
+    deal = served.http.get(f"/tables/{table_id}/deals", headers=referee).json()[0]
+    conn = await superuser(lambda: asyncpg.connect(database_url, server_settings={"search_path": db_schema}))
+    try:
+        stream, target = f"table-{table_id}", deal["first_version"] + 1
+        data = json.loads(await conn.fetchval("SELECT data FROM events WHERE stream_id = $1 AND version = $2",
+                                              stream, target))
+        data["bid"] = "pass" if data["bid"] != "pass" else "sun"
+        await conn.execute("UPDATE events SET data = $3::jsonb WHERE stream_id = $1 AND version = $2",
+                           stream, target, json.dumps(data))
+        await rehash(conn, stream, target)
+    finally:
+        await conn.close()
+    seen = look(browser, served.base, url, "audit-rewritten")
+    assert seen["en"]["chain"] == ("intact", "ok")                    # the chain alone cannot tell
+    assert seen["en"]["receipt"] == ("the log was rewritten after it was signed", "bad")
+    assert seen["en"]["checkpoint"] == ("the log was rewritten after it was signed", "bad")
+    assert seen["ar"]["receipt"] == ("أُعيدت كتابة السجل بعد توقيعه", "bad")
+    # The words the server gave are kept for who wants them (hover).
+    title = browser.find_element(By.ID, "checkpoint").get_attribute("title")
+    assert "NOT in signed checkpoint #1" in title
+    assert same_origin(requested_urls(browser), served.base) == []
+
+
+def test_every_page_runs_under_the_content_security_policy(served, browser):
+    table_id, referee = bot_table(served)
+    served.start_workers()
+    served.follow_to_end(table_id, referee)
+    for page in ("", "table.html?id=" + table_id, f"audit.html?table={table_id}&deal=1", "daily.html",
+                 "championship.html?id=none"):
+        browser.get(f"{served.base}/watch/{page}")
+        wait(browser, lambda d: d.execute_script("return document.getElementById('main')?.childElementCount ?? 1"))
+        assert browser.execute_script("return document.documentElement.lang") == "en"
+        reported = [p for p in problems_reported(browser) if "Content Security Policy" in p or "Refused" in p]
+        assert reported == [], (page, reported)
+    policy = served.http.get("/watch/").headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    assert text_of(browser, "main") is not None
