@@ -31,7 +31,6 @@ from domain.tournament import (
 )
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
-from services.championships import duplicate
 from services.championships.checkins import CheckInService
 from services.championships.invitations import TeamInvitationService
 from services.championships.matches import MatchService

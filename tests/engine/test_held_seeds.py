@@ -10,7 +10,7 @@ import pytest
 from domain.baloot import game as game_mod
 from domain.baloot.bots import bot
 from domain.baloot.events import (
-    DealNext, DealStarted, GameEnded, RecordResult, RevealHeldSeeds, SeedRevealed, StartGame,
+    DealNext, DealStarted, RecordResult, RevealHeldSeeds, SeedRevealed, StartGame,
 )
 from domain.baloot.views import game_view, view
 from domain.errors import DomainError
