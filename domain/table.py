@@ -224,12 +224,14 @@ def timeout_command(opened: TableOpened, state, timeouts: tuple[int, ...], seat:
 
 class BotTurn(msgspec.Struct, frozen=True):
     """One bot turn of a run: the seat, its level, what it chose from its seat's view, and the events
-    (its command's and what followed by itself)."""
+    (its command's and what followed by itself); ``failure``: the bot failed (raised, or chose what the rules
+    refuse), this is what the game plays for a seat whose clock ran out instead, and why."""
 
     seat: int
     level: str
     command: object
     events: list
+    failure: str | None = None
 
 
 def bot_seat(table: TableState) -> int | None:
@@ -250,7 +252,8 @@ def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> tuple[list[
     exactly its seat's view (``choose(level, view)``, the view its game gives the seat), its command is
     decided and followed up as if it came alone, and the run stops at a person's turn, a review, the game's
     end, or once something followed by itself (a deal's or turn's seed revealed, the next one dealt), so
-    that one append never spans two deals. No turns if no bot is to act. (``table`` may be a subclass
+    that one append never spans two deals. A bot that fails plays what the table's clock would
+    (``auto_play``), the failure kept in its turn. No turns if no bot is to act. (``table`` may be a subclass
     carrying more, e.g. the service's fold: the state after is the same type.)"""
     game = game_of(table)
     turns: list[BotTurn] = []
@@ -259,9 +262,16 @@ def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> tuple[list[
         if seat is None:
             break
         level = table.bots[seat]
-        command = choose(level, game.seat_view(table.game, seat))
-        events, more, table = decide_followed(table, command, seed_of)
-        turns.append(BotTurn(seat, level, command, events + more))
+        failure = None
+        try:
+            command = choose(level, game.seat_view(table.game, seat))
+            events, more, after = decide_followed(table, command, seed_of)
+        except Exception as error:      # noqa: BLE001 - a failing bot never stalls its table
+            failure = f"{type(error).__name__}: {error}"
+            command = game.auto_play(table.game, seat)
+            events, more, after = decide_followed(table, command, seed_of)
+        table = after
+        turns.append(BotTurn(seat, level, command, events + more, failure))
         if more:
             break
     return turns, table

@@ -24,6 +24,7 @@ cancels the table). Championship tables open at once: their players agreed when 
 from __future__ import annotations
 
 import datetime
+import logging
 import uuid
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,7 @@ from services.eventstore import (
 from services.commands import CommandOutcome, command_digest, replayed
 from services.commands import event_id as stream_event_id
 
+log = logging.getLogger("baloot.tables")
 MAX_ATTEMPTS = 5
 NAMESPACE = uuid.UUID("5c1b4f0e-7a0b-4d7e-9a58-2f4a3b1c9d10")
 
@@ -303,6 +305,10 @@ class TableService:
                 raise StaleVersion("stale_version", f"no bot is to act at version {version}", version=version)
             new, done, v = [], [], version
             for t in turns:
+                if t.failure is not None and not attempt:
+                    log.error("table %s: the %s bot at seat %d failed at version %d (%s); it played %r, as the "
+                              "table's clock would", table_id, t.level, t.seat, v, t.failure, t.command,
+                              extra={"table_id": table_id, "seat": t.seat, "version": v, "bot_failure": t.failure})
                 digest = command_digest(t.command)
                 encoded = self._encode(table_id, f"bot:{t.level}", f"bot:{v}", "bot", t.events, digest, t.seat)
                 new.extend(encoded)
