@@ -3,6 +3,7 @@ that an installed wheel or a container image migrates too; ``services.eventstore
 
 ``0001`` is the event store itself (streams, hash chains, the read horizon); the others are the tables of
 the services beside it: users and table index (``0002``), the standings read model (``0003``), the
-reporting append (``0004``), receipts and checkpoints (``0005``), tokens (``0006``), consent (``0007``) and
-the daily deal's read model (``0008``).
+reporting append (``0004``), receipts and checkpoints (``0005``), tokens (``0006``), consent (``0007``),
+the daily deal's read model (``0008``), the log's stored subtrees for O(log n) proofs (``0009``), shared
+boards marked in the table index (``0010``), and the revocation of tokens held for bot users (``0011``).
 """
