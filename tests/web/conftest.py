@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import uvicorn
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from services.api.app import create_app
 from services.db import schema_url
@@ -156,6 +158,42 @@ def screenshot(driver, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     assert driver.save_screenshot(str(path)), f"no screenshot saved at {path}"
     return path
+
+
+PHONE, DESKTOP = (390, 844), (1200, 900)
+
+
+def in_four_looks(driver, url: str, name: str, ready, read=None) -> dict:
+    """The page at ``url`` in English and Arabic, on a desktop and a phone, as its people see it: each drawn
+    in its direction, no wider than the screen, with no ``null``, ``undefined`` or ``[object`` shown, and a
+    screenshot of each (``name``, ``name-phone``, ``name-ar``, ``name-ar-phone``). ``ready(driver)``: the page
+    has drawn; ``read(driver)``, if given, is kept per language (from the phone)."""
+    seen = {}
+    joiner = "&" if "?" in url else "?"
+    try:
+        for lang in ("en", "ar"):
+            for size, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
+                driver.set_window_size(*size)
+                driver.get(f"{url}{joiner}lang={lang}")
+                WebDriverWait(driver, 60, poll_frequency=0.05).until(ready)
+                assert driver.execute_script("return document.documentElement.dir") == (
+                    "rtl" if lang == "ar" else "ltr")
+                wide = driver.execute_script(
+                    "const w = document.documentElement.clientWidth; if (document.documentElement.scrollWidth <= w) "
+                    "return null; return [w, [...document.querySelectorAll('body *')].filter(e => "
+                    "e.getBoundingClientRect().right > w + 0.5 || e.getBoundingClientRect().left < -0.5).slice(0, 5)"
+                    ".map(e => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().left)}..`"
+                    " + Math.round(e.getBoundingClientRect().right))]")
+                assert wide is None, f"{name} ({lang}) is wider than a {wide[0]} px screen: {wide[1]}"
+                text = driver.find_element(By.TAG_NAME, "body").text
+                for wrong in ("[object", "null", "undefined", "NaN"):
+                    assert wrong not in text, f"{name} ({lang}) shows {wrong!r}: {text[:400]}"
+                screenshot(driver, f"{name}{'-ar' if lang == 'ar' else ''}{suffix}")
+                if read is not None:
+                    seen[lang] = read(driver)
+    finally:
+        driver.set_window_size(*DESKTOP)
+    return seen
 
 
 def requested_urls(driver) -> list[str]:

@@ -13,10 +13,8 @@ from selenium.webdriver.common.by import By
 from services.anchor import publish_checkpoint
 from services.anchor.keys import default_signer
 from tests.anchor.test_tamper import rehash, settled, superuser
-from tests.web.conftest import requested_urls, same_origin, screenshot
+from tests.web.conftest import in_four_looks, requested_urls, same_origin
 from tests.web.test_pages import bot_table, text_of, wait
-
-PHONE, DESKTOP = (390, 844), (1200, 900)
 
 
 def facts(driver) -> dict[str, tuple[str, str]]:
@@ -26,28 +24,13 @@ def facts(driver) -> dict[str, tuple[str, str]]:
         ".map(e => [e.id, [e.innerText, e.className]]))").items()}
 
 
+def ready(driver) -> bool:
+    return bool(driver.find_elements(By.ID, "checkpoint"))
+
+
 def problems_reported(driver) -> list[str]:
     """What the browser's console said at error level (CSP violations and script errors are errors)."""
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
-
-
-def look(browser, base: str, url: str, name: str) -> dict[str, dict[str, tuple[str, str]]]:
-    """The audit page in both languages and both sizes, a screenshot of each; its facts per language."""
-    seen = {}
-    for lang in ("en", "ar"):
-        for size, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
-            browser.set_window_size(*size)
-            browser.get(f"{base}{url}&lang={lang}")
-            wait(browser, lambda d: d.find_elements(By.ID, "checkpoint"))
-            assert browser.execute_script("return document.documentElement.dir") == ("rtl" if lang == "ar" else "ltr")
-            # Nothing wider than the screen: a phone reads it without scrolling sideways.
-            assert browser.execute_script("return document.documentElement.scrollWidth") <= size[0]
-            text = browser.find_element(By.ID, "main").text
-            assert "[object" not in text and "null" not in text and "undefined" not in text, text
-            screenshot(browser, f"{name}{'-ar' if lang == 'ar' else ''}{suffix}")
-            seen[lang] = facts(browser)
-    browser.set_window_size(*DESKTOP)
-    return seen
 
 
 async def test_the_audit_page_shows_the_anchor_and_names_a_rewritten_log(served, browser, pool, database_url,
@@ -59,7 +42,7 @@ async def test_the_audit_page_shows_the_anchor_and_names_a_rewritten_log(served,
     assert await publish_checkpoint(pool, default_signer()) is not None
     url = f"/watch/audit.html?table={table_id}&deal=1"
 
-    seen = look(browser, served.base, url, "audit")
+    seen = in_four_looks(browser, served.base + url, "audit", ready, facts)
     assert seen["en"]["chain"] == ("intact", "ok")
     assert seen["en"]["receipt"] == ("matches the stored log", "ok")
     assert seen["en"]["checkpoint"] == ("included: its proof verifies", "ok")
@@ -82,7 +65,7 @@ async def test_the_audit_page_shows_the_anchor_and_names_a_rewritten_log(served,
         await rehash(conn, stream, target)
     finally:
         await conn.close()
-    seen = look(browser, served.base, url, "audit-rewritten")
+    seen = in_four_looks(browser, served.base + url, "audit-rewritten", ready, facts)
     assert seen["en"]["chain"] == ("intact", "ok")                    # the chain alone cannot tell
     assert seen["en"]["receipt"] == ("the log was rewritten after it was signed", "bad")
     assert seen["en"]["checkpoint"] == ("the log was rewritten after it was signed", "bad")

@@ -22,7 +22,7 @@ from services.workers.pending import pending_work
 from tests.api.test_tables import Ids, choose
 from tests.daily.conftest import DAY, Clock
 from tests.daily.test_daily_api import act_as_bot
-from tests.web.conftest import screenshot
+from tests.web.conftest import in_four_looks
 from tests.web.test_pages import game_version, wait
 
 PROFILE = "saudi"
@@ -129,7 +129,9 @@ async def test_the_daily_page_hides_the_boards_until_the_close_then_shows_each_f
     assert browser.find_elements(By.CSS_SELECTOR, "a[data-table]") == []
     # The live leaderboard, refused to this spectator (he played no board), which the page says.
     refused = browser.find_element(By.CSS_SELECTOR, "#leaderboard .refusal")
-    assert refused.get_attribute("data-rule") == "board_hidden" and "all 2 boards" in refused.text
+    assert refused.get_attribute("data-rule") == "board_hidden" and "all 2 boards of the day" in refused.text
+    assert "all 2 boards" in refused.get_attribute("title")           # the server's own words, on hover
+    in_four_looks(browser, url, "daily-open", loaded)
     bodies = served.recorder.api_bodies()
     assert any(path.endswith("/boards/1/field") for path, _ in bodies)
     leaked = {(path, c) for path, body in bodies for c in cards if f'"{c}"'.encode() in body}
@@ -165,8 +167,8 @@ async def test_the_daily_page_hides_the_boards_until_the_close_then_shows_each_f
     assert browser.execute_script("return document.documentElement.dir") == "rtl"
     assert browser.find_element(By.CSS_SELECTOR, "#board-1 h3").text == "التوزيعة 1"
     assert shown_field(browser, 1) == expected[1]
+    in_four_looks(browser, url.replace("limit=2", "limit=50"), "daily", loaded)
     browser.get(url.replace("limit=2", "limit=50") + "&lang=en")
     wait(browser, loaded)
-    screenshot(browser, "daily")
     browser.find_element(By.CSS_SELECTOR, f"#board-2 a[data-table='{boards[players[0][0]][1]}']").click()
     wait(browser, lambda d: game_version(d) is not None)

@@ -4,7 +4,7 @@
 // (board_hidden); the page shows those refusals and nothing of a board.
 import {get, userNames} from "./api.js";
 import {fill, h} from "./cards.js";
-import {onChange, setUp, t} from "./i18n.js";
+import {lang, onChange, setUp, t} from "./i18n.js";
 
 const main = document.getElementById("main");
 const params = new URLSearchParams(location.search);
@@ -22,13 +22,22 @@ const tableOf = (board, userId) => `daily.${day}.${profile}.${board}.${userId}`;
 const share = mp => (mp / 10000).toFixed(2);
 const who = id => name(id)?.name ?? id;
 
-function refusal(error) {
+// A time as the reader writes it, in UTC (the day's sets close at a UTC time).
+const when = iso => `${new Intl.DateTimeFormat(lang(), {dateStyle: "medium", timeStyle: "short", timeZone: "UTC"})
+  .format(new Date(iso))} UTC`;
+
+// The server's refusal: a board hidden until the close is said in the reader's words, as the rule of the day
+// it is (the server's own words kept for who hovers); anything else is an error.
+function refusal(error, hidden) {
+  if (error.rule === "board_hidden" && set)
+    return h("p", {class: "note refusal", "data-rule": error.rule, title: error.message},
+      t(hidden, {boards: set.boards, time: when(set.closes_at)}));
   return h("p", {class: "error refusal", "data-rule": error.rule ?? ""},
     error.rule ? [h("code", {}, error.rule), ` — ${error.message}`] : `${t("error")}: ${error.message}`);
 }
 
 function leaderboard() {
-  if (page instanceof Error) return [h("h2", {}, t("leaderboard")), h("div", {id: "leaderboard"}, refusal(page))];
+  if (page instanceof Error) return [h("h2", {}, t("leaderboard")), h("div", {id: "leaderboard"}, refusal(page, "leaderboard_hidden"))];
   const rows = page.rows;
   return [
     h("h2", {}, t("leaderboard")),
@@ -54,7 +63,7 @@ function board(n, field) {
   const players = page instanceof Error ? [] : page.rows.filter(r => r.boards >= n);
   return h("section", {class: "board-field", id: `board-${n}`, "data-board": n},
     h("h3", {}, `${t("board")} ${n}`),
-    ...(field instanceof Error ? [refusal(field)] : [
+    ...(field instanceof Error ? [refusal(field, "field_hidden")] : [
       h("table", {class: "list field"},
         h("thead", {}, h("tr", {}, h("th", {}, t("margin")), h("th", {}, t("how_many")))),
         h("tbody", {}, field.map(f => h("tr", {"data-margin": f.margin, "data-count": f.count},
@@ -74,7 +83,7 @@ function render() {
     h("h1", {}, `${t("daily")} — ${day} · ${profile}`),
     h("dl", {class: "facts daily-facts"},
       h("dt", {}, t("status")), h("dd", {id: "set-status", "data-closed": String(closed)},
-        closed ? t("set_closed") : `${t("set_open")} ${set.closes_at}`),
+        closed ? t("set_closed") : `${t("set_open")} ${when(set.closes_at)}`),
       h("dt", {}, t("commitment")), h("dd", {}, h("code", {}, set.commitment)),
       closed ? [h("dt", {}, t("seed")), h("dd", {}, h("code", {id: "seed"}, set.seed))] : null),
     ...leaderboard(),
