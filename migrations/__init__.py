@@ -5,5 +5,6 @@ that an installed wheel or a container image migrates too; ``services.eventstore
 the services beside it: users and table index (``0002``), the standings read model (``0003``), the
 reporting append (``0004``), receipts and checkpoints (``0005``), tokens (``0006``), consent (``0007``),
 the daily deal's read model (``0008``), the log's stored subtrees for O(log n) proofs (``0009``), shared
-boards marked in the table index (``0010``), and the revocation of tokens held for bot users (``0011``).
+boards marked in the table index (``0010``), the revocation of tokens held for bot users (``0011``), and
+accounts' logins and passwords with browser sessions among the tokens (``0012``).
 """

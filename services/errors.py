@@ -30,3 +30,7 @@ class Conflict(ServiceError):
 
 class StaleVersion(Conflict):
     """The stream moved past the version the caller decided on: reload and decide again."""
+
+
+class Invalid(ServiceError):
+    """Input the application layer's own rules refuse (a login with a space in it): ``field`` names it."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncpg
 
+from services.accounts import Accounts
 from services.anchor import Signer
 from services.championships import ChampionshipService
 from services.daily.service import DailyService
@@ -25,11 +26,12 @@ from services.tables.visibility import Visibility
 class Platform:
     """``secret``: the server secret (``services.secret``); ``signer`` signs receipts; ``work`` queues the
     workers' part of what follows an append (None: nothing is queued, the reconciler finds it);
-    ``listener`` lets live streams follow tables (the API's); ``daily`` the daily deal's options."""
+    ``listener`` lets live streams follow tables (the API's); ``daily`` the daily deal's options; ``hasher``
+    the accounts' password hasher (argon2-cffi's ``PasswordHasher``; default: RFC 9106's parameters)."""
 
     def __init__(self, pool: asyncpg.Pool, secret: bytes, *, signer: Signer | None = None,
                  work: WorkQueue | None = None, listener: Listener | None = None, daily: dict | None = None,
-                 cache_size: int = 4096):
+                 cache_size: int = 4096, hasher=None):
         self.pool = pool
         self.seeds = Seeds(secret)
         self.feeds = TableFeeds(pool, self.seeds, listener, cache_size)
@@ -38,6 +40,7 @@ class Platform:
         self.championships = ChampionshipService(pool, self.tables, self.seeds, self.flow)
         self.daily = DailyService(pool, self.tables, **(daily or {}))
         self.visibility = Visibility(pool, self.tables, self.championships, self.daily)
+        self.accounts = Accounts(pool, hasher)
 
     @classmethod
     async def on(cls, pool: asyncpg.Pool, *, secret: bytes | None = None, **options) -> Platform:

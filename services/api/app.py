@@ -18,15 +18,17 @@ from services.api.guards import GuardedRequest, RejectNul, security_headers
 from services.api.limits import Limits, Throttle
 from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
                                    document_problems)
+from services.api.routes_accounts import account_router
 from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
 from services.api.routes_daily import daily_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
+from services.api.sessions import SessionCsrf
 from services.api.slots import StreamSlots
 from services.eventstore.listen import Listener
 from services.platform import Platform
-from services.web import watch_router
+from services.web import play_router, watch_router
 
 log = logging.getLogger("baloot.api")
 
@@ -52,10 +54,12 @@ async def health(request: Request, pool: Pool) -> Response:
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
                signup_limit: tuple[str, int] | None = None, auth_fail_limit: tuple[str, int] | None = None,
                max_streams_per_user: int | None = None, pool_size: int = 10, extra_routers: tuple = (),
-               work=None, daily: dict | None = None) -> Litestar:
+               work=None, daily: dict | None = None, password_hasher=None,
+               sign_in_fail_limit: tuple[str, int] | None = None) -> Litestar:
     """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py); ``work``:
     the workers its appends queue work for (``services.flow``), None when none are attached; ``daily``: the
-    daily deal's options (``DailyService``: its clock, boards a day).
+    daily deal's options (``DailyService``: its clock, boards a day); ``password_hasher``: the accounts'
+    (argon2-cffi's ``PasswordHasher``; tests pass a cheap one).
 
     Limits left None come from the environment (``Limits.configure``, ``StreamSlots``); a caller passing only
     ``rate_limit`` gets it for sign-ups and failed authentication too.
@@ -73,7 +77,9 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
         # `work` queues the workers' part of what follows an append (services/flow.py), when they are attached.
         app.state.platform = await Platform.on(pool, signer=app.state.signer, work=work, listener=listener,
-                                               daily=daily)
+                                               daily=daily, hasher=password_hasher)
+        # The CSRF tokens of browser sessions are signed with a key every API process derives alike.
+        app.state.csrf_key = app.state.platform.seeds.derive("baloot-csrf/1", 64)
         try:
             yield
         finally:
@@ -82,14 +88,13 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
             await pool.close()
 
     config = AppConfig(
-        route_handlers=[health, auth_router, table_router, championship_router, daily_router, log_router,
-                       watch_router,
-                        *extra_routers],
+        route_handlers=[health, auth_router, account_router, table_router, championship_router, daily_router,
+                        log_router, watch_router, play_router, *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,
         guards=[caller_first],
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[RejectNul, Throttle],
+        middleware=[RejectNul, Throttle, SessionCsrf],
         before_send=[security_headers],
         request_class=GuardedRequest,
         request_max_body_size=MAX_BODY,
@@ -99,7 +104,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )
     app = Litestar.from_config(config)
-    app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit)
+    app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit)
     app.state.streams = StreamSlots(max_streams_per_user)
     document_problems(app)
     return app

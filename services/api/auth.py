@@ -1,7 +1,9 @@
-"""Identity and access: bearer tokens per user, roles granted on championships and tables.
+"""Identity and access: bearer tokens and browser sessions per user, roles granted on championships and tables.
 
 A token is 32 random bytes (url-safe base64); only its SHA-256 is stored, in ``tokens`` with an expiry
-(``BALOOT_TOKEN_DAYS``, default 30) and a revocation time. A user may hold several tokens. Roles: the
+(``BALOOT_TOKEN_DAYS``, default 30) and a revocation time. A user may hold several tokens. A browser's
+session is such a token too (``via = 'session'``), sent in a cookie instead of the ``Authorization``
+header (``services/api/sessions.py``). Roles: the
 organiser of a championship (its creator), referees (granted by the organiser, or on a single table),
 players (bound to a seat by the table's ``table_opened`` event), spectators (any user).
 """
@@ -21,9 +23,9 @@ from typing import Any
 import asyncpg
 import msgspec
 from litestar import Request
-from litestar.datastructures import Headers
 
 from services.api.problems import Problem
+from services.api.sessions import credentials
 from services.eventstore import CHANNEL
 
 DEFAULT_TOKEN_DAYS = 30.0
@@ -37,11 +39,13 @@ class User(msgspec.Struct, frozen=True):
 
 
 class Session(msgspec.Struct, frozen=True):
-    """A user as a request authenticated it: which token, good until when."""
+    """A user as a request authenticated it: which token, good until when, and how it came (``via``: a
+    bearer token, or a browser session's cookie)."""
 
     user: User
     token_hash: bytes
     expires_at: dt.datetime
+    via: str = "bearer"
 
 
 def token_hash(token: str) -> bytes:
@@ -53,12 +57,14 @@ def token_days() -> float:
     return float(os.environ.get("BALOOT_TOKEN_DAYS", DEFAULT_TOKEN_DAYS))
 
 
-async def issue_token(db, user_id: str, days: float | None = None) -> tuple[str, dt.datetime]:
-    """A new bearer token for ``user_id`` (shown once) and when it expires."""
+async def issue_token(db, user_id: str, days: float | None = None, via: str = "bearer") -> tuple[str, dt.datetime]:
+    """A new bearer token (or, ``via`` "session", a browser session) for ``user_id``, shown once, and when it
+    expires."""
     token = secrets.token_urlsafe(32)
     expires_at = await db.fetchval(
-        "INSERT INTO tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) "
-        "RETURNING expires_at", token_hash(token), user_id, (days if days is not None else token_days()) * 86400.0)
+        "INSERT INTO tokens (token_hash, user_id, expires_at, via) VALUES ($1, $2, now() + make_interval(secs => $3), "
+        "$4) RETURNING expires_at", token_hash(token), user_id,
+        (days if days is not None else token_days()) * 86400.0, via)
     return token, expires_at
 
 
@@ -88,7 +94,8 @@ def _bad_token(detail: str) -> Problem:
 
 
 class Authenticator:
-    """Resolves ``Authorization: Bearer <token>`` to a :class:`Session`, once per request.
+    """Resolves ``Authorization: Bearer <token>``, or else a session cookie, to a :class:`Session`, once per
+    request.
 
     Found tokens are kept in an LRU of ``cache_size`` entries, each trusted for ``recheck_seconds``
     (default 30) before the database is asked again. So a revoked token stops working at once in the
@@ -113,8 +120,12 @@ class Authenticator:
         """The request's session, resolved on first use and kept on its scope; a refusal is kept too."""
         found = scope.get(SCOPE_KEY)
         if found is None:
+            how = credentials(scope)
             try:
-                found = await self.resolve(Headers.from_scope(scope).get("authorization", ""))
+                if how is None:
+                    raise _bad_token("sign in (POST /session), or send Authorization: Bearer <token> "
+                                     "(POST /users gives one)")
+                found = await (self.resolve(how[1]) if how[0] == "bearer" else self.lookup(how[1], "session"))
             except Problem as refusal:
                 found = refusal
             scope[SCOPE_KEY] = found
@@ -127,33 +138,40 @@ class Authenticator:
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise _bad_token("send Authorization: Bearer <token> (POST /users gives one)")
+        return await self.lookup(token)
+
+    async def lookup(self, token: str, via: str = "bearer") -> Session:
+        """The session of ``token``, sent as ``via`` says (a session token only counts from its cookie)."""
         digest = token_hash(token)
+        what = "session" if via == "session" else "token"
         cached = self._cache.get(digest)
         if cached is not None:
             session, checked_at = cached
             if dt.datetime.now(dt.timezone.utc) >= session.expires_at:
                 self._cache.pop(digest, None)
-                raise _bad_token("token expired")
+                raise _bad_token(f"{what} expired")
             if self.clock() - checked_at < self.recheck_seconds:
                 self._cache.move_to_end(digest)
                 return session
         row = await self.pool.fetchrow(
-            "SELECT u.user_id, u.name, u.kind, t.expires_at, t.revoked_at IS NOT NULL AS revoked, "
+            "SELECT u.user_id, u.name, u.kind, t.expires_at, t.via, t.revoked_at IS NOT NULL AS revoked, "
             "t.expires_at <= now() AS expired FROM tokens t JOIN users u USING (user_id) WHERE t.token_hash = $1",
             digest)
+        if row is not None and row["via"] != via:
+            row = None                      # a session's token is no bearer token, nor the other way round
         if row is None or row["revoked"] or row["expired"]:
             self._cache.pop(digest, None)
-            raise _bad_token("this token belongs to no user" if row is None
-                             else "token revoked" if row["revoked"] else "token expired")
-        session = Session(User(row["user_id"], row["name"], row["kind"]), digest, row["expires_at"])
+            raise _bad_token(f"this {what} belongs to no user" if row is None
+                             else f"{what} revoked" if row["revoked"] else f"{what} expired")
+        session = Session(User(row["user_id"], row["name"], row["kind"]), digest, row["expires_at"], via)
         self._cache[digest] = (session, self.clock())
         self._cache.move_to_end(digest)
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
         return session
 
-    async def issue(self, user_id: str) -> tuple[str, dt.datetime]:
-        return await issue_token(self.pool, user_id)
+    async def issue(self, user_id: str, via: str = "bearer") -> tuple[str, dt.datetime]:
+        return await issue_token(self.pool, user_id, via=via)
 
     async def revoke(self, session: Session) -> None:
         """Revoke one token, at once in this process (and the user's live streams everywhere recheck theirs)."""
@@ -172,14 +190,18 @@ class Authenticator:
                                        "FROM tokens WHERE token_hash = $1", session.token_hash)
         if row is None or row["revoked"] or row["expired"]:
             self._cache.pop(session.token_hash, None)
-            return "token revoked" if row is None or row["revoked"] else "token expired"
+            what = "session" if session.via == "session" else "token"
+            return f"{what} revoked" if row is None or row["revoked"] else f"{what} expired"
         return None
 
-    async def revoke_all(self, user_id: str) -> int:
-        """Revoke every token of ``user_id``, at once in this process; returns how many were still good."""
-        for digest in [d for d, (s, _) in self._cache.items() if s.user.user_id == user_id]:
+    async def revoke_all(self, user_id: str, *, via: str | None = None, keep: bytes | None = None) -> int:
+        """Revoke every token of ``user_id`` (only those ``via`` one way, when given; all but ``keep``), at once
+        in this process; returns how many were still good."""
+        for digest in [d for d, (s, _) in self._cache.items() if s.user.user_id == user_id and d != keep
+                       and via in (None, s.via)]:
             del self._cache[digest]
-        status = await self.pool.execute("UPDATE tokens SET revoked_at = now() WHERE user_id = $1 "
-                                         "AND revoked_at IS NULL AND expires_at > now()", user_id)
+        status = await self.pool.execute(
+            "UPDATE tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() "
+            "AND ($2::text IS NULL OR via = $2) AND token_hash IS DISTINCT FROM $3", user_id, via, keep)
         await self._tell_streams(user_id)
         return int(status.split()[-1])

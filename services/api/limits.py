@@ -1,4 +1,5 @@
-"""Rate limits: per resolved user, per client address for sign-ups and for failed authentication.
+"""Rate limits: per resolved user, per client address for sign-ups and for failed authentication, per
+address and per account for wrong passwords.
 
 Keys are never the raw ``Authorization`` header: a token written with other case or spacing resolves to the
 same user (and so the same bucket), and a made-up token counts against its address's failed-auth budget,
@@ -16,11 +17,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from litestar import Litestar
-from litestar.datastructures import Headers
 
 from services.api.problems import Problem
+from services.api.sessions import credentials
 
 UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+SIGN_UP_ROUTES = ("/users", "/accounts")
 UNLIMITED_PATHS = ("/schema", "/health")
 
 
@@ -53,10 +55,11 @@ class RateLimiter:
         self._forget_old(now)
         return None if window[1] <= self.limit else window[0] + self.seconds - now
 
-    def blocked(self, key: str) -> float | None:
-        """Whether ``key`` is over its limit now (without counting a hit): seconds left, or None."""
+    def blocked(self, key: str, *, spent: bool = False) -> float | None:
+        """Whether ``key`` is over its limit now (with ``spent``: has used it all) without counting a hit:
+        the seconds left in its window, or None."""
         window = self._windows.get(key)
-        if window is None or window[1] <= self.limit:
+        if window is None or window[1] < self.limit + (0 if spent else 1):
             return None
         left = window[0] + self.seconds - self.clock()
         return left if left > 0 else None
@@ -75,23 +78,27 @@ class Limits:
     """The API's three budgets (each a (unit, count) pair)."""
 
     requests: RateLimiter            # per user (authenticated) or per address (anonymous)
-    signups: RateLimiter             # POST /users, per address
+    signups: RateLimiter             # POST /users and POST /accounts, per address
     failed_auth: RateLimiter         # bad, unknown, expired or revoked tokens, per address
+    failed_sign_in: RateLimiter      # wrong logins or passwords, per address and per login (its own keys)
 
     @classmethod
     def configure(cls, rate_limit: tuple[str, int] | None = None, signup_limit: tuple[str, int] | None = None,
-                  auth_fail_limit: tuple[str, int] | None = None) -> Limits:
+                  auth_fail_limit: tuple[str, int] | None = None,
+                  sign_in_fail_limit: tuple[str, int] | None = None) -> Limits:
         """From the arguments, else the environment.
 
         ``BALOOT_RATE_LIMIT`` per ``BALOOT_RATE_UNIT`` (default 100 per second), ``BALOOT_SIGNUP_LIMIT``
-        per minute (default 10) and ``BALOOT_AUTH_FAIL_LIMIT`` per minute (default 20). A caller that passes
-        only ``rate_limit`` (tests) gets it for all three.
+        per minute (default 10), ``BALOOT_AUTH_FAIL_LIMIT`` per minute (default 20) and
+        ``BALOOT_SIGNIN_FAIL_LIMIT`` wrong passwords per hour (default 20, per address and per login).
+        A caller that passes only ``rate_limit`` (tests) gets it for all but the last.
         """
         env = os.environ.get
         requests = rate_limit or (env("BALOOT_RATE_UNIT", "second"), int(env("BALOOT_RATE_LIMIT", "100")))
         signups = signup_limit or rate_limit or ("minute", int(env("BALOOT_SIGNUP_LIMIT", "10")))
         failed = auth_fail_limit or rate_limit or ("minute", int(env("BALOOT_AUTH_FAIL_LIMIT", "20")))
-        return cls(RateLimiter(*requests), RateLimiter(*signups), RateLimiter(*failed))
+        sign_in = sign_in_fail_limit or ("hour", int(env("BALOOT_SIGNIN_FAIL_LIMIT", "20")))
+        return cls(RateLimiter(*requests), RateLimiter(*signups), RateLimiter(*failed), RateLimiter(*sign_in))
 
 
 def client_address(scope) -> str:
@@ -115,13 +122,13 @@ class Throttle:
         state = Litestar.from_scope(scope).state
         limits: Limits = state.limits
         address = client_address(scope)
-        if scope["method"] == "POST" and scope["path"].rstrip("/") == "/users":
+        if scope["method"] == "POST" and scope["path"].rstrip("/") in SIGN_UP_ROUTES:
             wait = limits.signups.hit(address)
             if wait is not None:
                 raise RateLimited("rate_limited", "too many accounts created from this address; try again later",
                                   wait)
             return
-        if "authorization" not in Headers.from_scope(scope):
+        if credentials(scope) is None:
             wait = limits.requests.hit("address:" + address)
             if wait is not None:
                 raise RateLimited("rate_limited", "too many requests without a token from this address", wait)

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "services.cli.bots",        # bots match (duplicate matches between bot levels)
     "services.cli.daily",       # daily boards, simulate, leaderboard
     "services.cli.championship",  # championship rehearse (a whole championship on the live path)
+    "services.cli.account",     # account grant, revoke (roles on a person's account)
 )
 
 

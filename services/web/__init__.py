@@ -1,4 +1,5 @@
-"""Pages for people under ``/watch/``: championships, brackets, live tables, replays and audits.
+"""Pages for people: to play under ``/play/`` (sign in, the lobby, a table to play at) and to watch under
+``/watch/`` (championships, brackets, live tables, replays and audits).
 
 Plain HTML, CSS and ES modules shipped in the package (``static/``), with no build step: the pages call only
 the public API and its live stream, as a spectator with a token of their own (``POST /users``). What a
@@ -14,3 +15,4 @@ from litestar.static_files import create_static_files_router
 STATIC = Path(__file__).parent / "static"
 
 watch_router = create_static_files_router(path="/watch", directories=[STATIC], html_mode=True, name="watch")
+play_router = create_static_files_router(path="/play", directories=[STATIC / "play"], html_mode=True, name="play")

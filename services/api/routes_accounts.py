@@ -1,0 +1,166 @@
+"""Accounts people sign back into: sign up with a login and password, sign in from any browser (a session
+cookie), sign out, change the password; a user made with a token only sets a login and password later.
+
+A wrong login and a wrong password are one refusal (``401 bad_credentials``), and repeated ones are
+throttled per address and per login (``BALOOT_SIGNIN_FAIL_LIMIT`` an hour, ``429 rate_limited``).
+Organiser and referee are roles on the account (``grants`` on the scope "platform"), given with
+``baloot account grant``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+import msgspec
+from litestar import Request, Response, Router, delete, get, post, put
+from litestar.datastructures import State
+from litestar.params import JSONBody
+
+from services.accounts import Account, Accounts
+from services.api.auth import Authenticator
+from services.api.deps import Auth, Caller
+from services.api.limits import Limits, RateLimited, client_address
+from services.api.problems import Problem
+from services.api.schemas import NUL_FREE, Name, Strict
+from services.api.sessions import cleared_cookie, session_cookie
+
+Login = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=NUL_FREE)]
+Password = Annotated[str, msgspec.Meta(min_length=1, max_length=256, pattern=NUL_FREE)]
+ACCOUNT_ROLES = ("organiser", "referee")
+
+
+class NewAccount(msgspec.Struct, forbid_unknown_fields=True):
+    login: Login
+    password: Password
+    name: Name | None = None             # the name others see; default: the login
+
+
+class SignIn(msgspec.Struct, forbid_unknown_fields=True):
+    login: Login
+    password: Password
+
+
+class NewCredentials(msgspec.Struct, forbid_unknown_fields=True):
+    login: Login
+    password: Password
+
+
+class PasswordChange(msgspec.Struct, forbid_unknown_fields=True):
+    current_password: Password
+    new_password: Password
+
+
+class SignedIn(msgspec.Struct):
+    """Who the session (or token) is: ``login`` None for a user with a token only; ``roles`` on the account;
+    ``via``: "session" (a browser's cookie) or "bearer"."""
+
+    user_id: str
+    name: str
+    kind: str
+    login: str | None
+    roles: list[str]
+    via: str
+    expires_at: dt.datetime
+
+
+def _accounts(state: State) -> Accounts:
+    return state.platform.accounts
+
+
+async def _roles(accounts: Accounts, user_id: str) -> list[str]:
+    rows = await accounts.pool.fetch("SELECT role FROM grants WHERE scope = 'platform' AND scope_id = '' "
+                                     "AND user_id = $1 ORDER BY role", user_id)
+    return [r["role"] for r in rows]
+
+
+async def _signed_in(accounts: Accounts, account: Account, via: str, expires_at: dt.datetime) -> SignedIn:
+    return SignedIn(account.user_id, account.name, account.kind, account.login,
+                    await _roles(accounts, account.user_id), via, expires_at)
+
+
+async def _start_session(request: Request, auth: Authenticator, accounts: Accounts, account: Account,
+                         status: int) -> Response[SignedIn]:
+    token, expires_at = await auth.issue(account.user_id, via="session")
+    body = await _signed_in(accounts, account, "session", expires_at)
+    return Response(body, status_code=status, cookies=[session_cookie(token, expires_at, request.scope)])
+
+
+def _throttled(limits: Limits, request: Request, login: str) -> None:
+    for key in (f"address:{client_address(request.scope)}", f"login:{login.casefold()}"):
+        wait = limits.failed_sign_in.blocked(key, spent=True)
+        if wait is not None:
+            raise RateLimited("rate_limited", "too many wrong passwords; try again later", wait)
+
+
+def _failed(limits: Limits, request: Request, login: str) -> Problem:
+    for key in (f"address:{client_address(request.scope)}", f"login:{login.casefold()}"):
+        limits.failed_sign_in.hit(key)
+    return Problem(401, "bad_credentials", "no account has this login and password", "wrong login or password")
+
+
+@post("/accounts", operation_id="createAccount", status_code=201, dto=Strict[NewAccount], return_dto=None,
+      summary="Sign up with a login and password: the account, signed in (a session cookie)")
+async def create_account(request: Request, data: JSONBody[NewAccount], auth: Auth, state: State
+                         ) -> Response[SignedIn]:
+    accounts = _accounts(state)
+    account = await accounts.create(data.login, data.password, data.name)
+    return await _start_session(request, auth, accounts, account, 201)
+
+
+@post("/session", operation_id="signIn", status_code=200, dto=Strict[SignIn], return_dto=None,
+      summary="Sign in with a login and password: a session cookie for this browser")
+async def sign_in(request: Request, data: JSONBody[SignIn], auth: Auth, state: State) -> Response[SignedIn]:
+    limits: Limits = state.limits
+    _throttled(limits, request, data.login)
+    accounts = _accounts(state)
+    account = await accounts.verify(data.login, data.password)
+    if account is None:
+        raise _failed(limits, request, data.login)
+    return await _start_session(request, auth, accounts, account, 200)
+
+
+@get("/session", operation_id="whoIsSignedIn", summary="The account this browser's session (or the token) is")
+async def current_session(request: Request, user: Caller, auth: Auth, state: State) -> SignedIn:
+    session = await auth.session(request.scope)
+    return await _signed_in(_accounts(state), await _accounts(state).of(user.user_id), session.via,
+                            session.expires_at)
+
+
+@delete("/session", operation_id="signOut", status_code=204,
+        summary="Sign out: this browser's session ends (its live streams with it)")
+async def sign_out(request: Request, user: Caller, auth: Auth) -> Response[None]:
+    session = await auth.session(request.scope)
+    if session.via != "session":
+        raise Problem(409, "not_a_session", "this request is made with a bearer token: revoke it with "
+                                            "DELETE /tokens/current")
+    await auth.revoke(session)
+    return Response(None, status_code=204, cookies=[cleared_cookie(request.scope)])
+
+
+@post("/me/credentials", operation_id="setCredentials", status_code=200, dto=Strict[NewCredentials],
+      return_dto=None, summary="A login and password for an account that has none (made with a token only)")
+async def set_credentials(request: Request, data: JSONBody[NewCredentials], user: Caller, auth: Auth,
+                          state: State) -> SignedIn:
+    session = await auth.session(request.scope)
+    account = await _accounts(state).set_credentials(user.user_id, data.login, data.password)
+    return await _signed_in(_accounts(state), account, session.via, session.expires_at)
+
+
+@put("/me/password", operation_id="changePassword", status_code=200, dto=Strict[PasswordChange], return_dto=None,
+     summary="Change the password (the current one is asked): the account's other sessions end")
+async def change_password(request: Request, data: JSONBody[PasswordChange], user: Caller, auth: Auth,
+                          state: State) -> SignedIn:
+    limits: Limits = state.limits
+    session = await auth.session(request.scope)
+    accounts = _accounts(state)
+    account = await accounts.of(user.user_id)
+    _throttled(limits, request, account.login or user.user_id)
+    if not await accounts.change_password(user.user_id, data.current_password, data.new_password):
+        raise _failed(limits, request, account.login or user.user_id)
+    await auth.revoke_all(user.user_id, via="session", keep=session.token_hash)
+    return await _signed_in(accounts, account, session.via, session.expires_at)
+
+
+account_router = Router(path="/", route_handlers=[create_account, sign_in, current_session, sign_out,
+                                                  set_credentials, change_password])
