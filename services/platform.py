@@ -16,6 +16,7 @@ from services.championships import ChampionshipService
 from services.daily.service import DailyService
 from services.eventstore.listen import Listener
 from services.flow import Flow, WorkQueue
+from services.lobby import LobbyService
 from services.secret import server_secret
 from services.tables import TableService
 from services.tables.feeds import TableFeeds
@@ -41,6 +42,7 @@ class Platform:
         self.daily = DailyService(pool, self.tables, **(daily or {}))
         self.visibility = Visibility(pool, self.tables, self.championships, self.daily)
         self.accounts = Accounts(pool, hasher)
+        self.lobby = LobbyService(self.tables, self.championships)
 
     @classmethod
     async def on(cls, pool: asyncpg.Pool, *, secret: bytes | None = None, **options) -> Platform:

@@ -22,6 +22,7 @@ from services.api.routes_accounts import account_router
 from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
 from services.api.routes_daily import daily_router
+from services.api.routes_lobby import lobby_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
 from services.api.sessions import SessionCsrf
@@ -88,7 +89,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
             await pool.close()
 
     config = AppConfig(
-        route_handlers=[health, auth_router, account_router, table_router, championship_router, daily_router,
+        route_handlers=[health, auth_router, account_router, lobby_router, table_router, championship_router, daily_router,
                         log_router, watch_router, play_router, *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,

@@ -2,7 +2,7 @@
 
 The app's lifespan builds the process's services once (``services.platform.Platform``) and keeps them on the
 app's state; these providers hand them to the handlers that name them as parameters (``pool``, ``tables``,
-``championships``, ``daily``, ``feeds``, ``visibility`` from the platform; ``auth``, ``signer``,
+``championships``, ``daily``, ``feeds``, ``visibility``, ``lobby`` from the platform; ``auth``, ``signer``,
 ``streams``), and ``user`` is the caller behind the request's bearer token (a 401 problem document when
 there is none, before the handler runs).
 """
@@ -24,6 +24,7 @@ from services.api.auth import Authenticator, User
 from services.api.slots import StreamSlots
 from services.championships import ChampionshipService
 from services.daily.service import DailyService
+from services.lobby import LobbyService
 from services.tables import TableService
 from services.tables.feeds import TableFeeds
 from services.tables.visibility import Visibility
@@ -39,8 +40,9 @@ Streams = NamedDependency[StreamSlots]
 Feeds = NamedDependency[TableFeeds]
 Daily = NamedDependency[DailyService]
 Seen = NamedDependency[Visibility]
+Lobby = NamedDependency[LobbyService]
 
-PLATFORM_DEPENDENCIES = ("pool", "tables", "championships", "daily", "feeds", "visibility")
+PLATFORM_DEPENDENCIES = ("pool", "tables", "championships", "daily", "feeds", "visibility", "lobby")
 STATE_DEPENDENCIES = ("auth", "signer", "streams")
 
 
