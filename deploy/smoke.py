@@ -204,8 +204,9 @@ class Game:
         north, south = self.humans
         seats = [north, self.bots[0], south, self.bots[1]]
         while not self._stop:
+            # No bot pace: the drills time how soon the bots move on after a failure, not their pace.
             opened = await self._call("POST", "/tables", north[1], json={
-                "seats": [u for u, _ in seats], "bot_level": "easy"})
+                "seats": [u for u, _ in seats], "bot_level": "easy", "bot_pace_seconds": 0})
             if opened is None:
                 await asyncio.sleep(0.5)
                 continue
@@ -288,10 +289,11 @@ async def drill_kill_api_replica(api: Api, game: Game, results: dict) -> None:
 
 
 async def drill_kill_worker(api: Api, game: Game, results: dict, tables: list[str]) -> None:
-    # Bot tables for the workers to be busy with when one of them dies.
+    # Bot tables (at full speed: no pace) for the workers to be busy with when one of them dies.
     referee = await api.user("drill referee")
-    opened = [(await api.ok("POST", "/tables", referee[1], json={"seats": ["bot"] * 4, "bot_level": "easy"},
-                            expect=201))["table_id"] for _ in range(4)]
+    opened = [(await api.ok("POST", "/tables", referee[1], json={"seats": ["bot"] * 4, "bot_level": "easy",
+                                                                 "bot_pace_seconds": 0}, expect=201))["table_id"]
+              for _ in range(4)]
     tables.extend(opened)
     t0 = time.monotonic()
     podman("kill", container("worker1"))

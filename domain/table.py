@@ -75,6 +75,11 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     # scores nobody. None: the game goes to the target.
     deals: int | None = None
     boards: Boards | None = None                          # None: every deal dealt for this table alone
+    # The least time between one bot action and the next (seconds), so that people can watch the bots play:
+    # each bot turn is then its own append, due this long after the table's last stored event (a person's
+    # action included; a person's own turn is never delayed). 0: bots act as fast as they decide, a run of
+    # bot turns stored at once (``bot_run``).
+    bot_pace: float = 0.0
 
 
 def terms_problem(opened: TableOpened) -> tuple[str, str] | None:
@@ -252,10 +257,14 @@ def bot_run(table: TableState, choose, seed_of, limit: int = 512) -> tuple[list[
     exactly its seat's view (``choose(level, view)``, the view its game gives the seat), its command is
     decided and followed up as if it came alone, and the run stops at a person's turn, a review, the game's
     end, or once something followed by itself (a deal's or turn's seed revealed, the next one dealt), so
-    that one append never spans two deals. A bot that fails plays what the table's clock would
-    (``auto_play``), the failure kept in its turn. No turns if no bot is to act. (``table`` may be a subclass
-    carrying more, e.g. the service's fold: the state after is the same type.)"""
+    that one append never spans two deals. At a table with a ``bot_pace`` the run is one turn: the next is
+    due the pace after it is stored, a time that is not the rules' to know (the workers wait for it). A bot
+    that fails plays what the table's clock would (``auto_play``), the failure kept in its turn. No turns if
+    no bot is to act. (``table`` may be a subclass carrying more, e.g. the service's fold: the state after is
+    the same type.)"""
     game = game_of(table)
+    if table.opened is not None and table.opened.bot_pace > 0:
+        limit = 1
     turns: list[BotTurn] = []
     while len(turns) < limit:
         seat = bot_seat(table)

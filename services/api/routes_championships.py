@@ -46,7 +46,7 @@ from services.championships import (
 )
 from services.api.problems import Problem
 from services.championships import duplicate
-from services.api.schemas import NUL_FREE, CommandId, Name, Strict, TurnSeconds
+from services.api.schemas import NUL_FREE, BotPace, CommandId, Name, Strict, TurnSeconds
 from services.tables import command_digest
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
@@ -83,6 +83,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     turn_seconds: TurnSeconds | None = None                                             # None: no turn clock
     on_timeout: OnTimeout = "auto_play"
     bot_level: AnyBotLevel | None = None    # bot players' seats and seats handed to a bot (None: the game's default)
+    bot_pace_seconds: BotPace = 0.0         # the tables' least time between two bot actions; 0: full speed
 
 
 class NewTeam(msgspec.Struct, forbid_unknown_fields=True):
@@ -172,7 +173,7 @@ class ChampionshipSummary(msgspec.Struct):
     champion: str | None
     ranking: list[RankOut]
     version: int
-    run: RunSettings                          # check-in window and turn clock
+    run: RunSettings                          # check-in window, turn clock, bots' level and pace
 
 
 class CheckInOut(msgspec.Struct):
@@ -349,7 +350,8 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
         duplicate_boards=data.duplicate_boards)
     cid = championship_id_for(user.user_id, data.command_id)
     run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
-                      on_timeout=data.on_timeout, bot_level=data.bot_level or game.info.default_bot)
+                      on_timeout=data.on_timeout, bot_level=data.bot_level or game.info.default_bot,
+                      bot_pace_seconds=data.bot_pace_seconds)
     outcome, champ = await championships.execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
                                                  actor=user.user_id, digest=_digest(request, data), new=True,

@@ -67,7 +67,8 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable], user:
                          hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
                          opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
                          on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level or game.info.default_bot,
-                         max_timeouts=data.max_timeouts, game=game.info.name, **game.profile_fields(profile))
+                         max_timeouts=data.max_timeouts, bot_pace=data.bot_pace_seconds, game=game.info.name,
+                         **game.profile_fields(profile))
     problem = terms_problem(opened)
     if problem is not None:
         raise Problem(400, "invalid_field", problem[1], field=problem[0])

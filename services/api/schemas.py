@@ -60,6 +60,10 @@ ProfileName = Literal[tuple(name for g in GAMES.values() for name in g.info.prof
 # A turn clock a person can play against; and turns in a row that may time out before a table is abandoned.
 TurnSeconds = Annotated[float, msgspec.Meta(ge=5, le=3600)]
 MaxTimeouts = Annotated[int, msgspec.Meta(ge=1, le=64)]
+# The least time between two bot actions at a table (seconds; 0: as fast as the bots decide).
+BotPace = Annotated[float, msgspec.Meta(ge=0, le=10)]
+# A table a person proposes is one people play at or watch: its bots act a second apart.
+PEOPLES_BOT_PACE = 1.0
 
 
 class NewUser(msgspec.Struct, forbid_unknown_fields=True):
@@ -168,6 +172,7 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     on_timeout: OnTimeout = "auto_play"
     timeout_bot_level: AnyBotLevel | None = None              # on_timeout "bot": the level that takes the seat
     max_timeouts: MaxTimeouts = 8
+    bot_pace_seconds: BotPace = PEOPLES_BOT_PACE              # 0: the bots play as fast as they decide
 
 
 class TableCreated(msgspec.Struct):
@@ -204,6 +209,7 @@ class TableTerms(msgspec.Struct, kw_only=True):
     on_timeout: OnTimeout
     timeout_bot_level: str
     max_timeouts: int                        # turns in a row run out before the game is abandoned
+    bot_pace_seconds: float                  # the least time between two bot actions; 0: as fast as they decide
     deals: int | None                        # a game of this many deals; None: to the target
     bots: list[str | None]                   # the level of each seat played by a bot
     championship_id: str | None

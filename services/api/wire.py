@@ -69,8 +69,9 @@ def table_terms(opened) -> schemas.TableTerms | None:
         game=opened.game, profile=profile.name, switches=switches, mode=opened.table_mode,
         hands_policy=opened.hands_policy, delay_seconds=opened.delay_seconds, turn_seconds=opened.turn_seconds,
         on_timeout=opened.on_timeout, timeout_bot_level=opened.timeout_bot_level,
-        max_timeouts=opened.max_timeouts, deals=opened.deals, bots=list(opened.bots[:len(opened.seats)]),
-        championship_id=opened.championship_id, match_id=opened.match_id)
+        max_timeouts=opened.max_timeouts, bot_pace_seconds=opened.bot_pace, deals=opened.deals,
+        bots=list(opened.bots[:len(opened.seats)]), championship_id=opened.championship_id,
+        match_id=opened.match_id)
 
 
 def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:

@@ -9,8 +9,8 @@ retried request stores nothing new.
 
 Beside it: the matches at the tables (``matches.py``), the check-in windows (``checkins.py``) and the team
 invitations (``invitations.py``), each with a stream of its own where it needs one. How the platform runs
-the matches (a check-in window, the turn clock) is not a rule of the tournament: it is kept as
-``RunSettings`` in the metadata of the championship's first event.
+the matches (a check-in window, the turn clock, the bots' level and pace) is not a rule of the tournament:
+it is kept as ``RunSettings`` in the metadata of the championship's first event.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class RunSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     turn_seconds: float | None = None         # the tables' turn clock; None: no clock
     on_timeout: OnTimeout = "auto_play"
     bot_level: str = "normal"                 # the level of bot users' seats and of on_timeout "bot"
+    bot_pace_seconds: float = 0.0             # the tables' bot pace (``TableOpened.bot_pace``); 0: full speed
 
 
 class Championship(msgspec.Struct, frozen=True):

@@ -31,6 +31,7 @@ from services.tables import TableOpened, TableService
 CODEC = Codec(daily.SET_EVENTS)
 BOARDS = 8
 TURN_SECONDS = 60.0
+BOT_PACE = 1.0             # a person plays with bot partners: he sees each bot's card before the next one's
 CLOSE_GRACE = dt.timedelta(hours=1)
 BOT_SEATS = ("daily-bot-1", "daily-bot-2", "daily-bot-3")      # not user ids (those are hex): nobody's seat
 
@@ -76,15 +77,16 @@ def board_margin(table) -> int | None:
 
 
 class DailyService:
-    """``clock`` gives the time (UTC) the day, the opening and the close are read from."""
+    """``clock`` gives the time (UTC) the day, the opening and the close are read from; ``bot_pace`` the
+    least time between two bot actions at a board's table (``TableOpened.bot_pace``)."""
 
     def __init__(self, pool: asyncpg.Pool, tables: TableService, *, boards: int = BOARDS,
-                 bot_level: str = "normal", turn_seconds: float = TURN_SECONDS,
+                 bot_level: str = "normal", turn_seconds: float = TURN_SECONDS, bot_pace: float = BOT_PACE,
                  clock: Callable[[], dt.datetime] = utc_now):
         if bot_level not in LEVELS:
             raise ValueError(f"unknown bot level {bot_level!r}")
         self.pool, self.tables, self.boards, self.bot_level = pool, tables, boards, bot_level
-        self.turn_seconds, self.clock = turn_seconds, clock
+        self.turn_seconds, self.bot_pace, self.clock = turn_seconds, bot_pace, clock
 
     def today(self) -> dt.date:
         return self.clock().date()
@@ -206,6 +208,7 @@ class DailyService:
         opened = TableOpened(table_id=tid, seats=(user_id, *BOT_SEATS), profile=profile_named(profile),
                              hands_policy="after_deal", opened_by=user_id, bots=(None, level, level, level),
                              turn_seconds=self.turn_seconds, on_timeout="bot", timeout_bot_level=level, deals=1,
+                             bot_pace=self.bot_pace,
                              boards=Boards(set=names.board_set(day, profile), first=n))
         await self.tables.open_table(opened)
         return BoardStatus(n, tid, "playing")

@@ -1,7 +1,8 @@
 """The actors: a thin shell around the pure domain (load events, decide, append at the expected version).
 
 Each actor re-derives from the table's events whether its work is still due (``pending_work``); if the
-table moved on, the message is stale and does nothing. Its effect is a table command with a
+table moved on, the message is stale and does nothing, and if it came before its due time (a clock, a
+paced table's bot) it is sent again with the delay left. Its effect is a table command with a
 deterministic command id (``bot:<version>``, ``clock:<version>``) and ``expected_version``, so a second
 delivery replays the first outcome or is refused as stale: one effect or none.
 """
@@ -12,6 +13,7 @@ import asyncio
 import contextvars
 import datetime as dt
 import logging
+import math
 
 import asyncpg
 import dramatiq
@@ -109,7 +111,7 @@ class Workers:
         works = [w for w in map(pending_work, tables) if w is not None]
         bots = [w for w in works if w.kind == "bot"]
         if bots:
-            await asyncio.to_thread(lambda: [self.bot_turn.send(w.table_id, w.version) for w in bots])
+            await asyncio.to_thread(lambda: [self._send_bot(w) for w in bots])
         for work in works:
             if work.kind != "bot":
                 await self.enqueue(work)
@@ -120,13 +122,17 @@ class Workers:
 
     async def enqueue(self, work: Work) -> None:
         if work.kind == "bot":
-            await asyncio.to_thread(self.bot_turn.send, work.table_id, work.version)
+            await asyncio.to_thread(self._send_bot, work)
             return
-        delay = 0
-        if work.due is not None:
-            delay = max(0, int((work.due - dt.datetime.now(dt.timezone.utc)).total_seconds() * 1000))
         await asyncio.to_thread(self.turn_clock.send_with_options, args=(work.table_id, work.version),
-                                delay=delay)
+                                delay=_delay_ms(work.due))
+
+    def _send_bot(self, work: Work) -> None:
+        """Send a bot turn (blocking): at once, or at a paced table with the delay until it is due."""
+        if work.due is None:
+            self.bot_turn.send(work.table_id, work.version)
+        else:
+            self.bot_turn.send_with_options(args=(work.table_id, work.version), delay=_delay_ms(work.due))
 
     # ------------------------------------------------------------ actors
 
@@ -135,6 +141,10 @@ class Workers:
         the whole run of consecutive bot turns (to a person's turn, or the deal's end) in one append, and
         while the next deal opens with a bot's turn, the next run (up to ``CHAIN`` runs: then a message),
         with the table kept hot here rather than sent round the broker.
+
+        At a paced table (``bot_pace``) one bot turn, once it is due (a message that comes earlier is sent
+        again with the delay left, as a clock's is), and the next turn goes as a message delayed by the
+        pace: the worker never sleeps.
 
         The table is this process's own fold when it is at ``version`` (no read first; a stale fold makes
         the append fail and the table is read again)."""
@@ -145,6 +155,9 @@ class Workers:
         work = pending_work(table)
         if work is None or work.kind != "bot" or work.version != version:
             return "stale"
+        if work.due is not None and await svc.pool.fetchval("SELECT now()") < work.due:
+            await self.enqueue(work)              # delivered early (a retry, the reconciler, clock skew)
+            return "early"
         token = _PLAYING.set(table_id)
         try:
             for runs in range(1, CHAIN + 1):
@@ -159,13 +172,13 @@ class Workers:
                     work = None                   # another delivery played it, and queued what follows
                     return "replayed" if runs == 1 else "done"
                 work = pending_work(table)
-                if work is None or work.kind != "bot":
-                    return "done"
+                if work is None or work.kind != "bot" or work.due is not None:
+                    return "done"                 # a paced table's next bot: a message, when it is due
         finally:
             _PLAYING.reset(token)
             cached = svc.feeds.get(table_id)
             if work is not None and work.kind == "bot" and (cached is None or cached.version <= table.version):
-                await self.enqueue(work)          # the chain's end (or a failure in it): a message goes on
+                await self.enqueue(work)          # the chain's end, a paced turn, a failure: a message goes on
         return "done"
 
     async def run_turn_clock(self, table_id: str, version: int) -> str:
@@ -227,3 +240,11 @@ class Workers:
             count += await self.schedules.reconcile()
             await (await self.runtime.platform()).daily.reveal_closed_sets()
         return count
+
+
+def _delay_ms(due: dt.datetime | None) -> int:
+    """A message's delay until ``due`` (None: none), in whole milliseconds rounded up, so that it is never
+    delivered before it is due by this process's clock."""
+    if due is None:
+        return 0
+    return max(0, math.ceil((due - dt.datetime.now(dt.timezone.utc)).total_seconds() * 1000))

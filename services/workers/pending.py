@@ -16,7 +16,7 @@ class Work(msgspec.Struct, frozen=True):
     table_id: str
     version: int
     seat: int | None = None
-    due: dt.datetime | None = None      # clocks and reviews: when it becomes due
+    due: dt.datetime | None = None      # clocks, reviews and a paced table's bots: when it becomes due
 
 
 def pending_work(table: Table) -> Work | None:
@@ -33,7 +33,11 @@ def pending_work(table: Table) -> Work | None:
     if seat is None:
         return None
     if table.bots[seat] is not None:
-        return Work("bot", tid, table.version, seat)
+        # A paced table's bot acts its pace after the last stored event; an unpaced one at once (no due).
+        due = None
+        if opened.bot_pace > 0 and table.last_at is not None:
+            due = table.last_at + dt.timedelta(seconds=opened.bot_pace)
+        return Work("bot", tid, table.version, seat, due)
     if opened.turn_seconds is not None and table.last_at is not None:
         return Work("clock", tid, table.version, seat, table.last_at + dt.timedelta(seconds=opened.turn_seconds))
     return None

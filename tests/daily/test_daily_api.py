@@ -268,3 +268,14 @@ async def test_an_abandoned_board_is_played_out_by_a_bot_of_the_day_s_level(api,
     assert entry["played"][0]["status"] == "finished"
     row = await pool.fetchrow("SELECT margin FROM daily_results WHERE user_id = $1", uid)
     assert row["margin"] == entry["played"][0]["margin"]
+
+
+async def test_a_board_s_bots_keep_a_pace_its_player_can_follow(api, tables):
+    _, h = await new_user(api, "watcher")
+    board = await play(api, h)
+    r = await api.get(f"/tables/{board['table_id']}/view", headers=h)
+    assert r.status_code == 200, r.text
+    assert r.json()["terms"]["bot_pace_seconds"] == 1.0            # each bot's card shown before the next one's
+    table = await tables.load(board["table_id"])
+    work = pending_work(table)                                       # board 1's dealer is the player: a bot bids first
+    assert work.kind == "bot" and (work.due - table.last_at).total_seconds() == 1.0

@@ -1,6 +1,6 @@
 """A run of bot turns decided at once (``domain.table.bot_run``): each bot is given exactly its seat's view
 at its turn, the run is what the bots would have played one command at a time, and it stops at a person's
-turn or once the deal ended (seed revealed, next deal dealt)."""
+turn or once the deal ended (seed revealed, next deal dealt); at a paced table a run is one turn."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ def seed_of(n: int) -> str:
     return hashlib.sha256(f"test-run/{n}".encode()).hexdigest()[:32]
 
 
-def opened_table(bots) -> TableState:
-    opened = TableOpened(table_id="run", seats=("a", "b", "c", "d"), profile=SAUDI, bots=bots)
+def opened_table(bots, bot_pace: float = 0.0) -> TableState:
+    opened = TableOpened(table_id="run", seats=("a", "b", "c", "d"), profile=SAUDI, bots=bots, bot_pace=bot_pace)
     table = table_rules.evolve(TableState(), opened)
     for command in (StartGame(first_dealer=0, profile=SAUDI), DealNext(seed=seed_of(1))):
         for e in table_rules.decide(table, command):
@@ -76,3 +76,13 @@ def test_a_whole_all_bot_game_is_runs_of_whole_deals():
         assert turns, "a bot table never waits"
         runs += 1
     assert runs == table.game.deal_no
+
+
+def test_a_paced_tables_run_is_one_turn_the_same_as_the_first_of_an_unpaced_run():
+    unpaced, _ = bot_run(opened_table(("normal",) * 4), recording([]), seed_of)
+    table = opened_table(("normal",) * 4, bot_pace=0.5)
+    turns, after = bot_run(table, recording([]), seed_of)
+    assert len(unpaced) > 1 and len(turns) == 1
+    assert (turns[0].seat, turns[0].command, turns[0].events) == (unpaced[0].seat, unpaced[0].command,
+                                                                  unpaced[0].events)
+    assert after.game.deal.turn != table.game.deal.turn

@@ -15,10 +15,11 @@ LONG = 180
 
 
 def balut_bot_table(served, players: int = 2) -> tuple[str, dict]:
-    """A Balut table of bot seats opened by a referee (who does not play); returns its id and his headers."""
+    """A Balut table of bot seats opened by a referee (who does not play), its bots at full speed (no pace);
+    returns its id and his headers."""
     _, referee = served.user("referee")
     r = served.http.post("/tables", headers=referee, json={"game": "balut", "seats": ["bot"] * players,
-                                                           "profile": "stc"})
+                                                           "profile": "stc", "bot_pace_seconds": 0})
     assert r.status_code == 201 and r.json()["status"] == "live", r.text
     return r.json()["table_id"], referee
 

@@ -47,9 +47,11 @@ def text_of(driver, element_id: str) -> str:
 
 
 def bot_table(served, hands_policy: str = "after_deal") -> tuple[str, dict]:
-    """An all-bot table opened by a referee (who does not play); returns its id and the referee's headers."""
+    """An all-bot table opened by a referee (who does not play), its bots at full speed (no pace); returns its
+    id and the referee's headers."""
     _, referee = served.user("referee")
-    r = served.http.post("/tables", headers=referee, json={"seats": ["bot"] * 4, "hands_policy": hands_policy})
+    r = served.http.post("/tables", headers=referee, json={"seats": ["bot"] * 4, "hands_policy": hands_policy,
+                                                           "bot_pace_seconds": 0})
     assert r.status_code == 201 and r.json()["status"] == "live", r.text
     return r.json()["table_id"], referee
 
