@@ -286,7 +286,7 @@ async def profile_actions(server_url: str, n_tables: int = 8, actions: int = 150
 
     from services.workers.actors import Workers
     from services.workers.broker import make_broker
-    from services.workers.pending import pending_work
+    from services.tables.pending import pending_work
 
     async with Scratch(server_url) as db:
         [bot] = await add_bots(db.pool, 1)

@@ -55,7 +55,7 @@ def run_status(args) -> int:
 async def _status():
     from services.db import connect, database_server
     from services.platform import Platform
-    from services.workers.pending import pending_work
+    from services.tables.pending import pending_work
 
     out = []
     broker_url = os.environ.get("BROKER_URL")

@@ -290,7 +290,7 @@ class TableService:
         """The run of bot turns due at ``version`` (``domain.table.bot_run``; at a paced table, one turn),
         decided at once and stored as one append at that version: each turn stays its own command
         (``bot:<version before it>``, its bot as actor, its seat) with its own events, as if the bots had
-        acted one by one. When it is due is the caller's to know (``services/workers/pending.py``).
+        acted one by one. When it is due is the caller's to know (``services/tables/pending.py``).
 
         ``table`` may be this process's cached fold (no read first): a stale one makes the append fail,
         and the table is read and the run decided again. StaleVersion once the table is past ``version``.

@@ -27,7 +27,7 @@ from services.flow import WorkQueue
 from services.platform import Platform
 from services.tables import TableService, command_digest
 from services.eventstore.migrations import migrate
-from services.workers.pending import Work, pending_work
+from services.tables.pending import Work, pending_work
 from services.workers.projections import ProjectionWorker
 from services.workers.schedules import Schedules
 from services.workers.broker import broker_unavailable_errors

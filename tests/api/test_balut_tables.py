@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from services.workers.pending import pending_work
+from services.tables.pending import pending_work
 from tests.api.conftest import new_user, open_table
 from tests.api.test_tables import Ids, act, assert_problem, stream_version, view
 from tests.workers.helpers import in_process, schema_url

@@ -16,7 +16,7 @@ from domain.table import game_of
 from services.daily.projection import daily_read_model
 from services.eventstore import ProjectionRunner, rebuild_projection
 from services.tables import command_digest
-from services.workers.pending import pending_work
+from services.tables.pending import pending_work
 from tests.api.conftest import new_user
 from tests.api.test_tables import Ids, act, assert_problem, choose
 from tests.daily.conftest import DAY

@@ -18,7 +18,7 @@ from services.daily.projection import daily_read_model
 from services.eventstore import ProjectionRunner
 from services.platform import Platform
 from services.tables import TableService
-from services.workers.pending import pending_work
+from services.tables.pending import pending_work
 from tests.api.test_tables import Ids, choose
 from tests.daily.conftest import DAY, Clock
 from tests.daily.test_daily_api import act_as_bot

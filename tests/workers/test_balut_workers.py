@@ -9,7 +9,7 @@ import msgspec
 from domain.balut.events import CategoryScored, DiceRolled
 from domain.balut.profiles import IBF
 from services.tables import CODEC, SeatHandedToBot, TableOpened
-from services.workers.pending import pending_work
+from services.tables.pending import pending_work
 from tests.workers.helpers import (
     BOT, HUMAN, assert_chain_holds, assert_exactly_once, ended, stream_rows,
 )

@@ -11,7 +11,7 @@ from domain.baloot.bots.simple import NormalBot
 from domain.baloot.events import PlayCard
 from domain.table import game_of
 from services.tables import Table, fold_rows
-from services.workers.pending import pending_work
+from services.tables.pending import pending_work
 from tests.workers.helpers import all_bots, assert_chain_holds, assert_exactly_once, ended, stream_rows
 
 

@@ -17,7 +17,7 @@ from domain.baloot.views import view
 from domain.table import game_of
 from services.platform import Platform
 from services.tables import CODEC, command_digest
-from services.workers.pending import pending_work
+from services.tables.pending import pending_work
 from tests.workers.helpers import (
     HUMAN, all_bots, assert_chain_holds, assert_exactly_once, ended, human_at_seat_0, stream_rows,
 )

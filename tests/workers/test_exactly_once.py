@@ -21,7 +21,7 @@ from services.tables import CODEC, SeatHandedToBot, Table, command_digest, fold_
 from domain.table import game_of
 from services.tables.visibility import Audience
 from services.workers import actors
-from services.workers.pending import pending_work
+from services.tables.pending import pending_work
 from tests.workers.helpers import (
     HUMAN, InProcess, all_bots, assert_chain_holds, assert_exactly_once, commands_of, ended,
     human_at_seat_0, stream_rows,
