@@ -15,6 +15,7 @@ import msgspec
 
 from domain.baloot.cards import card_name, cards_of, suit_name
 from domain.baloot.deal import DealState, legal_actions
+from domain.baloot.tricks import winning_index
 from domain.baloot.events import DealResult
 from domain.events import HandsPolicy, TableMode
 from domain.baloot.game import GameState
@@ -32,6 +33,7 @@ class PlayedCard(msgspec.Struct, frozen=True):
 class TrickView(msgspec.Struct, frozen=True):
     leader: int
     cards: list[PlayedCard]
+    winner: int | None = None              # the seat that took it
 
 
 class BidView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -87,6 +89,7 @@ class DealView(msgspec.Struct, frozen=True, kw_only=True):
     doubles: list[DoubleView]
     contract: ContractView | None
     trick: list[PlayedCard]
+    winning: int | None = None             # the seat whose card wins the trick on the table so far
     tricks: list[TrickView]
     tricks_won: tuple[int, int]
     points: tuple[int, int]
@@ -109,6 +112,10 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     winner: int | None
     end_reason: str | None
     deal: DealView | None
+
+
+def _winner(leader: int, cards, trump: int) -> int:
+    return (leader + winning_index(tuple(cards), trump)) & 3
 
 
 def _played(leader: int, cards) -> list[PlayedCard]:
@@ -151,7 +158,9 @@ def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -
         doubles=[DoubleView(*d) for d in s.doubles],
         contract=contract_view(c),
         trick=_played(s.leader, s.trick) if playing else [],
-        tricks=[TrickView(leader, _played(leader, cards)) for leader, cards in s.history],
+        winning=_winner(s.leader, s.trick, s.trump) if playing and s.trick else None,
+        tricks=[TrickView(leader, _played(leader, cards), _winner(leader, cards, s.trump))
+                for leader, cards in s.history],
         tricks_won=s.tricks,
         points=s.points,
         declarations=declarations,

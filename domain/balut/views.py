@@ -12,7 +12,7 @@ import msgspec
 from domain.balut.events import BalutResult
 from domain.balut.game import BalutState, legal_actions, next_turn
 from domain.balut.profiles import BalutProfile
-from domain.balut.scoring import CATEGORIES, open_categories, sheet_total
+from domain.balut.scoring import CATEGORIES, category_score, open_categories, sheet_total
 
 
 class SheetView(msgspec.Struct, frozen=True):
@@ -38,6 +38,7 @@ class BalutView(msgspec.Struct, frozen=True, kw_only=True):
     seed: str | None                      # that seed, once revealed
     legal_actions: list
     result: BalutResult | None
+    would_score: dict[str, int] = {}      # the thrower's open rows, each with what the dice would score there
 
 
 def sheet_view(s: BalutState, seat: int) -> SheetView:
@@ -65,4 +66,6 @@ def view(s: BalutState, seat: int | None) -> BalutView:
         seed=s.seed,
         legal_actions=[] if seat is None else legal_actions(s, seat),
         result=s.result,
+        would_score={c: category_score(c, s.dice, s.profile) for c in open_categories(s.sheets[s.turn], s.profile)}
+        if s.turn >= 0 and s.throws else {},
     )

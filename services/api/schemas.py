@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
@@ -228,6 +229,8 @@ class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):
     seat: int | None
     version: int
     terms: TableTerms | None                 # None: no table at all
+    clock_seat: int | None = None            # the person whose turn clock runs now
+    turn_deadline: dt.datetime | None = None  # when it runs out
 
 
 class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
@@ -242,6 +245,8 @@ class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
     seat: int | None
     version: int
     terms: TableTerms | None
+    clock_seat: int | None = None
+    turn_deadline: dt.datetime | None = None
 
 
 AnyTableView = TableView | BalutTableView

@@ -12,6 +12,7 @@ from domain.games import GAMES
 from domain.table import game_of
 from domain.baloot.views import GameView
 from services.api import schemas
+from services.tables.pending import pending_work
 from services.tables import Table
 
 
@@ -84,8 +85,11 @@ def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
     view = game.view(table.game, seat, hands=policy)
     status = ("cancelled" if table.cancelled else "invited" if opened is None
               else "finished" if table.game.phase == "ended" else "live")
+    work = pending_work(table)
+    clock = work is not None and work.kind == "clock"
     frame = dict(table_id=table.table_id, status=status, seats=list(table.seats), waiting=list(table.waiting),
-                 seat=seat, version=table.version, terms=table_terms(opened or table.proposed))
+                 seat=seat, version=table.version, terms=table_terms(opened or table.proposed),
+                 clock_seat=work.seat if clock else None, turn_deadline=work.due if clock else None)
     match view:
         case GameView():
             deal = None

@@ -146,3 +146,17 @@ def test_follow_ups_reveal_the_seed_and_start_the_next_turn():
     more = follow_ups(state2, step(state2, Score(0, "choice"))[1], seeds.__getitem__)
     assert [type(e) for e in more] == [CategoryScored, TurnSeedRevealed, TurnStarted, DiceDrawn]
     assert more[1] == TurnSeedRevealed("seed-1") and more[2].commitment == seed_commitment("seed-2")
+
+
+def test_the_view_tells_the_thrower_what_each_open_row_would_score():
+    from domain.balut.views import view
+
+    state = when(given_game(players=2), StartTurn(faces=faces("44412")))
+    assert view(state, 0).would_score == {}                                # nothing thrown yet
+    state = when(state, Roll(0))
+    expected = {"fours": 12, "fives": 0, "sixes": 0, "straight": 0, "house": 0, "choice": 15, "balut": 0}
+    assert view(state, 0).would_score == expected == view(state, 1).would_score   # the dice are on the table
+    state = when(state, Score(0, "fours"), StartTurn(faces=faces("23456")), Roll(1))
+    assert view(state, 0).would_score["straight"] == 20 and "fours" in view(state, 0).would_score  # seat 1's rows
+    state = when(state, Score(1, "fours"), StartTurn(faces=faces("44444")), Roll(0))
+    assert "fours" not in view(state, 0).would_score                      # seat 0 wrote it: no longer open

@@ -60,3 +60,18 @@ def test_the_hands_policy_decides_what_a_spectator_sees_of_an_ended_deal():
     assert view(ended, None, hands="always").hands is not None
     assert view(bought(), None, hands="after_deal").hands is None       # not before the deal ends
     assert view(ended, 1, hands="never").hands is not None              # the players saw the cards laid open
+
+
+def test_the_view_says_who_wins_the_trick_on_the_table_and_who_took_each_trick():
+    state = bought()                                                     # Hokum, spades trump; seat 0 leads
+    assert view(state, 1).winning is None                                 # nothing on the table yet
+    state = when(state, PlayCard(0, card("AC")))
+    assert view(state, 1).winning == 0
+    state = when(state, PlayCard(1, card("7S")))                          # no club: the lowest trump wins it
+    assert view(state, 3).winning == 1
+    state = when(state, PlayCard(2, card("QS")))                          # over-trumped (Q above 7 in trump)
+    assert view(state, 0).winning == 2
+    state = when(state, PlayCard(3, card("KC")))
+    seen = view(state, 0)
+    assert seen.winning is None and seen.trick == []
+    assert [(t.leader, t.winner) for t in seen.tricks] == [(0, 2)]
