@@ -109,6 +109,16 @@ class Accounts:
             "WHERE u.user_id = $1", user_id)
         return Account(row["user_id"], row["name"], row["login"], row["kind"])
 
+    async def by_login(self, login: str) -> Account | None:
+        """The person with this login (in any case or width), or None."""
+        try:
+            key = normalise_login(login)
+        except Invalid:
+            return None
+        row = await self.pool.fetchrow("SELECT u.user_id, u.name, u.kind, c.login FROM credentials c JOIN users u "
+                                       "USING (user_id) WHERE c.login = $1", key)
+        return Account(row["user_id"], row["name"], row["login"], row["kind"]) if row else None
+
     async def verify(self, login: str, password: str) -> Account | None:
         """The account whose login and password these are, or None (with no hint which was wrong)."""
         try:

@@ -15,7 +15,7 @@ from typing import Annotated
 import msgspec
 from litestar import Request, Response, Router, delete, get, post, put
 from litestar.datastructures import State
-from litestar.params import JSONBody
+from litestar.params import FromPath, JSONBody
 
 from services.accounts import Account, Accounts
 from services.api.auth import Authenticator
@@ -23,7 +23,7 @@ from services.api.deps import Auth, Caller
 from services.api.limits import Limits, RateLimited, client_address
 from services.api.problems import Problem
 from services.api.schemas import NUL_FREE, Name, Strict
-from services.api.sessions import cleared_cookie, session_cookie
+from services.api.sessions import cleared_cookies, session_cookies
 
 Login = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=NUL_FREE)]
 Password = Annotated[str, msgspec.Meta(min_length=1, max_length=256, pattern=NUL_FREE)]
@@ -83,7 +83,7 @@ async def _start_session(request: Request, auth: Authenticator, accounts: Accoun
                          status: int) -> Response[SignedIn]:
     token, expires_at = await auth.issue(account.user_id, via="session")
     body = await _signed_in(accounts, account, "session", expires_at)
-    return Response(body, status_code=status, cookies=[session_cookie(token, expires_at, request.scope)])
+    return Response(body, status_code=status, cookies=session_cookies(token, expires_at, request.scope))
 
 
 def _throttled(limits: Limits, request: Request, login: str) -> None:
@@ -135,7 +135,7 @@ async def sign_out(request: Request, user: Caller, auth: Auth) -> Response[None]
         raise Problem(409, "not_a_session", "this request is made with a bearer token: revoke it with "
                                             "DELETE /tokens/current")
     await auth.revoke(session)
-    return Response(None, status_code=204, cookies=[cleared_cookie(request.scope)])
+    return Response(None, status_code=204, cookies=cleared_cookies(request.scope))
 
 
 @post("/me/credentials", operation_id="setCredentials", status_code=200, dto=Strict[NewCredentials],
@@ -162,5 +162,21 @@ async def change_password(request: Request, data: JSONBody[PasswordChange], user
     return await _signed_in(accounts, account, session.via, session.expires_at)
 
 
+class Found(msgspec.Struct):
+    user_id: str
+    name: str
+    login: str
+
+
+@get("/accounts/{login:str}", operation_id="findAccount",
+     summary="The person with this login (to seat a friend at a table, or name him in a team)")
+async def find_account(login: FromPath[str], user: Caller, state: State) -> Found:
+    accounts = _accounts(state)
+    found = await accounts.by_login(login)
+    if found is None:
+        raise Problem(404, "unknown_account", "no account has this login", field="login")
+    return Found(found.user_id, found.name, found.login)
+
+
 account_router = Router(path="/", route_handlers=[create_account, sign_in, current_session, sign_out,
-                                                  set_credentials, change_password])
+                                                  set_credentials, change_password, find_account])

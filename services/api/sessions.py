@@ -29,6 +29,7 @@ from litestar.middleware.csrf import CSRFMiddleware
 from services.api.problems import Problem
 
 SESSION_COOKIE = "baloot_session"
+SIGNED_IN_COOKIE = "baloot_signed_in"      # no secret: tells the pages' script a session may be there
 CSRF_COOKIE = "baloot_csrf"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -47,15 +48,21 @@ def credentials(scope) -> tuple[str, str] | None:
     return ("session", token) if token else None
 
 
-def session_cookie(token: str, expires_at: dt.datetime, scope) -> Cookie:
-    return Cookie(key=SESSION_COOKIE, value=token, path="/", httponly=True, samesite="lax",
-                  secure=scope.get("scheme") == "https",
-                  max_age=max(0, int((expires_at - dt.datetime.now(dt.timezone.utc)).total_seconds())))
+def session_cookies(token: str, expires_at: dt.datetime, scope) -> list[Cookie]:
+    """The session's cookie, and beside it one a script may read that says only that someone signed in (so
+    that a spectator's page does not ask ``GET /session`` for nothing)."""
+    age = max(0, int((expires_at - dt.datetime.now(dt.timezone.utc)).total_seconds()))
+    secure = scope.get("scheme") == "https"
+    return [Cookie(key=SESSION_COOKIE, value=token, path="/", httponly=True, samesite="lax", secure=secure,
+                   max_age=age),
+            Cookie(key=SIGNED_IN_COOKIE, value="1", path="/", httponly=False, samesite="lax", secure=secure,
+                   max_age=age)]
 
 
-def cleared_cookie(scope) -> Cookie:
-    return Cookie(key=SESSION_COOKIE, value="", path="/", httponly=True, samesite="lax",
-                  secure=scope.get("scheme") == "https", max_age=0)
+def cleared_cookies(scope) -> list[Cookie]:
+    secure = scope.get("scheme") == "https"
+    return [Cookie(key=name, value="", path="/", httponly=name == SESSION_COOKIE, samesite="lax", secure=secure,
+                   max_age=0) for name in (SESSION_COOKIE, SIGNED_IN_COOKIE)]
 
 
 def csrf_key(server_secret: bytes) -> str:

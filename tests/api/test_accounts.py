@@ -11,7 +11,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from services.api.app import create_app
-from services.api.sessions import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE
+from services.api.sessions import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, SIGNED_IN_COOKIE
 from services.cli import main
 from services.db import schema_url
 from tests.api.conftest import new_user
@@ -68,6 +68,9 @@ async def test_a_person_signs_up_and_signs_in_again_from_another_browser(browser
     session = next(c for c in cookie if c.name == SESSION_COOKIE)
     assert session.has_nonstandard_attr("HttpOnly") and session.get_nonstandard_attr("SameSite").lower() == "lax"
     assert not session.secure                              # plain HTTP here; over HTTPS it is Secure
+    # Beside it a cookie a script may read, which tells a page only that someone signed in here.
+    hint = next(c for c in cookie if c.name == SIGNED_IN_COOKIE)
+    assert hint.value == "1" and not hint.has_nonstandard_attr("HttpOnly")
     # The cookie alone says who he is, on every route (no Authorization header).
     assert (await one.get("/me")).json()["user_id"] == me["user_id"]
     # Another browser: nobody until he signs in, with the login in any case.
@@ -137,7 +140,7 @@ async def test_sign_out_ends_the_session_and_only_it(browsers, pool):
     old = one.cookies[SESSION_COOKIE]
     r = await one.delete("/session", headers={CSRF_HEADER: one.cookies[CSRF_COOKIE]})
     assert r.status_code == 204
-    assert SESSION_COOKIE not in one.cookies                         # the browser dropped it
+    assert SESSION_COOKIE not in one.cookies and SIGNED_IN_COOKIE not in one.cookies   # the browser dropped them
     assert (await two.get("/session")).status_code == 200            # the other browser is still in
     one.cookies.set(SESSION_COOKIE, old)                              # a stolen copy of the old cookie
     body = assert_problem(await one.get("/session"), 401, "bad_token")
@@ -228,3 +231,17 @@ async def test_roles_on_the_account_are_given_by_whoever_runs_the_platform(brows
     assert await asyncio.to_thread(main, ["account", "revoke", "noura", "organiser", "--database-url", url]) == 0
     assert (await one.get("/session")).json()["roles"] == []
     assert await asyncio.to_thread(main, ["account", "grant", "nobody", "referee", "--database-url", url]) == 1
+
+
+async def test_a_friend_is_found_by_his_login_and_only_by_someone_signed_in(browsers):
+    one, two = browsers
+    saad = await sign_up(one)
+    await sign_up(two, login="Noura.K", name="Noura")
+    found = await one.get("/accounts/NOURA.k")
+    assert found.status_code == 200, found.text
+    assert found.json()["login"] == "noura.k" and found.json()["name"] == "Noura"
+    assert found.json()["user_id"] != saad["user_id"]
+    assert_problem(await one.get("/accounts/nobody"), 404, "unknown_account", "login")
+    assert_problem(await one.get("/accounts/a%20b"), 404, "unknown_account", "login")   # no such login can exist
+    stranger = httpx.AsyncClient(transport=one._transport, base_url=one.base_url, timeout=30)
+    assert_problem(await stranger.get("/accounts/saad"), 401, "bad_token")
