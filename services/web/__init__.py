@@ -2,8 +2,9 @@
 ``/watch/`` (championships, brackets, live tables, replays and audits).
 
 Plain HTML, CSS and ES modules shipped in the package (``static/``), with no build step: the pages call only
-the public API and its live stream, as a spectator with a token of their own (``POST /users``). What a
-spectator may see is decided by the server; the pages show what the API answers.
+the public API and its live stream, as the person signed in (the session cookie, ``POST /session``) or else
+as a spectator with a token of their own (``POST /users``). What a seat or a spectator may see is decided by
+the server; the pages show what the API answers, and send the CSRF token with every change.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import argon2
 import httpx
 import pytest
 import uvicorn
@@ -29,6 +30,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 HUGE = ("second", 100_000)
+CHEAP = argon2.PasswordHasher.from_parameters(argon2.profiles.CHEAPEST)     # accounts made by the tests
 
 
 def pytest_configure(config):
@@ -68,10 +70,42 @@ class Recorder:
             return [(e["path"], bytes(e["body"])) for e in self.responses if not e["path"].startswith("/watch")]
 
 
+class Server:
+    """uvicorn serving ``app`` on ``port`` (0: any free one) in a thread, until ``stop()``."""
+
+    def __init__(self, app, port: int = 0):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)      # the same port again after a stop
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(256)
+        self.port = self.sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning",
+                                                    timeout_graceful_shutdown=1))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+        self.sock.close()
+        assert not self.thread.is_alive(), "the server did not stop"
+
+
 class Served:
-    def __init__(self, base: str, app, recorder: Recorder, workers: InProcess):
+    def __init__(self, base: str, app, recorder: Recorder, workers: InProcess, server: Server, make_app):
         self.base, self.app, self.recorder, self.workers = base, app, recorder, workers
+        self.server, self._make_app = server, make_app
         self.http = httpx.Client(base_url=base, timeout=30)
+
+    def stop(self) -> None:
+        """The server process goes away (its connections with it); the database and the workers stay."""
+        self.server.stop()
+
+    def start(self) -> None:
+        """A new server on the same address, as after a restart: a new app, nothing kept in memory."""
+        self.app = self._make_app()
+        self.recorder.app = self.app
+        self.server = Server(self.recorder, self.server.port)
 
     def user(self, name: str, kind: str = "human") -> tuple[str, dict]:
         r = self.http.post("/users", json={"name": name, "kind": kind})
@@ -104,24 +138,20 @@ def daily_options() -> dict | None:
 def served(database_url, db_schema, daily_options):
     url = schema_url(database_url, db_schema)
     workers = InProcess(url, threads=2)
-    app = create_app(url, rate_limit=HUGE, signup_limit=HUGE, work=workers.workers, daily=daily_options)
+
+    def make_app():
+        return create_app(url, rate_limit=HUGE, signup_limit=HUGE, work=workers.workers, daily=daily_options,
+                          password_hasher=CHEAP)
+    app = make_app()
     recorder = Recorder(app)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(256)
-    server = uvicorn.Server(uvicorn.Config(recorder, lifespan="on", log_level="warning", timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    s = Served(f"http://127.0.0.1:{sock.getsockname()[1]}", app, recorder, workers)
+    server = Server(recorder)
+    s = Served(f"http://127.0.0.1:{server.port}", app, recorder, workers, server, make_app)
     try:
         yield s
     finally:
         s.http.close()
         workers.stop()
-        server.should_exit = True
-        thread.join(30)
-        sock.close()
-    assert not thread.is_alive()
+        s.server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -133,9 +163,9 @@ def chromium_paths():
     return CHROMIUM, CHROMEDRIVER
 
 
-@pytest.fixture
-def browser(chromium_paths, request):
-    """Headless Chromium (Debian's, never downloaded) with its performance (network) log on."""
+def start_chromium(chromium_paths):
+    """Headless Chromium (Debian's, never downloaded) with its performance (network) log on: a browser of its
+    own (its own cookies and storage)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -147,10 +177,32 @@ def browser(chromium_paths, request):
     options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=str(chromium_paths[1])), options=options)
     driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture
+def browser(chromium_paths, request):
+    driver = start_chromium(chromium_paths)
     try:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def more_browsers(chromium_paths):
+    """Makes more browsers (each a person on a device of his own), all closed after the test."""
+    drivers = []
+
+    def make():
+        drivers.append(start_chromium(chromium_paths))
+        return drivers[-1]
+
+    try:
+        yield make
+    finally:
+        for driver in drivers:
+            driver.quit()
 
 
 def screenshot(driver, name: str) -> Path:
@@ -185,6 +237,8 @@ def in_four_looks(driver, url: str, name: str, ready, read=None) -> dict:
                     ".map(e => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().left)}..`"
                     " + Math.round(e.getBoundingClientRect().right))]")
                 assert wide is None, f"{name} ({lang}) is wider than a {wide[0]} px screen: {wide[1]}"
+                missing = driver.execute_script("return [...(globalThis.missingWords ?? [])]")
+                assert not missing, f"{name} ({lang}) asks for words no language has: {missing}"
                 text = driver.find_element(By.TAG_NAME, "body").text
                 for wrong in ("[object", "null", "undefined", "NaN"):
                     assert wrong not in text, f"{name} ({lang}) shows {wrong!r}: {text[:400]}"

@@ -1,9 +1,42 @@
-// The public API as a spectator: a token of our own (POST /users), JSON reads, and the live stream.
+// The public API: as the person signed in (a session cookie, POST /session) or else as a spectator with a
+// token of our own (POST /users); JSON reads and writes, and the live stream.
 const KEY = "baloot.watch.token";
+const CSRF_COOKIE = "baloot_csrf";
+let account;                 // undefined: not asked yet; null: nobody signed in; else GET /session's answer
+
+// The CSRF token the server's cookie holds: sent back on every request that changes something.
+function csrf() {
+  const found = document.cookie.split("; ").find(c => c.startsWith(`${CSRF_COOKIE}=`));
+  return found ? {"X-CSRF-Token": decodeURIComponent(found.slice(CSRF_COOKIE.length + 1))} : {};
+}
+
+async function problem(r) {
+  let body = {};
+  try { body = await r.json(); } catch { /* not a problem document */ }
+  const error = new Error(body.detail || `${r.status} ${r.statusText}`);
+  error.status = r.status;
+  error.rule = body.rule;
+  error.field = body.field;
+  return error;
+}
+
+const hasCookie = name => document.cookie.split("; ").some(c => c.startsWith(`${name}=`));
+
+// Who is signed in on this browser (null: nobody), asked once per page, and only if the server's
+// "baloot_signed_in" cookie says a session may be there.
+export async function signedIn(refresh = false) {
+  if (account === undefined || refresh) {
+    if (!hasCookie("baloot_signed_in")) return account = null;
+    const r = await fetch("/session", {headers: {Accept: "application/json"}});
+    account = r.ok ? await r.json() : null;
+    if (!r.ok) document.cookie = "baloot_signed_in=; Max-Age=0; path=/; SameSite=Lax";
+  }
+  return account;
+}
 
 async function signUp() {
   const r = await fetch("/users", {
-    method: "POST", headers: {"content-type": "application/json"},
+    method: "POST", headers: {"content-type": "application/json", ...csrf()},
     body: JSON.stringify({name: "spectator", kind: "human"}),
   });
   if (!r.ok) throw await problem(r);
@@ -16,24 +49,41 @@ async function token() {
   return localStorage.getItem(KEY) || signUp();
 }
 
-async function problem(r) {
-  let body = {};
-  try { body = await r.json(); } catch { /* not a problem document */ }
-  const error = new Error(body.detail || `${r.status} ${r.statusText}`);
-  error.status = r.status;
-  error.rule = body.rule;
-  return error;
-}
-
-// fetch with the bearer token; a refused token (expired, revoked) is replaced once.
+// fetch as the person signed in (his cookie), else with the spectator's bearer token, replaced once if refused.
 async function authorized(path, init = {}) {
   for (let attempt = 0; ; attempt++) {
-    const headers = {...(init.headers || {}), Authorization: `Bearer ${await token()}`};
+    const me = await signedIn();
+    const headers = {...(init.headers || {}), ...csrf(), ...(me ? {} : {Authorization: `Bearer ${await token()}`})};
     const r = await fetch(path, {...init, headers});
-    if (r.status === 401 && attempt === 0) { localStorage.removeItem(KEY); continue; }
+    if (r.status === 401 && attempt === 0) {
+      if (me) { account = null; onSignedOut(); } else localStorage.removeItem(KEY);
+      continue;
+    }
     if (!r.ok) throw await problem(r);
     return r;
   }
+}
+
+let onSignedOut = () => {};
+// What a page does when its session ends under it (expired, signed out elsewhere): the play pages sign in again.
+export function whenSignedOut(callback) { onSignedOut = callback; }
+
+// A request that changes something, with a JSON body; the answer's JSON (null for 204).
+export async function send(method, path, body) {
+  const init = {method, headers: body === undefined ? {} : {"content-type": "application/json"}};
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const r = await authorized(path, init);
+  return r.status === 204 ? null : r.json();
+}
+
+// Sign in, sign up, sign out: the session cookie is the server's to set and clear.
+export async function session(method, path, body) {
+  await fetch("/health");                       // the CSRF cookie, if this browser has none yet
+  const r = await fetch(path, {method, headers: {"content-type": "application/json", ...csrf()},
+                               body: body === undefined ? undefined : JSON.stringify(body)});
+  if (!r.ok) throw await problem(r);
+  account = undefined;
+  return r.status === 204 ? null : r.json();
 }
 
 export async function get(path) {

@@ -99,6 +99,16 @@ const WORDS = {
   },
 };
 
+// Names joined as the reader's language joins them ("A, B and C"; "أ، ب و ج").
+export function listText(items) {
+  return new Intl.ListFormat(lang(), {style: "long", type: "conjunction"}).format(items);
+}
+
+// More words, for the pages that bring their own (the play pages: words_play.js).
+export function addWords(more) {
+  for (const l of Object.keys(more)) Object.assign(WORDS[l], more[l]);
+}
+
 const KEY = "baloot.watch.lang";
 const listeners = [];
 
@@ -107,8 +117,12 @@ export function lang() {
   return WORDS[asked] ? asked : WORDS[localStorage.getItem(KEY)] ? localStorage.getItem(KEY) : "en";
 }
 
+// Keys a page asked for that no language has (the tests read it: a page never shows a bare key).
+export const missingWords = globalThis.missingWords = new Set();
+
 export function t(key, values = {}) {
-  const text = WORDS[lang()][key] ?? WORDS.en[key] ?? key;
+  const text = WORDS[lang()][key] ?? WORDS.en[key];
+  if (text === undefined) { missingWords.add(key); return key; }
   return text.replace(/\{(\w+)\}/g, (_, k) => values[k] ?? "");
 }
 

@@ -1,0 +1,83 @@
+// The dice game at my seat: throw, choose the dice to keep (click them, or keys 1-5, then T to throw), and my
+// sheet with the rows still open and what the dice would score in each (the server says: would_score); every
+// player's sheet below, as spectators see them (balut.js).
+import {balutEl, balutScore} from "./balut.js";
+import {h} from "./cards.js";
+import {t} from "./i18n.js";
+
+const PIPS = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
+const THROWS = 3;
+let keep = new Set();          // positions of the dice I keep for the next throw
+let keptAt = -1;               // the view version ``keep`` was chosen at (a new throw clears it)
+
+function rollAction(v) {
+  return v.legal_actions.find(a => a.type === "roll");
+}
+
+function diceEl(v, ctx) {
+  const mine = v.turn === v.seat;
+  const canKeep = mine && v.throws > 0 && rollAction(v);
+  return h("div", {class: "dice-row", id: "my-dice", role: "group", "aria-label": t("dice")},
+    v.throws ? v.dice.map((value, k) => h("button", {
+      type: "button", class: `die-button${keep.has(k) ? " kept" : ""}`, "data-die-index": k, "data-die": value,
+      "aria-pressed": String(keep.has(k)), disabled: !canKeep || ctx.busy,
+      "aria-label": `${t("die")} ${k + 1}: ${value}${keep.has(k) ? ` (${t("kept")})` : ""}`,
+      onclick: () => { if (keep.has(k)) keep.delete(k); else keep.add(k); ctx.rerender(); }},
+      PIPS[value - 1])) : h("span", {class: "hint"}, t("no_throw_yet")));
+}
+
+function throwEl(v, ctx) {
+  const roll = rollAction(v);
+  if (!roll || v.turn !== v.seat) return null;
+  return h("button", {type: "button", class: "primary", id: "throw", disabled: ctx.busy, "aria-keyshortcuts": "T",
+                      onclick: () => ctx.act({type: "roll", keep: v.throws ? [...keep].sort() : []})},
+    v.throws ? t("throw_again", {n: THROWS - v.throws}) : t("throw"));
+}
+
+function sheetEl(v, ctx) {
+  const mine = v.sheets.find(s => s.seat === v.seat);
+  if (!mine) return null;
+  const scorable = new Set(v.legal_actions.filter(a => a.type === "score").map(a => a.category));
+  const rows = Object.keys(mine.rows).length ? Object.keys(mine.rows) : mine.open;
+  return h("table", {class: "list my-sheet", id: "my-sheet"},
+    h("thead", {}, h("tr", {}, h("th", {}, t("category")), h("th", {}, t("written")), h("th", {}, t("would_score")),
+      h("th", {}, ""))),
+    h("tbody", {}, rows.map(row => {
+      const open = mine.open.includes(row);
+      const would = v.would_score?.[row];
+      return h("tr", {"data-row": row, class: open ? "open" : "full"},
+        h("th", {}, t(`row_${row}`)),
+        h("td", {}, (mine.rows[row] || []).join(" + ") || "·"),
+        h("td", {"data-would": would ?? ""}, open && would !== undefined ? String(would) : "—"),
+        h("td", {}, scorable.has(row) ? h("button", {type: "button", class: "write", "data-category": row,
+          disabled: ctx.busy, onclick: () => ctx.act({type: "score", category: row})},
+          would === 0 ? t("scratch_here") : t("write_here")) : null));
+    })),
+    h("tfoot", {}, h("tr", {}, h("th", {}, t("total")), h("td", {colspan: 3}, String(mine.total)))));
+}
+
+export function balutPlayEl(v, ctx) {
+  if (v.version !== keptAt && (v.turn !== v.seat || v.throws === 0)) keep = new Set();
+  keptAt = v.version;
+  const mine = v.turn === v.seat;
+  const state = v.phase === "ended" ? t("game_over") : mine ? t("your_turn")
+    : v.turn !== null ? t("turn_of", {name: ctx.seatName(v.turn)}) : t("turn_of", {name: ctx.seatName(v.next_seat)});
+  return h("div", {class: "balut-play", id: "play-balut", "data-version": v.version, "data-phase": v.phase},
+    h("div", {class: "scorebar", id: "score"}, h("span", {}, balutScore(v)), h("span", {id: "turn-state"}, state),
+      mine && v.turn !== null ? ctx.clockEl(v.seat) : null, ctx.live),
+    ctx.refusal,
+    mine ? h("section", {class: "my-turn", id: "my-turn"},
+      h("p", {}, t("throws_left"), `: ${THROWS - v.throws}`, v.throws ? ` · ${t("keep_hint")}` : ""),
+      diceEl(v, ctx), throwEl(v, ctx)) : h("section", {class: "dice-now"}, diceEl(v, ctx)),
+    ctx.clockNoteEl(),
+    sheetEl(v, ctx),
+    h("h2", {}, t("all_sheets")),
+    balutEl(v, ctx.seatName));
+}
+
+// Keys at my turn: 1-5 keep or release a die, T throws.
+export function balutKeys(e) {
+  const k = Number(e.key);
+  if (k >= 1 && k <= 5) document.querySelector(`[data-die-index="${k - 1}"]`)?.click();
+  else if (e.key === "t" || e.key === "T") document.getElementById("throw")?.click();
+}

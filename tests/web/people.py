@@ -1,0 +1,138 @@
+"""People in browsers for the play pages' tests: sign up through the page, act as the signed-in browser over
+HTTP (its own cookies), and play by clicking what the page offers."""
+
+from __future__ import annotations
+
+import random
+
+import httpx
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+PASSWORD = "a long secret"
+WAIT = 60
+
+
+def steady(action, tries: int = 5):
+    """``action()`` again when the page redrew the element it found under it (a live page redraws on every
+    event): the element is looked up afresh each time."""
+    for attempt in range(tries):
+        try:
+            return action()
+        except StaleElementReferenceException:
+            if attempt == tries - 1:
+                raise
+
+
+def wait(driver, condition, timeout: float = WAIT):
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+
+
+def shown(driver, css: str, *attributes: str) -> tuple:
+    """The text of the element ``css`` (and these attributes of it) once it is on the page, read in one go:
+    a redraw between finding it and reading it means reading it again."""
+    def read(d):
+        found = d.find_elements(By.CSS_SELECTOR, css)
+        if not found:
+            return False
+        try:
+            return (found[0].text, *(found[0].get_attribute(a) for a in attributes))
+        except StaleElementReferenceException:
+            return False
+    return wait(driver, read)
+
+
+def type_into(driver, element_id: str, text: str) -> None:
+    box = driver.find_element(By.ID, element_id)
+    box.clear()
+    box.send_keys(text)
+
+
+def sign_up(driver, base: str, login: str, password: str = PASSWORD, name: str | None = None) -> None:
+    """Create an account on the sign-in page, as a newcomer does; the lobby is shown after."""
+    driver.get(f"{base}/play/")
+    wait(driver, lambda d: d.find_elements(By.ID, "sign-up"))
+    type_into(driver, "new-login", login)
+    if name:
+        type_into(driver, "display-name", name)
+    type_into(driver, "new-password", password)
+    type_into(driver, "new-password-2", password)
+    driver.find_element(By.CSS_SELECTOR, "#sign-up button[type=submit]").click()
+    wait(driver, lambda d: d.find_elements(By.ID, "me"))
+
+
+def sign_in(driver, base: str, login: str, password: str = PASSWORD) -> None:
+    driver.get(f"{base}/play/")
+    wait(driver, lambda d: d.find_elements(By.ID, "sign-in"))
+    type_into(driver, "login", login)
+    type_into(driver, "password", password)
+    driver.find_element(By.CSS_SELECTOR, "#sign-in button[type=submit]").click()
+
+
+def as_browser(driver, base: str) -> httpx.Client:
+    """An HTTP client that is this browser: its cookies (session, CSRF) and the CSRF header its pages send."""
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    return httpx.Client(base_url=base, cookies=cookies, timeout=30,
+                        headers={"X-CSRF-Token": cookies.get("baloot_csrf", "")})
+
+
+def version_of(driver) -> int | None:
+    v = driver.execute_script(
+        "return document.querySelector('#game[data-version], #play-balut[data-version]')?.dataset.version ?? null")
+    return None if v is None else int(v)
+
+
+def offered(driver) -> list[dict]:
+    """What the page lets this player do now: enabled hand cards, choice buttons, the throw and the rows."""
+    return driver.execute_script("""
+        const out = [];
+        for (const b of document.querySelectorAll('#my-hand .hand-card:not([disabled])'))
+          out.push({kind: 'card', card: b.dataset.card});
+        for (const b of document.querySelectorAll('#choices .choice:not([disabled])'))
+          out.push({kind: 'choice', action: b.dataset.action, value: b.dataset.value, suit: b.dataset.suit, id: b.id});
+        const t = document.getElementById('throw');
+        if (t && !t.disabled) out.push({kind: 'throw'});
+        for (const b of document.querySelectorAll('#my-sheet button.write:not([disabled])'))
+          out.push({kind: 'write', category: b.dataset.category});
+        return out;""")
+
+
+def click_offer(driver, offer: dict) -> None:
+    css = {"card": f"#my-hand .hand-card[data-card='{offer.get('card')}']",
+           "throw": "#throw",
+           "write": f"#my-sheet button.write[data-category='{offer.get('category')}']"}.get(offer["kind"])
+    if css is None:
+        css = (f"#choices .choice[data-action='{offer['action']}'][data-value='{offer['value']}']"
+               f"[data-suit='{offer['suit']}']")
+    steady(lambda: driver.find_element(By.CSS_SELECTOR, css).click())
+
+
+def calm(offers: list[dict], rng: random.Random) -> dict:
+    """What a steady player clicks, in either game (``steady_cards`` or ``steady_dice``)."""
+    if any(o["kind"] in ("throw", "write") for o in offers):
+        return steady_dice(offers, rng)
+    return steady_cards(offers, rng)
+
+
+def steady_dice(offers: list[dict], rng: random.Random) -> dict:
+    """Throw again half the time while a throw is left, else write one of the open rows at random."""
+    rows = [o for o in offers if o["kind"] == "write"]
+    throw = [o for o in offers if o["kind"] == "throw"]
+    if throw and (not rows or rng.random() < 0.5):
+        return throw[0]
+    return rng.choice(rows)
+
+
+def steady_cards(offers: list[dict], rng: random.Random) -> dict:
+    """A choice that keeps a deal going to its end: bid Sun or Hokum (someone buys), never double, no Sawa,
+    no Qayd; a card at random among the legal ones."""
+    cards = [o for o in offers if o["kind"] == "card"]
+    if cards:
+        return rng.choice(cards)
+    for wanted in ("sun", "hokum", "confirm", "pass"):
+        found = [o for o in offers if o["kind"] == "choice" and o["action"] in ("bid", "double")
+                 and o["value"] == wanted]
+        if found:
+            return found[0]
+    return next(o for o in offers if o["kind"] == "choice" and o["action"] == "double" and o["value"] == "pass")
