@@ -29,7 +29,7 @@ from services.api.sessions import SessionCsrf
 from services.api.slots import StreamSlots
 from services.eventstore.listen import Listener
 from services.platform import Platform
-from services.web import play_router, watch_router
+from services.web import web_routers
 
 log = logging.getLogger("baloot.api")
 
@@ -90,7 +90,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
 
     config = AppConfig(
         route_handlers=[health, auth_router, account_router, lobby_router, table_router, championship_router, daily_router,
-                        log_router, watch_router, play_router, *extra_routers],
+                        log_router, *web_routers, *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,
         guards=[caller_first],

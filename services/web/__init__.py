@@ -1,5 +1,6 @@
-"""Pages for people: to play under ``/play/`` (sign in, the lobby, a table to play at) and to watch under
-``/watch/`` (championships, brackets, live tables, replays and audits).
+"""Pages for people: to play under ``/play/`` (sign in, the lobby, a table to play at), to run championships
+under ``/organise/`` (organisers) and to watch under ``/watch/`` (championships, brackets, live tables,
+replays and audits).
 
 Plain HTML, CSS and ES modules shipped in the package (``static/``), with no build step: the pages call only
 the public API and its live stream, as the person signed in (the session cookie, ``POST /session``) or else
@@ -17,3 +18,6 @@ STATIC = Path(__file__).parent / "static"
 
 watch_router = create_static_files_router(path="/watch", directories=[STATIC], html_mode=True, name="watch")
 play_router = create_static_files_router(path="/play", directories=[STATIC / "play"], html_mode=True, name="play")
+organise_router = create_static_files_router(path="/organise", directories=[STATIC / "organise"], html_mode=True,
+                                             name="organise")
+web_routers = (watch_router, play_router, organise_router)

@@ -122,6 +122,16 @@ function seatsText(seats, mySeat) {
     seats.length === 4 ? ` (${t(s % 2 === mySeat % 2 ? "partner_side" : "opponent_side")})` : ""));
 }
 
+// Accept or decline an invitation (``base``/accept, ``base``/decline), the answer said under it.
+function answerEl(where, base) {
+  return [h("div", {class: "controls"},
+    h("button", {type: "button", class: "primary accept", onclick: () => act(where, () => send("POST", `${base}/accept`))},
+      t("accept")),
+    h("button", {type: "button", class: "decline", onclick: () => act(where, () => send("POST", `${base}/decline`))},
+      t("decline"))),
+    noticeEl(where)];
+}
+
 function invitationEl(inv) {
   const base = `/tables/${encodeURIComponent(inv.table_id)}`;
   return h("li", {class: "invitation", "data-table": inv.table_id},
@@ -130,12 +140,7 @@ function invitationEl(inv) {
     termsEl(inv.terms),
     inv.waiting.length > 1 ? h("p", {class: "hint"}, t("also_waiting", {names: listText(inv.waiting.filter(u =>
       u !== me.user_id).map(who))})) : null,
-    h("div", {class: "controls"},
-      h("button", {type: "button", class: "primary accept", onclick: () => act(`inv-${inv.table_id}`,
-        () => send("POST", `${base}/accept`))}, t("accept")),
-      h("button", {type: "button", class: "decline", onclick: () => act(`inv-${inv.table_id}`,
-        () => send("POST", `${base}/decline`))}, t("decline"))),
-    noticeEl(`inv-${inv.table_id}`));
+    answerEl(`inv-${inv.table_id}`, base));
 }
 
 function teamInvitationEl(inv) {
@@ -145,12 +150,7 @@ function teamInvitationEl(inv) {
     h("p", {}, `${t("players")}: ${listText(inv.players.map(who))}`,
       inv.substitutes.length ? ` · ${t("substitutes")}: ${listText(inv.substitutes.map(who))}` : ""),
     h("p", {class: "hint"}, t("invited_by", {name: who(inv.proposed_by)})),
-    h("div", {class: "controls"},
-      h("button", {type: "button", class: "primary accept", onclick: () => act(`team-${inv.team_id}`,
-        () => send("POST", `${base}/accept`))}, t("accept")),
-      h("button", {type: "button", class: "decline", onclick: () => act(`team-${inv.team_id}`,
-        () => send("POST", `${base}/decline`))}, t("decline"))),
-    noticeEl(`team-${inv.team_id}`));
+    answerEl(`team-${inv.team_id}`, base));
 }
 
 function championshipEl(c) {
