@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "services.cli.daily",       # daily boards, simulate, leaderboard
     "services.cli.championship",  # championship rehearse (a whole championship on the live path)
     "services.cli.account",     # account grant, revoke (roles on a person's account)
+    "services.cli.demo",        # demo (a championship, a table and accounts for `baloot serve` to show)
 )
 
 
