@@ -34,17 +34,10 @@ from dataclasses import dataclass
 
 NAMESPACE = uuid.UUID("3b7c6e0a-9d52-4f1e-b8a4-61c2d0e5f9a7")
 MAX_DEMOS = 1000
-# The teams, by the cities they play for: (team id, name, region).
-TEAMS = (
-    ("riyadh", "Riyadh Falcons", "Riyadh"), ("jeddah", "Jeddah Waves", "Makkah"),
-    ("dammam", "Dammam Pearls", "Eastern Province"), ("madinah", "Madinah Palms", "Madinah"),
-    ("abha", "Abha Peaks", "Asir"), ("tabuk", "Tabuk Roses", "Tabuk"),
-    ("hail", "Hail Poets", "Hail"), ("buraidah", "Buraidah Dates", "Qassim"),
-    ("taif", "Taif Roses", "Makkah"), ("jazan", "Jazan Mangoes", "Jazan"),
-    ("najran", "Najran Oasis", "Najran"), ("khobar", "Khobar Corniche", "Eastern Province"),
-    ("yanbu", "Yanbu Reefs", "Madinah"), ("alula", "AlUla Rocks", "Madinah"),
-    ("jubail", "Jubail Harbour", "Eastern Province"), ("sakaka", "Sakaka Olives", "Al Jawf"),
-)
+# The teams' ids (what the pages show of a team), by the cities they play for.
+TEAMS = ("Riyadh-Falcons", "Jeddah-Waves", "Dammam-Pearls", "Madinah-Palms", "Abha-Peaks", "Tabuk-Roses",
+         "Hail-Poets", "Buraidah-Dates", "Taif-Roses", "Jazan-Mangoes", "Najran-Oasis", "Khobar-Corniche",
+         "Yanbu-Reefs", "AlUla-Rocks", "Jubail-Harbour", "Sakaka-Olives")
 BOT_LEVEL = "normal"
 PASSWORD_ALPHABET = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
@@ -203,7 +196,7 @@ async def _championship(platform, cid: str, n: int, organiser: Person, args: arg
 
     from domain.games import FIRST, GAMES
     from domain.tournament import CreateChampionship, RegisterTeam, Settings, StartRound
-    from domain.tournament.events import RoundSlot, TeamInfo
+    from domain.tournament.events import RoundSlot
     from services.bots import team_bots
     from services.championships import RunSettings
     from services.roles import grant
@@ -224,9 +217,9 @@ async def _championship(platform, cid: str, n: int, organiser: Person, args: arg
                       metadata={"run": msgspec.to_builtins(run)})
     await grant(platform.pool, "championship", cid, actor, "organiser")
     teams = []
-    for team_id, name, region in TEAMS[:args.teams]:
+    for team_id in TEAMS[:args.teams]:
         bots = await team_bots(platform.pool, cid, team_id, [0, 1])
-        teams.append(RegisterTeam(team_id, (bots[0], bots[1]), info=TeamInfo(name=name, region=region)))
+        teams.append(RegisterTeam(team_id, (bots[0], bots[1])))
     await svc.execute(cid, "demo/register", lambda c: [t for t in teams if t.team_id not in c.state.teams],
                       actor=actor)
     # Each step only if nobody took it yet (a running server's schedule may tick in between).
@@ -240,7 +233,7 @@ async def _championship(platform, cid: str, n: int, organiser: Person, args: arg
     tables = [r["table_id"] for r in await svc.matches.tables_of(cid)]
     state = champ.state
     return {"championship_id": cid, "name": settings.name, "status": state.status, "round": len(state.rounds),
-            "teams": [{"team_id": t.team_id, "name": t.info.name, "players": list(t.players)} for t in teams],
+            "teams": [{"team_id": t.team_id, "players": list(t.players)} for t in teams],
             "draw_commitment": state.commitment, "tables": tables}
 
 
