@@ -53,7 +53,7 @@ async def previous_release(database_url, db_schema) -> str:
     conn = await asyncpg.connect(database_url)
     try:
         await conn.execute(f'DROP SCHEMA "{db_schema}" CASCADE; CREATE SCHEMA "{db_schema}"')
-        await conn.execute(previous.restore_script(db_schema))
+        await previous.restore(conn, db_schema)
     finally:
         await conn.close()
     return schema_url(database_url, db_schema)
