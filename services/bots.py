@@ -29,7 +29,12 @@ async def team_bots(db: asyncpg.Pool | asyncpg.Connection, championship_id: str,
                     places: list[int]) -> dict[int, str]:
     """Accounts of their own for the bots at ``places`` of a team (the same ones for the same team: a retried
     registration makes no more)."""
-    out = {i: "bot-" + uuid.uuid5(NAMESPACE, f"{championship_id}/{team_id}/{i}").hex[:16] for i in places}
+    out = team_bot_ids(championship_id, team_id, places)
     await db.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, 'bot') ON CONFLICT DO NOTHING",
                          [(uid, f"{team_id} bot {i + 1}") for i, uid in out.items()])
     return out
+
+
+def team_bot_ids(championship_id: str, team_id: str, places: list[int]) -> dict[int, str]:
+    """The ids of a team's bots at ``places`` (``team_bots`` makes their accounts)."""
+    return {i: "bot-" + uuid.uuid5(NAMESPACE, f"{championship_id}/{team_id}/{i}").hex[:16] for i in places}

@@ -34,3 +34,7 @@ class StaleVersion(Conflict):
 
 class Invalid(ServiceError):
     """Input the application layer's own rules refuse (a login with a space in it): ``field`` names it."""
+
+
+class Unprocessable(ServiceError):
+    """A document the caller sent holds mistakes, each named in ``errors`` (a file's lines): nothing was done."""

@@ -16,7 +16,7 @@ from domain.tournament.errors import CHAMPIONSHIP_RULES, ChampionshipRuleError
 from domain.tournament.events import (
     ChampionshipCreated, ChampionshipFinished, DrawCommitted, DrawMade, Match, MatchDoubleForfeited,
     MatchForfeited, MatchResultRecorded, PairingInputs, PlayerSubstituted, RankEntry, RegistrationClosed,
-    RoundPaired, RoundSlot, Settings, TeamRegistered, TeamWithdrawn, ChampionshipEvent,
+    RoundPaired, RoundSlot, Settings, TeamInfo, TeamRegistered, TeamWithdrawn, ChampionshipEvent,
 )
 from domain.tournament.results import MatchGame, MatchResult, game_result, match_result
 from domain.tournament.state import MatchOutcome, Round, Team, ChampionshipState, initial
@@ -27,7 +27,7 @@ __all__ = [
     "MatchDoubleForfeited", "MatchForfeited", "MatchResult", "MatchResultRecorded", "MatchOutcome",
     "PairingInputs", "PlayerSubstituted", "RankEntry", "RecordDoubleForfeit", "RecordForfeit",
     "RecordMatchResult", "RegisterTeam", "RegistrationClosed", "Round", "RoundPaired", "RoundSlot",
-    "Settings", "StartRound", "SubstitutePlayer", "CHAMPIONSHIP_RULES", "Team", "TeamRegistered", "TeamWithdrawn",
+    "Settings", "StartRound", "SubstitutePlayer", "CHAMPIONSHIP_RULES", "Team", "TeamInfo", "TeamRegistered", "TeamWithdrawn",
     "ChampionshipState", "ChampionshipCommand", "ChampionshipEvent", "ChampionshipRuleError", "WithdrawTeam", "commitment",
     "decide", "evolve", "fold", "game_result", "initial", "match_result",
 ]

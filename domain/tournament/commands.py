@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.tournament.events import Settings
+from domain.tournament.events import Settings, TeamInfo
 from domain.tournament.results import MatchResult
 
 
@@ -21,6 +21,7 @@ class RegisterTeam(_Command, tag="register_team"):
     team_id: str
     players: tuple[str, ...]                  # two; a duplicate team may be four (two pairs)
     substitutes: tuple[str, ...] = ()
+    info: TeamInfo | None = None              # its name, club, region, rating (an imported team has them)
 
 
 class WithdrawTeam(_Command, tag="withdraw_team"):

@@ -132,7 +132,7 @@ def _decide_register(state: ChampionshipState, command: c.RegisterTeam) -> list:
     for player in people:
         if player in state.players:
             _fail("already_registered", f"player {player} is already registered with team {state.players[player]}")
-    return [e.TeamRegistered(team_id, tuple(players), tuple(substitutes), late)]
+    return [e.TeamRegistered(team_id, tuple(players), tuple(substitutes), late, command.info)]
 
 
 def _decide_withdraw(state: ChampionshipState, command: c.WithdrawTeam) -> list:
@@ -283,11 +283,12 @@ def evolve(state: ChampionshipState, event) -> ChampionshipState:
     match event:
         case e.ChampionshipCreated(championship_id, settings):
             return replace(state, championship_id=championship_id, settings=settings, status="registration")
-        case e.TeamRegistered(team_id, players, substitutes, late):
+        case e.TeamRegistered(team_id, players, substitutes, late, info):
             people = state.players
             for player in (*players, *substitutes):
                 people = people.set(player, team_id)
-            return replace(state, teams=state.teams.set(team_id, Team(team_id, players, substitutes, late)),
+            return replace(state, teams=state.teams.set(team_id, Team(team_id, players, substitutes, late,
+                                                                      info=info)),
                            team_order=state.team_order.append(team_id), players=people,
                            active_count=state.active_count + 1)
         case e.TeamWithdrawn(team_id):

@@ -92,11 +92,21 @@ class ChampionshipCreated(_Event, tag="championship_created"):
     settings: Settings
 
 
+class TeamInfo(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """What an organiser says of a team beside its players: its name, club, region and rating."""
+
+    name: str = ""
+    club: str = ""
+    region: str = ""
+    rating: float | None = None
+
+
 class TeamRegistered(_Event, tag="team_registered"):
     team_id: str
     players: tuple[str, ...]                  # two; a duplicate team may be four (two pairs)
     substitutes: tuple[str, ...] = ()
     late: bool = False
+    info: TeamInfo | None = None
 
 
 class TeamWithdrawn(_Event, tag="team_withdrawn"):

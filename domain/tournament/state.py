@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.tournament.events import DrawMade, Match, PairingInputs, RankEntry, Settings
+from domain.tournament.events import DrawMade, Match, PairingInputs, RankEntry, Settings, TeamInfo
 from domain.tournament.persistent import PMap, PVec
 from domain.tournament.results import MatchResult
 
@@ -20,6 +20,7 @@ class Team(msgspec.Struct, frozen=True):
     substitutes: tuple[str, ...] = ()
     late: bool = False
     withdrawn: bool = False
+    info: TeamInfo | None = None              # name, club, region, rating, if the organiser gave them
 
 
 class MatchOutcome(msgspec.Struct, frozen=True):

@@ -20,7 +20,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from domain.errors import DomainError
 from domain.tournament import ChampionshipRuleError
-from services.errors import Conflict, Forbidden, Invalid, NotFound, ServiceError
+from services.errors import Conflict, Forbidden, Invalid, NotFound, ServiceError, Unprocessable
 
 log = logging.getLogger("baloot.api")
 
@@ -88,7 +88,7 @@ def document_problems(app) -> None:
             handler.responses = {**PROBLEM_RESPONSES, **(handler.responses or {})}
 
 
-_STATUS = {NotFound: 404, Forbidden: 403, Conflict: 409, Invalid: 400}
+_STATUS = {NotFound: 404, Forbidden: 403, Conflict: 409, Invalid: 400, Unprocessable: 422}
 
 
 def _on_service_error(request: Request, exc: ServiceError) -> Response:

@@ -45,7 +45,8 @@ from services.championships import (
     stream_of,
 )
 from services.api.problems import Problem
-from services.championships import duplicate
+from services.championships import duplicate, imports
+from services.championships.imports import Imported
 from services.api.schemas import NUL_FREE, BotPace, CommandId, Name, Strict, TurnSeconds
 from services.tables import command_digest
 
@@ -152,6 +153,10 @@ class TeamOut(msgspec.Struct):
     substitutes: list[str]
     late: bool
     withdrawn: bool
+    name: str = ""                    # what the organiser named it (an imported team), else ""
+    club: str = ""
+    region: str = ""
+    rating: float | None = None
 
 
 class RankOut(msgspec.Struct):
@@ -289,7 +294,8 @@ def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
     settings = ChampionshipSettings(s.format, s.game, s.profile, decode_switches(s.switches), s.match_games, s.game_target,
                                     s.table_mode, list(s.schedule), s.seeding, s.swiss_rounds, s.group_size,
                                     s.qualifiers_per_group, s.grand_final_reset, s.duplicate_boards)
-    teams = [TeamOut(t.team_id, list(t.players), list(t.substitutes), t.late, t.withdrawn)
+    teams = [TeamOut(t.team_id, list(t.players), list(t.substitutes), t.late, t.withdrawn,
+                     **(msgspec.structs.asdict(t.info) if t.info else {}))
              for t in (state.teams[tid] for tid in state.team_order)]
     draw = state.draw
     return ChampionshipSummary(
@@ -453,6 +459,30 @@ async def finish(request: Request, championship_id: FromPath[str], data: JSONBod
                                                  lambda _: [FinishChampionship()], actor=user.user_id,
                                                  digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
+
+
+MAX_IMPORT = 4 * 1024 * 1024      # a teams file: 10,240 teams of two fit many times over
+
+
+@post("/{championship_id:str}/teams/import", operation_id="importTeams", status_code=201,
+      request_max_body_size=MAX_IMPORT,
+      summary="Organiser: register the teams of a CSV file, all or none (422 bad_import names every bad line: "
+              "its line, its column, why); dry_run=true checks it only")
+async def import_teams(request: Request, championship_id: FromPath[str], user: Caller, pool: Pool,
+                       championships: Championships,
+                       command_id: Annotated[CommandId, QueryParameter(description="the import's command id: "
+                                                                                   "sent again, nothing is added")],
+                       dry_run: FromQuery[bool] = False) -> Imported:
+    await _organiser(championships, pool, championship_id, user)
+    body = await request.body()
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Problem(400, "invalid_field", f"the file is not UTF-8 text (byte {exc.start}): save it as "
+                                            "CSV UTF-8", field="body") from None
+    return await imports.import_teams(championships, pool, championship_id, text, actor=user.user_id,
+                                      command_id=command_id, digest=command_digest((request.url.path, text)),
+                                      dry_run=dry_run)
 
 
 # ---- players (and organisers on their behalf) ----
@@ -647,7 +677,7 @@ async def list_matches(championship_id: FromPath[str], user: Caller, championshi
 
 
 championship_router = Router(path="/championships", route_handlers=[
-    create_championship, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
+    create_championship, import_teams, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
     make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
     list_matches, check_in, list_championships,

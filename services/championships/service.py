@@ -176,7 +176,10 @@ class ChampionshipService:
 
     def make_draw(self, championship_id: str, champ: Championship, ratings: dict[str, float]) -> MakeDraw:
         if champ.state.settings is not None and champ.state.settings.seeding == "rating":
-            return MakeDraw(ratings=tuple(sorted(ratings.items())))
+            # The ratings the request gives, else those the teams were registered (imported) with.
+            stored = {t.team_id: t.info.rating for _, t in champ.state.teams.items()
+                      if t.info is not None and t.info.rating is not None}
+            return MakeDraw(ratings=tuple(sorted((ratings or stored).items())))
         return MakeDraw(seed=self.draw_seed(championship_id))
 
     async def boards_done(self, opened: TableOpened) -> bool | None:

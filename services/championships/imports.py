@@ -1,0 +1,115 @@
+"""An organiser's teams file imported as a whole: the file's own checks (``domain.tournament.imports``), then
+the logins (each an account), then the championship's rules (a team or a player registered already, the
+registration closed), every problem named by its line and column; only a file with none is registered, in
+one append, so that nothing is stored while any line is bad."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.tournament import ChampionshipRuleError, RegisterTeam, TeamInfo, decide, evolve
+from domain.tournament.imports import BOT, LineError, TeamRow, parse_teams
+from services.accounts import normalise_login
+from services.bots import team_bot_ids
+from services.championships import duplicate
+from services.commands import replayed
+from services.errors import Invalid, Unprocessable
+
+MAX_LISTED = 200          # the errors listed in one refusal (their count is given whole)
+
+
+class Imported(msgspec.Struct, frozen=True):
+    championship_id: str
+    version: int
+    teams: int
+    dry_run: bool
+    team_ids: list[str]
+    replayed: bool = False        # this command id had imported the file already: nothing more was done
+
+
+def refuse(errors: list[LineError]) -> Unprocessable:
+    first = errors[0]
+    where = f"line {first.line}" + (f", {first.column}" if first.column else "")
+    return Unprocessable("bad_import", f"{len(errors)} problem{'s' if len(errors) != 1 else ''} in the file, "
+                                       f"nothing imported; the first: {where}: {first.reason}",
+                         errors=[msgspec.to_builtins(e) for e in errors[:MAX_LISTED]], error_count=len(errors))
+
+
+async def _logins(pool, rows: list[TeamRow], errors: list[LineError], players: list[str]) -> dict[str, str]:
+    """login -> user id of every person the file names; an unknown login is a line's error."""
+    wanted: dict[str, str] = {}
+    for row in rows:
+        for person in (*row.players, *row.substitutes):
+            if person and person != BOT:
+                try:
+                    wanted[person] = normalise_login(person)
+                except Invalid:
+                    wanted[person] = ""
+    found = dict(await pool.fetch("SELECT c.login, c.user_id FROM credentials c JOIN users u USING (user_id) "
+                                  "WHERE c.login = ANY($1::text[]) AND u.kind = 'human'",
+                                  sorted({k for k in wanted.values() if k})))
+    for row in rows:
+        columns = [*players, *(f"substitute_{i + 1}" for i in range(len(row.substitutes)))]
+        for column, person in zip(columns, (*row.players, *row.substitutes)):
+            if person and person != BOT and wanted[person] not in found:
+                errors.append(LineError(row.line, column, f"no account has the login {person!r}: the player signs "
+                                                          "up first (/play/), then the file names his login"))
+    return {person: found[key] for person, key in wanted.items() if key in found}
+
+
+async def import_teams(championships, pool, championship_id: str, text: str, *, actor: str, command_id: str,
+                       digest: str, dry_run: bool = False) -> Imported:
+    """Register every team of the file, or none (``Unprocessable`` naming each bad line); ``dry_run``: check only."""
+    champ = await championships.load(championship_id)
+    retry = replayed(champ.commands, actor, command_id, digest)
+    if retry is not None:                       # the same file sent again with its command id: done already
+        return Imported(championship_id, retry.version, 0, dry_run, [], replayed=True)
+    size = duplicate.team_size(champ.state.settings.format)
+    players = [f"player_{i + 1}" for i in range(size)]
+    rows, errors = parse_teams(text, championship_id, size)
+    if errors and not rows:
+        raise refuse(errors)                      # not a teams file at all: its header, its encoding
+    users = await _logins(pool, rows, errors, players)
+    if errors:
+        raise refuse(sorted(errors, key=lambda e: e.line))
+
+    def commands_for(state) -> list[RegisterTeam]:
+        out, problems = [], []
+        for row in rows:
+            bots = team_bot_ids(championship_id, row.team_id, [i for i, p in enumerate(row.players) if p == BOT])
+            command = RegisterTeam(row.team_id, tuple(bots.get(i) or users[p] for i, p in enumerate(row.players)),
+                                   tuple(users[s] for s in row.substitutes),
+                                   TeamInfo(row.name, row.club, row.region, row.rating))
+            try:
+                for event in decide(state, command):
+                    state = evolve(state, event)
+            except ChampionshipRuleError as exc:
+                problems.append(LineError(row.line, None, _in_words(exc, command, row, users)))
+                continue
+            out.append(command)
+        if problems:
+            raise refuse(problems)
+        return out
+
+    planned = commands_for(champ.state)                # every line checked against the championship as it is
+    if dry_run:
+        return Imported(championship_id, champ.version, len(planned), True, [c.team_id for c in planned])
+    bots = [(uid, f"{row.name} bot {i + 1}") for row in rows
+            for i, uid in team_bot_ids(championship_id, row.team_id,
+                                       [i for i, p in enumerate(row.players) if p == BOT]).items()]
+    if bots:
+        await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, 'bot') "
+                               "ON CONFLICT DO NOTHING", bots)
+    outcome, champ = await championships.execute(championship_id, command_id, lambda c: commands_for(c.state),
+                                                 actor=actor, digest=digest)
+    return Imported(championship_id, outcome.version, len(rows), False, [row.team_id for row in rows])
+
+
+def _in_words(exc: ChampionshipRuleError, command: RegisterTeam, row: TeamRow, users: dict[str, str]) -> str:
+    """The championship's refusal of a line, with logins where it names user ids."""
+    logins = {uid: login for login, uid in users.items()}
+    text = exc.message
+    for uid, login in logins.items():
+        text = text.replace(f"player {uid}", f"player {login}")
+    text = text.replace(f"team {command.team_id}", f"team {row.name!r}")
+    return f"{text} ({exc.rule})"
