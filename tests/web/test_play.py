@@ -108,7 +108,7 @@ def test_the_play_pages_in_four_looks(served, browser, chromium_paths):
 
     # Bidding at her own table with three bots (recorded, so that Qayd is possible).
     table_id = my_table(browser, served.base, {"seats": [me, "bot", "bot", "bot"], "mode": "recorded",
-                                               "bot_pace_seconds": 0, "turn_seconds": 60})
+                                               "bot_pace_seconds": 0, "turn_seconds": 900})
     url = f"{served.base}/play/table.html?id={table_id}"
     browser.get(url)
     rng = random.Random(3)
