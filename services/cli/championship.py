@@ -1,4 +1,5 @@
-"""`baloot championship rehearse`: a whole championship of bot teams on the live path, then its checks."""
+"""`baloot championship rehearse`: a whole championship of bot teams on the live path, then its checks; and
+the organiser's commands against a server (``services/cli/organise.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 
 import msgspec
 
+from services.cli import organise
 from services.cli.tournament import FORMAT_ALIASES
 
 
@@ -33,6 +35,7 @@ def register(subparsers) -> None:
     r.add_argument("--budget", type=float, default=None, help="give up after this many seconds")
     r.add_argument("--keep", action="store_true", help="keep the scratch schema (its name is printed)")
     r.set_defaults(func=rehearse)
+    organise.register(commands)
 
 
 def rehearse(args: argparse.Namespace) -> int:
