@@ -1,0 +1,337 @@
+"""A championship's exports, for its organisers and referees: its teams, matches and standings as CSV, and
+every finished deal's and game's record of its tables in one zip.
+
+The CSV files say what the JSON routes say (``GET /championships/{id}``, ``/matches``, ``/standings``), built
+from the same folds; the zip's records are made by the hand-record and game-record routes' own helpers
+(``services/api/routes_tables.py``: the caller's part at each table, its hands policy, a deal or a game still
+being played refused, the same exporters), so an export shows nothing ``GET /tables/{t}/deals/{n}/record`` and
+``GET /tables/{t}/record`` would not. The zip is streamed: it is written table by table as it is sent, and
+only one table's events, and a line per file for the zip's directory and the manifest, are held at once.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import io
+import re
+import zipfile
+from collections.abc import AsyncIterator, Iterable
+
+import msgspec
+from litestar import Response, Router, get
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath
+from litestar.response import Stream
+
+from domain.baloot.handrecord import HandReceipt, export_record
+from domain.table import game_of
+from domain.tournament.state import ChampionshipState, parse_match_id
+from projections.standings import StandingRow
+from services.anchor import receipts_of
+from services.api.auth import User
+from services.api.deps import Caller, Championships, Pool, Seen, Tables
+from services.api.problems import Problem
+from services.api.routes_championships import _is_organiser, summary
+from services.api.routes_tables import _finished_deal, _visible_events, _whole_game
+from services.championships import duplicate
+from services.errors import ServiceError
+from services.roles import has_role
+from services.tables import deal_spans, stream_of
+
+CSV_MEDIA = "text/csv"                  # Litestar adds "; charset=utf-8" (the response's encoding)
+ZIP_MEDIA = "application/zip"
+MANIFEST_FORMAT = "baloot-arena-records/1"
+# Cells a spreadsheet would read as a formula (OWASP's list: =, +, -, @, and tab and carriage return): a text
+# cell starting so is written with a leading apostrophe. Numbers the server counts are written as numbers.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# What an organiser may say of a team beside its players (GET /championships/{id}'s teams, where it has them;
+# a team registered with none has empty cells).
+TEAM_INFO = ("name", "club", "region", "rating")
+SUBSTITUTE_COLUMNS = 4          # the substitutes a team registers with at most (more columns if one has more)
+
+_CSV_RESPONSE = {200: ResponseSpec(data_container=str, media_type="text/csv", generate_examples=False,
+                                   description="RFC 4180 CSV, UTF-8, with a header row")}
+_ZIP_RESPONSE = {200: ResponseSpec(data_container=bytes, media_type=ZIP_MEDIA, generate_examples=False,
+                                   description="a zip: one JSON record per finished deal (baloot-hand/1) or "
+                                               "game (balut-game/1), and manifest.json with their SHA-256")}
+
+
+# ---- who may export ----
+
+async def _official(championships: Championships, pool: Pool, championship_id: str, user: User):
+    """The championship (404 when there is none), which the caller must organise or referee (403)."""
+    champ = await championships.load(championship_id)
+    if not (await _is_organiser(pool, championship_id, user)
+            or await has_role(pool, user.user_id, "referee", ("championship", championship_id))):
+        raise Problem(403, "not_organiser", f"only the organisers and referees of championship {championship_id} "
+                                            "export it")
+    return champ
+
+
+# ---- CSV ----
+
+def cell(value) -> str | int | float:
+    """A value as a CSV cell: None empty, booleans ``true``/``false``, numbers as they are, and text that a
+    spreadsheet would take for a formula prefixed with ``'`` (team ids and names are the users' own)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return value
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _filename(championship_id: str, what: str) -> str:
+    return f"{re.sub(r'[^A-Za-z0-9._-]', '_', championship_id)}-{what}"
+
+
+def _attachment(championship_id: str, what: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{_filename(championship_id, what)}"',
+            "Cache-Control": "no-store"}
+
+
+def csv_response(championship_id: str, what: str, header: list[str], rows: Iterable[list]) -> Response:
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\r\n")       # RFC 4180: CRLF, quotes doubled, minimal quoting
+    writer.writerow(header)
+    writer.writerows([cell(v) for v in row] for row in rows)
+    return Response(out.getvalue().encode("utf-8"), media_type=CSV_MEDIA,
+                    headers=_attachment(championship_id, what))
+
+
+async def _names(pool: Pool, user_ids: list[str]) -> dict[str, str]:
+    rows = await pool.fetch("SELECT user_id, name FROM users WHERE user_id = ANY($1)", user_ids)
+    return {r["user_id"]: r["name"] for r in rows}
+
+
+@get("/{championship_id:str}/export/teams.csv", operation_id="exportTeams", media_type=CSV_MEDIA,
+     summary="Organisers and referees: the teams as CSV (name, players and substitutes with their public "
+             "names, status, seed)", responses=_CSV_RESPONSE)
+async def export_teams(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
+                       ) -> Response:
+    champ = await _official(championships, pool, championship_id, user)
+    out = summary(championship_id, champ)          # the teams as GET /championships/{id} gives them
+    seeds = {team: k for k, team in enumerate(out.draw_order, 1)}
+    places = max([duplicate.team_size(out.settings.format), *(len(t.players) for t in out.teams)])
+    subs = max([SUBSTITUTE_COLUMNS, *(len(t.substitutes) for t in out.teams)])
+    names = await _names(pool, sorted({u for t in out.teams for u in (*t.players, *t.substitutes)}))
+    header = ["team_id", *TEAM_INFO, "status", "late", "seed",
+              *(f"player_{k}_{what}" for k in range(1, places + 1) for what in ("id", "name")),
+              *(f"substitute_{k}_{what}" for k in range(1, subs + 1) for what in ("id", "name"))]
+
+    def people(ids: list[str], width: int) -> list:
+        padded = [*ids, *[None] * (width - len(ids))]
+        return [v for uid in padded for v in (uid, names.get(uid) if uid is not None else None)]
+
+    rows = ([t.team_id, *(getattr(t, f) for f in TEAM_INFO), "withdrawn" if t.withdrawn else "registered",
+             t.late, seeds.get(t.team_id),
+             *people(t.players, places), *people(t.substitutes, subs)] for t in out.teams)
+    return csv_response(championship_id, "teams.csv", header, rows)
+
+
+MATCH_COLUMNS = ["round", "match_id", "stage", "note", "team_a", "team_b", "status", "outcome", "winner",
+                 "team_a_games", "team_b_games", "team_a_points", "team_b_points", "game_scores", "game_ends",
+                 "tables"]
+
+
+def match_rows(state: ChampionshipState, tables_of: list) -> Iterable[list]:
+    """Every match, round by round, as ``GET /championships/{id}/matches`` tells it (its status, outcome and
+    winner, games won), with the points and each game's score the championship recorded, and its tables."""
+    tables: dict[str, list[str]] = {}
+    for r in tables_of:
+        tables.setdefault(r["match_id"], []).append(r["table_id"])
+    for round_ in state.rounds:
+        for m in round_.matches:
+            its_tables = tables.get(m.match_id, [])
+            o = round_.outcomes[m.index]
+            status = "decided" if o is not None else "playing" if its_tables else "waiting"
+            res = o.result if o is not None else None
+            yield [m.round, m.match_id, m.stage, m.note, m.team_a, m.team_b, status, o.kind if o else None,
+                   o.winner if o else None,
+                   *((res.team_a_games, res.team_b_games, res.team_a_points, res.team_b_points,
+                      " ".join(f"{a}:{b}" for a, b in res.final_scores), " ".join(res.game_ends))
+                     if res is not None else (None,) * 6),
+                   " ".join(its_tables)]
+
+
+@get("/{championship_id:str}/export/matches.csv", operation_id="exportMatches", media_type=CSV_MEDIA,
+     summary="Organisers and referees: every match as CSV (round, stage, teams, games and points, winner, how "
+             "it was decided, its tables)", responses=_CSV_RESPONSE)
+async def export_matches(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
+                         ) -> Response:
+    champ = await _official(championships, pool, championship_id, user)
+    rows = match_rows(champ.state, await championships.matches.tables_of(championship_id))
+    return csv_response(championship_id, "matches.csv", MATCH_COLUMNS, rows)
+
+
+STANDING_COLUMNS = [f.encode_name for f in msgspec.structs.fields(StandingRow)]
+
+
+@get("/{championship_id:str}/export/standings.csv", operation_id="exportStandings", media_type=CSV_MEDIA,
+     summary="Organisers and referees: the standings as CSV, every column of GET /championships/{id}/standings",
+     responses=_CSV_RESPONSE)
+async def export_standings(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
+                           ) -> Response:
+    await _official(championships, pool, championship_id, user)
+    standings = msgspec.to_builtins(await championships.standings(championship_id))
+    return csv_response(championship_id, "standings.csv", STANDING_COLUMNS,
+                        ([row[c] for c in STANDING_COLUMNS] for row in standings))
+
+
+# ---- the records ----
+
+class _Sink:
+    """Where the zip is written: an unseekable file (zipfile then writes data descriptors) whose bytes are
+    taken away after each file."""
+
+    def __init__(self):
+        self._chunks: list[bytes] = []
+
+    def write(self, data) -> int:
+        self._chunks.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def take(self) -> bytes:
+        out = b"".join(self._chunks)
+        self._chunks.clear()
+        return out
+
+
+class _Entry(msgspec.Struct):
+    path: str
+    sha256: str
+    size: int = msgspec.field(name="bytes")
+    format: str
+    table_id: str
+    match_id: str
+    round: int | None
+    game_no: int
+    deal_no: int | None              # None: the record is the whole game's
+
+
+class _LeftOut(msgspec.Struct):
+    table_id: str
+    match_id: str
+    deal_no: int | None
+    rule: str                        # deal_in_progress, game_in_progress, or the table's refusal
+    detail: str
+
+
+class _Manifest(msgspec.Struct):
+    format: str
+    championship_id: str
+    name: str
+    exported_at: str
+    files: list[_Entry]
+    left_out: list[_LeftOut]
+
+
+async def _table_records(row, pool: Pool, tables: Tables, visibility: Seen, user: User
+                         ) -> tuple[list[tuple[int | None, str, bytes]], list[tuple[int | None, str, str]]]:
+    """One table's records as the record routes give them: (deal_no or None for a game record, format, JSON),
+    and what the caller may not have yet, as (deal_no, rule, detail)."""
+    table_id = row["table_id"]
+    try:
+        events = await _visible_events(tables, visibility, table_id, user, hands=True)
+        table = await tables.load(table_id)
+    except (Problem, ServiceError) as refused:       # a table the caller may not read the hands of
+        return [], [(None, refused.rule, refused.detail)]
+    game = game_of(table)
+    if game.info.record_scope == "game":              # GET /tables/{t}/record
+        try:
+            game, played = _whole_game(table, events)
+        except Problem as refused:
+            return [], [(None, refused.rule, refused.detail)]
+        record = msgspec.to_builtins(game.info.record.export(played))
+        return [(None, game.info.record.name, msgspec.json.encode(record))], []
+    # GET /tables/{t}/deals/{n}/record for each deal, on the table's events read once (that route reads them
+    # for each deal): its refusal of a deal still being played, its exporter, its receipt attached alike.
+    records, left = [], []
+    receipts = [r for r in await receipts_of(pool, stream_of(table_id)) if r.kind == "deal"]
+    for deal_no in range(1, len(deal_spans(events)) + 1):
+        try:
+            record = export_record(_finished_deal(events, deal_no))
+        except Problem as refused:
+            left.append((deal_no, refused.rule, refused.detail))
+            continue
+        receipt = next((r for r in receipts if r.ref == str(deal_no)), None)
+        if receipt is not None:
+            record = msgspec.structs.replace(record, receipt=msgspec.convert(msgspec.to_builtins(receipt),
+                                                                             HandReceipt))
+        records.append((deal_no, game.info.record.name, msgspec.json.encode(record)))
+    return records, left
+
+
+def record_path(round_no: int | None, match_id: str, table_id: str, deal_no: int | None) -> str:
+    head = f"round-{round_no:02d}" if round_no is not None else "round-00"
+    return f"{head}/{match_id}/{table_id}/" + (f"deal-{deal_no:03d}.json" if deal_no is not None else "game.json")
+
+
+async def _zip(championship_id: str, name: str, rows: list, rounds: dict[str, int], pool: Pool, tables: Tables,
+               visibility: Seen, user: User) -> AsyncIterator[bytes]:
+    now = dt.datetime.now(dt.timezone.utc)
+    stamp = now.timetuple()[:6]
+    sink = _Sink()
+    files: list[_Entry] = []
+    left_out: list[_LeftOut] = []
+
+    def add(zf: zipfile.ZipFile, path: str, data: bytes) -> None:
+        info = zipfile.ZipInfo(path, date_time=stamp)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        zf.writestr(info, data)
+
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for row in rows:
+            match_id, table_id = row["match_id"], row["table_id"]
+            round_no = rounds.get(match_id)
+            records, left = await _table_records(row, pool, tables, visibility, user)
+            for deal_no, fmt, data in records:
+                path = record_path(round_no, match_id, table_id, deal_no)
+                add(zf, path, data)
+                files.append(_Entry(path, hashlib.sha256(data).hexdigest(), len(data), fmt, table_id, match_id,
+                                    round_no, row["game_no"], deal_no))
+            left_out.extend(_LeftOut(table_id, match_id, deal_no, rule, detail) for deal_no, rule, detail in left)
+            if chunk := sink.take():
+                yield chunk
+        add(zf, "manifest.json", msgspec.json.encode(_Manifest(
+            MANIFEST_FORMAT, championship_id, name, now.isoformat(), files, left_out)))
+    yield sink.take()                                 # the last file and the zip's central directory
+
+
+def _match_order(state: ChampionshipState, rows: list) -> tuple[list, dict[str, int]]:
+    """The tables by round, match (in pairing order) and game; each match's round."""
+    place: dict[str, tuple[int, int]] = {}
+    for round_ in state.rounds:
+        for m in round_.matches:
+            place[m.match_id] = (m.round, m.index)
+
+    def key(row):
+        where = place.get(row["match_id"]) or parse_match_id(row["match_id"] or "") or (0, 0)
+        return (*where, row["game_no"] or 0, row["table_id"])
+
+    return sorted(rows, key=key), {m: r for m, (r, _) in place.items()}
+
+
+@get("/{championship_id:str}/export/records.zip", operation_id="exportRecords", media_type=ZIP_MEDIA,
+     summary="Organisers and referees: every finished deal's hand record and every finished game's record of "
+             "the championship's tables, in a zip with a manifest of their SHA-256 (streamed)",
+     responses=_ZIP_RESPONSE)
+async def export_records(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships,
+                         tables: Tables, visibility: Seen) -> Stream:
+    champ = await _official(championships, pool, championship_id, user)
+    rows, rounds = _match_order(champ.state, list(await championships.matches.tables_of(championship_id)))
+    return Stream(_zip(championship_id, champ.state.settings.name, rows, rounds, pool, tables, visibility, user),
+                  media_type=ZIP_MEDIA, headers=_attachment(championship_id, "records.zip"))
+
+
+export_router = Router(path="/championships", route_handlers=[
+    export_teams, export_matches, export_standings, export_records,
+])
