@@ -47,6 +47,7 @@ from services.championships import (
 from services.api.problems import Problem
 from services.championships import duplicate, imports
 from services.championships.imports import Imported
+from services.championships.monitor import Monitor, State as MonitorState, monitor
 from services.api.schemas import NUL_FREE, BotPace, CommandId, Name, Strict, TurnSeconds
 from services.tables import command_digest
 
@@ -609,13 +610,21 @@ async def check_in(request: Request, championship_id: FromPath[str], match_id: F
 
 # ---- everyone ----
 
-@get("/", operation_id="listChampionships", summary="Championships, the newest first")
+@get("/", operation_id="listChampionships", summary="Championships, the newest first (organised=true: the "
+                                                     "caller's own, for the organiser console)")
 async def list_championships(user: Caller, pool: Pool, championships: Championships,
-                             limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100) -> list[ChampionshipListed]:
+                             limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
+                             organised: FromQuery[bool] = False) -> list[ChampionshipListed]:
+    if organised and not await has_role(pool, user.user_id, "organiser", ("platform", "")) and not await pool.fetchval(
+            "SELECT 1 FROM grants WHERE scope = 'championship' AND role = 'organiser' AND user_id = $1 LIMIT 1",
+            user.user_id):
+        raise Problem(403, "not_organiser", "the organiser console is for accounts with the organiser role: ask "
+                                            "whoever runs the platform (baloot account grant LOGIN organiser)")
     rows = await pool.fetch(
         "SELECT g.scope_id, e.recorded_at FROM grants g JOIN events e ON e.stream_id = $2 || g.scope_id "
         "AND e.version = 1 WHERE g.scope = 'championship' AND g.role = 'organiser' "
-        "ORDER BY e.recorded_at DESC, g.scope_id LIMIT $1", limit, stream_of(""))
+        "AND ($3::text IS NULL OR g.user_id = $3) "
+        "ORDER BY e.recorded_at DESC, g.scope_id LIMIT $1", limit, stream_of(""), user.user_id if organised else None)
     out = []
     for r in rows:
         state = (await championships.load(r["scope_id"])).state
@@ -676,9 +685,23 @@ async def list_matches(championship_id: FromPath[str], user: Caller, championshi
     return out
 
 
+@get("/{championship_id:str}/monitor", operation_id="monitorChampionship",
+     summary="Organisers and referees: every match of a round with its state, a count per state and what needs "
+             "the organiser now (paged: after, limit; filters: state, q)")
+async def get_monitor(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships,
+                      round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
+                      match_state: Annotated[MonitorState | None, QueryParameter(name="state")] = None,
+                      q: Annotated[str, QueryParameter(max_length=80)] = "",
+                      after: Annotated[int, QueryParameter(ge=-1)] = -1,
+                      limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100) -> Monitor:
+    await _referee(championships, pool, championship_id, user)
+    return await monitor(championships, championship_id, round_no=round_no, state_filter=match_state, query=q,
+                         after=after, limit=limit)
+
+
 championship_router = Router(path="/championships", route_handlers=[
     create_championship, import_teams, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
     make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
-    list_matches, check_in, list_championships,
+    list_matches, check_in, list_championships, get_monitor,
 ])

@@ -1,0 +1,154 @@
+"""The organiser's live monitor of a championship: every match of a round with its state, a count per state,
+and what needs the organiser now, first (no-shows at a closed check-in window, stalled tables, disputes, a
+round ready to start).
+
+A match is ``waiting_check_in`` (a window is open and a team has not checked in), ``waiting`` (no table yet),
+``playing``, ``stalled`` (its table live with nothing stored for ``stall_seconds``), ``disputed`` (a Qayd under
+review at its table), or ``finished`` (decided: played, forfeit, bye). Built from the championship's fold, its
+check-in stream, the tables index and each live table's last event: one query for all the round's tables.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import Literal
+
+import msgspec
+
+from domain.tournament.checkin import team_checked_in
+from services.championships.checkins import closes_at
+
+State = Literal["waiting_check_in", "waiting", "playing", "stalled", "disputed", "finished"]
+STATES: tuple[State, ...] = ("waiting_check_in", "waiting", "playing", "stalled", "disputed", "finished")
+DISPUTE_EVENTS = ("qayd_called",)
+
+
+def stall_seconds() -> float:
+    return float(os.environ.get("BALOOT_STALL_SECONDS", "300"))
+
+
+class MonitoredMatch(msgspec.Struct, frozen=True):
+    match_id: str
+    round: int
+    stage: str
+    team_a: str | None
+    team_b: str | None
+    names: tuple[str, str]                     # the teams' names (their ids where they have none)
+    state: State
+    outcome: str | None                        # played, forfeit, double_forfeit, bye, walkover, void
+    winner: str | None
+    games: tuple[int, int] | None
+    tables: list[str]
+    checked_in: tuple[bool, bool]
+    last_event_at: dt.datetime | None          # the latest stored event of its tables
+
+
+class Attention(msgspec.Struct, frozen=True):
+    kind: Literal["no_show", "stalled", "disputed", "round_ready", "championship_over"]
+    detail: str
+    match_id: str | None = None
+
+
+class Monitor(msgspec.Struct, frozen=True):
+    championship_id: str
+    name: str
+    status: str
+    round: int                                 # the round shown (0: none started)
+    rounds: int
+    check_in_closes_at: dt.datetime | None
+    counts: dict[str, int]                     # every state, over the whole round (filters aside)
+    needs: list[Attention]                     # what needs the organiser now, the most urgent first
+    matches: list[MonitoredMatch]              # the page asked for, in match order
+    total: int                                 # matches that pass the filters
+    next_after: int | None                     # give as `after` for the next page; None: the last page
+
+
+def team_name(state, team_id: str | None) -> str:
+    if team_id is None:
+        return ""
+    team = state.teams.get(team_id) if hasattr(state.teams, "get") else None
+    return (team.info.name if team is not None and team.info is not None and team.info.name else team_id)
+
+
+async def monitor(championships, championship_id: str, *, round_no: int | None = None, state_filter: str | None = None,
+                  query: str = "", after: int = -1, limit: int = 100, now: dt.datetime | None = None) -> Monitor:
+    champ = await championships.load(championship_id)
+    state = champ.state
+    now = now or dt.datetime.now(dt.timezone.utc)
+    number = round_no or len(state.rounds)
+    counts = {s: 0 for s in STATES}
+    if not 1 <= number <= len(state.rounds):
+        return Monitor(championship_id, state.settings.name, state.status, 0, len(state.rounds), None, counts,
+                       _needs_without_round(state), [], 0, None)
+    current = state.rounds[number - 1]
+    tables: dict[str, list] = {}
+    for r in await championships.matches.tables_of(championship_id):
+        tables.setdefault(r["match_id"], []).append(r)
+    ours = {m.match_id for m in current.matches}
+    live = [r["table_id"] for mid, rows in tables.items() if mid in ours for r in rows if r["status"] == "live"]
+    last = {r["table_id"]: (r["event_type"], r["recorded_at"]) for r in await championships.pool.fetch(
+        "SELECT t.table_id, e.event_type, e.recorded_at FROM unnest($1::text[]) AS t(table_id) "
+        "CROSS JOIN LATERAL (SELECT event_type, recorded_at FROM events WHERE stream_id = 'table-' || t.table_id "
+        "ORDER BY version DESC LIMIT 1) e", live)} if live else {}
+    window = closes_at(champ, number)
+    checks = await championships.check_ins.of(championship_id) if window is not None else None
+    stall = dt.timedelta(seconds=stall_seconds())
+    out: list[MonitoredMatch] = []
+    needs: list[Attention] = []
+    for m in current.matches:
+        o = current.outcomes[m.index]
+        rows = tables.get(m.match_id, [])
+        checked = (False, False)
+        if checks is not None:
+            here = checks.of(number, m.match_id)
+            checked = tuple(t is not None and team_checked_in(state.teams[t], here) for t in (m.team_a, m.team_b))
+        seen = [last[r["table_id"]] for r in rows if r["table_id"] in last]
+        latest = max((at for _, at in seen), default=None)
+        if o is not None:
+            kind: State = "finished"
+        elif any(t in DISPUTE_EVENTS for t, _ in seen):
+            kind = "disputed"
+        elif seen and latest is not None and now - latest > stall:
+            kind = "stalled"
+        elif rows:
+            kind = "playing"
+        elif window is not None and not all(checked):
+            kind = "waiting_check_in"
+        else:
+            kind = "waiting"
+        counts[kind] += 1
+        names = (team_name(state, m.team_a), team_name(state, m.team_b))
+        if kind == "stalled":
+            needs.append(Attention("stalled", f"{names[0]} v {names[1]}: nothing played for "
+                                              f"{int((now - latest).total_seconds() // 60)} min", m.match_id))
+        elif kind == "disputed":
+            needs.append(Attention("disputed", f"{names[0]} v {names[1]}: a Qayd is under review", m.match_id))
+        elif kind == "waiting_check_in" and window is not None and now >= window:
+            absent = [n for n, c in zip(names, checked) if not c]
+            needs.append(Attention("no_show", f"{' and '.join(absent)} did not check in by the window's end",
+                                   m.match_id))
+        games = (o.result.team_a_games, o.result.team_b_games) if o is not None and o.result is not None else None
+        out.append(MonitoredMatch(m.match_id, m.round, m.stage, m.team_a, m.team_b, names, kind,
+                                  o.kind if o else None, o.winner if o else None, games,
+                                  [r["table_id"] for r in rows], checked, latest))
+    order = {"no_show": 0, "stalled": 1, "disputed": 2}
+    needs.sort(key=lambda a: order[a.kind])
+    if current.undecided == 0 and number == len(state.rounds):
+        needs += _needs_without_round(state) or ([Attention("round_ready", f"round {number} is decided: start "
+                                                            f"round {number + 1}")] if state.status == "running" else [])
+    wanted = query.casefold().strip()
+    picked = [m for m in out if (state_filter is None or m.state == state_filter)
+              and (not wanted or wanted in m.match_id.casefold() or any(wanted in n.casefold() for n in m.names)
+                   or any(wanted in (t or "").casefold() for t in (m.team_a, m.team_b)))]
+    page = [m for k, m in enumerate(picked) if k > after][:limit]
+    start = next((k for k, m in enumerate(picked) if k > after), len(picked))
+    more = start + len(page) < len(picked)
+    return Monitor(championship_id, state.settings.name, state.status, number, len(state.rounds), window, counts,
+                   needs, page, len(picked), start + len(page) - 1 if more else None)
+
+
+def _needs_without_round(state) -> list[Attention]:
+    if state.status == "running" and state.champion is not None:
+        return [Attention("championship_over", f"{team_name(state, state.champion)} won: finish the championship")]
+    return []
