@@ -17,6 +17,8 @@ async function problem(r) {
   error.status = r.status;
   error.rule = body.rule;
   error.field = body.field;
+  error.errors = body.errors;              // a file's bad lines (an import's 422 bad_import)
+  error.errorCount = body.error_count;
   return error;
 }
 
@@ -74,6 +76,11 @@ export async function send(method, path, body) {
   if (body !== undefined) init.body = JSON.stringify(body);
   const r = await authorized(path, init);
   return r.status === 204 ? null : r.json();
+}
+
+// A request whose body is a file's text (a CSV import), sent as it is; the answer's JSON.
+export async function sendText(method, path, text, type = "text/csv; charset=utf-8") {
+  return (await authorized(path, {method, headers: {"content-type": type}, body: text})).json();
 }
 
 // Sign in, sign up, sign out: the session cookie is the server's to set and clear.

@@ -1,0 +1,322 @@
+// The organiser console (/organise/): my championships and a new one; one championship (?id=C): its teams
+// imported from a CSV file (every bad line named, nothing stored), registration closed, the committed draw
+// checked in the browser, rounds started, the live monitor (a count per state, what needs me first, filters,
+// search, pages, forfeits from there) and the exports. Every action is one API request, refused in place.
+import {download, get, send, sendText, signedIn} from "./api.js";
+import {fill, h} from "./cards.js";
+import {listText, onChange, setUp, t} from "./i18n.js";
+import "./words_play.js";
+import "./words_organise.js";
+
+const main = document.getElementById("main");
+const id = new URLSearchParams(location.search).get("id");
+const FORMATS = ["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin", "duplicate"];
+const STATES = ["waiting_check_in", "waiting", "playing", "stalled", "disputed", "finished"];
+const PAGE = 50;
+let me = null, list = null, champ = null, mon = null, refusal = null, notice = null;
+let filter = {state: null, q: "", after: -1, pages: []};
+let fileCheck = null;        // {ok, teams, errors, error_count}: the last answer about the chosen file
+let seedCheck = null;        // whether sha256(seed) equals the published commitment (checked here)
+let armed = null;            // "match/team" of the forfeit button clicked once: the next click does it
+
+const enc = encodeURIComponent;
+const base = () => `/championships/${enc(id)}`;
+const commandId = () => crypto.randomUUID();
+
+function say(text, kind = "ok") { notice = {text, kind}; render(); }
+
+async function act(what, after = load) {
+  refusal = null;
+  try {
+    await what();
+    notice = {text: t("done"), kind: "ok"};
+  } catch (error) {
+    refusal = {rule: error.rule ?? "", text: error.message};
+  }
+  await after();
+}
+
+function noticeEl() {
+  if (refusal) return h("p", {class: "error", role: "alert", id: "refusal", "data-rule": refusal.rule},
+    refusal.rule ? h("code", {}, refusal.rule) : null, refusal.rule ? " — " : "", refusal.text);
+  return notice ? h("p", {class: notice.kind, role: "status", id: "notice"}, notice.text) : null;
+}
+
+// ---- the list, and a new championship ----
+
+function field(label, input) { return h("p", {class: "field"}, h("label", {for: input.id}, label), input); }
+
+function select(fieldId, options, chosen) {
+  return h("select", {id: fieldId, name: fieldId}, options.map(([value, label]) =>
+    h("option", {value, selected: value === chosen}, label)));
+}
+
+function createEl() {
+  return h("form", {id: "new-championship", class: "card-form", onsubmit: e => {
+    e.preventDefault();
+    const f = e.target.elements;
+    const body = {command_id: commandId(), name: f.name.value, format: f.format.value, game: f.game.value,
+                  match_games: Number(f.best_of.value), seeding: f.seeding.value,
+                  bot_pace_seconds: Number(f.pace.value)};
+    if (f.check_in.value) body.check_in_seconds = Number(f.check_in.value);
+    if (f.clock.value) body.turn_seconds = Number(f.clock.value);
+    act(async () => { const r = await send("POST", "/championships", body);
+                      location.href = `/organise/?id=${enc(r.championship_id)}`; });
+  }},
+  h("h2", {}, t("new_championship")),
+  field(t("name"), h("input", {id: "name", name: "name", required: true, maxlength: 80})),
+  field(t("format"), select("format", FORMATS.map(f => [f, t(`format_${f}`)]), "single_elimination")),
+  field(t("game"), select("game", [["baloot", t("game_baloot")], ["balut", t("game_balut")]], "baloot")),
+  field(t("best_of"), select("best_of", [1, 3, 5, 7].map(n => [String(n), String(n)]), "1")),
+  field(t("seeding"), select("seeding", [["draw", t("seeding_draw")], ["rating", t("seeding_rating")]], "draw")),
+  field(t("turn_clock"), select("clock", [["", t("no_clock")], ["30", t("seconds", {n: 30})],
+                                          ["60", t("seconds", {n: 60})], ["120", t("minutes", {n: 2})]], "60")),
+  field(t("check_in_window"), select("check_in", [["", t("no_check_in")], ["300", t("minutes", {n: 5})],
+                                                  ["900", t("minutes", {n: 15})]], "")),
+  field(t("bot_pace_label"), select("pace", [["0", "0"], ["1", t("seconds", {n: 1})]], "1")),
+  h("button", {type: "submit", class: "primary"}, t("create")));
+}
+
+function listEl() {
+  return [h("h1", {}, t("my_championships")), noticeEl(),
+    list.length ? h("ul", {class: "list", id: "championships"}, list.map(c => h("li", {"data-championship": c.championship_id},
+      h("a", {href: `/organise/?id=${enc(c.championship_id)}`}, h("strong", {}, c.name)),
+      ` · ${t(`format_${c.format}`)} · ${t(`status_${c.status}`)} · ${t("teams_count", {n: c.teams})}`
+      + (c.rounds ? ` · ${t("rounds_count", {n: c.rounds})}` : ""))))
+      : h("p", {class: "hint"}, t("no_championships")),
+    createEl()];
+}
+
+// ---- one championship ----
+
+function teamName(teamId) {
+  if (!teamId) return t("bye_word");
+  return champ.teams.find(x => x.team_id === teamId)?.name || teamId;
+}
+
+function importEl() {
+  const open = champ.status === "registration";
+  return h("section", {class: "panel", id: "import"},
+    h("h2", {}, t("participants"), ` · ${t("teams_count", {n: champ.teams.length})}`),
+    open ? h("form", {class: "card-form", id: "import-form", onsubmit: e => e.preventDefault()},
+      h("h3", {}, t("import_csv")), h("p", {class: "hint"}, t("csv_hint")),
+      field(t("choose_file"), h("input", {type: "file", id: "csv-file", accept: ".csv,text/csv", required: true})),
+      h("div", {class: "controls"},
+        h("button", {type: "button", id: "check-file", onclick: () => sendFile(true)}, t("check_file")),
+        h("button", {type: "button", class: "primary", id: "import-file", onclick: () => sendFile(false)},
+          t("import_file")))) : null,
+    fileCheck ? fileCheckEl() : null,
+    champ.teams.length ? h("table", {class: "list", id: "teams"},
+      h("thead", {}, h("tr", {}, [t("team"), t("players"), t("club"), t("region"), t("rating")].map(x => h("th", {}, x)))),
+      h("tbody", {}, champ.teams.slice(0, PAGE).map(team => h("tr", {"data-team": team.team_id},
+        h("td", {}, team.name || team.team_id), h("td", {}, listText(team.players.map(p => p.startsWith("bot-") ? t("bot") : (names.get(p) ?? p)))),
+        h("td", {}, team.club || "—"), h("td", {}, team.region || "—"), h("td", {}, team.rating ?? "—"))))) : null,
+    champ.teams.length > PAGE ? h("p", {class: "hint"}, t("more_teams", {n: champ.teams.length - PAGE})) : null);
+}
+
+function fileCheckEl() {
+  if (fileCheck.ok) return h("p", {class: "ok", id: "file-ok", role: "status"},
+    t(fileCheck.dry ? "file_ok" : "imported", {n: fileCheck.teams}));
+  return h("div", {class: "error-box", id: "file-errors", role: "alert"},
+    h("p", {class: "error"}, t("import_refused", {n: fileCheck.error_count})),
+    h("table", {class: "list"}, h("thead", {}, h("tr", {}, h("th", {}, t("line")), h("th", {}, t("column")), h("th", {}, t("reason")))),
+      h("tbody", {}, fileCheck.errors.map(e => h("tr", {"data-line": e.line, "data-column": e.column ?? ""},
+        h("td", {}, String(e.line)), h("td", {}, e.column ?? t("whole_line")), h("td", {}, e.reason))))));
+}
+
+async function sendFile(dry) {
+  const file = document.getElementById("csv-file").files[0];
+  if (!file) { refusal = {rule: "", text: t("choose_file")}; render(); return; }
+  const text = await file.text();
+  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))]
+    .map(b => b.toString(16).padStart(2, "0")).join("").slice(0, 32);
+  refusal = null;
+  try {
+    const r = await sendText("POST", `${base()}/teams/import?command_id=import-${digest}${dry ? "&dry_run=true" : ""}`,
+                             text);
+    fileCheck = {ok: true, dry, teams: r.teams};
+  } catch (error) {
+    fileCheck = error.errors ? {ok: false, errors: error.errors, error_count: error.errorCount ?? error.errors.length}
+      : null;
+    if (!error.errors) refusal = {rule: error.rule ?? "", text: error.message};
+  }
+  await load();
+}
+
+async function checkSeed() {
+  seedCheck = null;
+  if (!champ.draw_seed || !champ.draw_commitment) return;
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(champ.draw_seed)));
+  seedCheck = [...bytes].map(b => b.toString(16).padStart(2, "0")).join("") === champ.draw_commitment;
+}
+
+function runEl() {
+  const step = (label, elId, path, body = {}) => h("button", {type: "button", class: "primary", id: elId,
+    onclick: () => act(() => send("POST", `${base()}/${path}`, {command_id: commandId(), ...body}))}, label);
+  const next = champ.rounds + 1;
+  const ready = mon?.needs.some(n => n.kind === "round_ready") || champ.status === "drawn";
+  return h("section", {class: "panel", id: "run"}, h("h2", {}, t("run")),
+    h("p", {}, `${t("status")}: `, h("strong", {id: "champ-status", "data-status": champ.status}, t(`status_${champ.status}`)),
+      champ.champion ? [` · ${t("champion")}: `, h("strong", {id: "champion"}, teamName(champ.champion))] : null),
+    champ.draw_commitment ? h("p", {class: "mono"}, `${t("commitment")}: `, h("code", {id: "commitment"}, champ.draw_commitment)) : null,
+    champ.draw_seed ? h("p", {class: "mono"}, `${t("seed")}: `, h("code", {id: "seed"}, champ.draw_seed), " ",
+      seedCheck === null ? null : h("span", {id: "seed-check", class: seedCheck ? "ok" : "error", "data-ok": String(seedCheck)},
+        t(seedCheck ? "seed_checks" : "seed_fails"))) : null,
+    h("div", {class: "controls"},
+      champ.status === "registration" ? step(t("close_registration"), "close-registration", "registration/close") : null,
+      champ.status === "closed" ? step(t("make_draw"), "make-draw", "draw") : null,
+      ready && champ.status !== "finished" && !mon?.needs.some(n => n.kind === "championship_over")
+        ? step(t("start_round", {n: next}), "start-round", `rounds/${next}/start`) : null,
+      mon?.needs.some(n => n.kind === "championship_over") ? step(t("finish"), "finish", "finish") : null));
+}
+
+function monitorEl() {
+  if (!mon || !mon.round) return null;
+  const shown = mon.matches.length;
+  const from = shown ? filter.after + 2 : 0;
+  return h("section", {class: "panel", id: "monitor", "data-round": mon.round},
+    h("h2", {}, t("monitor"), ` · ${t("round_n", {n: mon.round})}`),
+    h("div", {class: "controls states", role: "group"},
+      h("button", {type: "button", class: filter.state === null ? "selected" : "", "data-state": "",
+                   onclick: () => refilter({state: null})}, `${t("all_states")} (${Object.values(mon.counts).reduce((a, b) => a + b, 0)})`),
+      STATES.map(s => h("button", {type: "button", class: filter.state === s ? "selected" : "", "data-state": s,
+                                   "aria-pressed": String(filter.state === s), onclick: () => refilter({state: s})},
+        `${t(`state_${s}`)} (${mon.counts[s]})`))),
+    h("h3", {}, t("needs_you")),
+    mon.needs.length ? h("ul", {class: "list needs", id: "needs"}, mon.needs.map(n => h("li", {"data-kind": n.kind, "data-match": n.match_id ?? ""},
+      h("strong", {}, t(`need_${n.kind}`)), ` — ${n.detail}`))) : h("p", {class: "hint", id: "needs"}, t("nothing_needs_you")),
+    h("form", {class: "search", onsubmit: e => { e.preventDefault(); refilter({q: e.target.elements.q.value}); }},
+      h("label", {for: "q"}, t("search_team")), h("input", {id: "q", name: "q", value: filter.q, type: "search"}),
+      h("button", {type: "submit"}, t("search"))),
+    h("table", {class: "list", id: "matches"},
+      h("thead", {}, h("tr", {}, [t("match"), t("teams_vs"), t("state"), t("result"), t("actions")].map(x => h("th", {}, x)))),
+      h("tbody", {}, mon.matches.map(matchRowEl))),
+    h("p", {class: "controls"}, h("span", {id: "page"}, t("page_of", {from, to: from + shown - 1, total: mon.total})),
+      filter.pages.length ? h("button", {type: "button", id: "previous", onclick: () => page(-1)}, t("previous_page")) : null,
+      mon.next_after !== null ? h("button", {type: "button", id: "next", onclick: () => page(1)}, t("next_page")) : null));
+}
+
+function matchRowEl(m) {
+  const [a, b] = m.names;
+  const result = m.winner ? `${teamName(m.winner)}${m.games ? ` (${m.games.join("–")})` : ""} · ${t(`outcome_${m.outcome}`)}`
+    : m.outcome ? t(`outcome_${m.outcome}`) : "—";
+  const open = !["finished"].includes(m.state) && m.team_a && m.team_b;
+  // A forfeit ends a match: the first click asks, the second (on the same button) does it.
+  const twice = (key, label, path, body) => {
+    const sure = armed === `${m.match_id}/${key}`;
+    return h("button", {type: "button", class: `${key === "both" ? "double-forfeit" : "forfeit"}${sure ? " armed" : ""}`,
+                        "data-absent": key === "both" ? null : key, "aria-pressed": String(sure),
+                        onclick: () => {
+                          if (!sure) { armed = `${m.match_id}/${key}`; render(); return; }
+                          armed = null;
+                          act(() => send("POST", `${base()}/matches/${enc(m.match_id)}/${path}`, {command_id: commandId(), ...body}));
+                        }}, sure ? t("confirm_action", {what: label}) : label);
+  };
+  const forfeit = team => twice(team, t("forfeit_of", {team: teamName(team)}), "forfeit", {absent: team});
+  return h("tr", {"data-match": m.match_id, "data-state": m.state},
+    h("td", {}, m.match_id), h("td", {}, `${a} — ${b || t("bye_word")}`,
+      m.state === "waiting_check_in" ? h("span", {class: "hint"}, ` (${m.checked_in.map((c, k) => `${[a, b][k]}: ${t(c ? "checked" : "not_checked")}`).join(", ")})`) : null),
+    h("td", {}, h("span", {class: `state-${m.state}`}, t(`state_${m.state}`))),
+    h("td", {}, result),
+    h("td", {}, open ? [forfeit(m.team_a), forfeit(m.team_b), twice("both", t("double_forfeit"), "double-forfeit", {})]
+      : null,
+      m.tables.map(tid => h("a", {href: `/watch/table.html?id=${enc(tid)}`, class: "button-link"}, t("watch_table")))));
+}
+
+function exportsEl() {
+  const file = (what, label) => h("button", {type: "button", id: `export-${what}`,
+    onclick: () => act(() => download(`${base()}/export/${what}`, `${id}-${what}`), async () => render())}, label);
+  return h("section", {class: "panel", id: "exports"}, h("h2", {}, t("exports")),
+    h("div", {class: "controls"}, file("teams.csv", t("export_teams")), file("matches.csv", t("export_matches")),
+      file("standings.csv", t("export_standings")), file("records.zip", t("export_records"))),
+    h("p", {}, h("a", {href: `/watch/championship.html?id=${enc(id)}`, id: "public-page"}, t("public_page"))));
+}
+
+function championshipEl() {
+  return [h("h1", {}, champ.name), h("p", {}, h("a", {href: "/organise/"}, t("my_championships"))), noticeEl(),
+    runEl(), monitorEl(), importEl(), exportsEl()];
+}
+
+// ---- loading ----
+
+const names = new Map();
+
+async function refilter(change) {
+  filter = {...filter, ...change, after: -1, pages: []};
+  await loadMonitor();
+  render();
+}
+
+async function page(step) {
+  if (step > 0) { filter.pages.push(filter.after); filter.after = mon.next_after; }
+  else filter.after = filter.pages.pop() ?? -1;
+  await loadMonitor();
+  render();
+}
+
+async function loadMonitor() {
+  const query = new URLSearchParams({limit: String(PAGE), after: String(filter.after)});
+  if (filter.state) query.set("state", filter.state);
+  if (filter.q) query.set("q", filter.q);
+  mon = await get(`${base()}/monitor?${query}`);
+}
+
+async function load() {
+  if (id) {
+    await loadMonitor();                  // first: only its organisers and referees may see it (403 otherwise)
+    champ = await get(base());
+    await checkSeed();
+    if (!mon.round) mon = null;
+    const people = [...new Set(champ.teams.slice(0, PAGE).flatMap(x => x.players).filter(p => !p.startsWith("bot-") && !names.has(p)))];
+    for (let i = 0; i < people.length; i += 100) {
+      for (const u of await get(`/users?ids=${people.slice(i, i + 100).join(",")}`)) names.set(u.user_id, u.name);
+    }
+  } else {
+    list = await get("/championships?organised=true");
+  }
+  render();
+}
+
+function render() {
+  if (!me) {
+    fill(main, h("h1", {}, t("organise_title")), h("p", {}, h("a", {href: `/play/?next=${enc(location.pathname + location.search)}`,
+      id: "sign-in-link", class: "button-link"}, t("sign_in_first"))));
+    return;
+  }
+  if (id ? !champ : !list) {
+    fill(main, h("h1", {}, t("organise_title")), noticeEl());
+    return;
+  }
+  fill(main, id ? championshipEl() : listEl());
+}
+
+async function start() {
+  me = await signedIn();
+  const account = document.getElementById("account");
+  if (me && account) fill(account, h("span", {class: "me"}, me.name, me.login ? ` (${me.login})` : ""));
+  if (!me) { render(); return; }
+  try {
+    await load();
+  } catch (error) {
+    refusal = {rule: error.rule ?? "", text: error.rule === "not_organiser" && !id ? `${t("not_an_organiser")} ${error.message}`
+      : error.message};
+    render();
+  }
+}
+
+// The monitor follows the round by itself: read again every few seconds while a round is under way, and
+// drawn again unless the organiser is typing or choosing (his search box and his focus stay as they are).
+async function follow() {
+  if (!id || !champ || !mon || champ.status === "finished") return;
+  const busy = document.activeElement?.matches?.("input, select, textarea");
+  try {
+    await loadMonitor();
+    champ = await get(base());
+  } catch { return; }                       // the next turn tries again
+  if (!busy) render();
+}
+
+setUp();
+onChange(render);
+start();
+setInterval(follow, 3000);

@@ -1,0 +1,184 @@
+"""The organiser console (/organise/) in a real browser: an organiser creates a 16-team championship, imports
+its teams from a CSV file (a file with three bad lines first: each named, nothing stored; then the fixed
+one), closes registration, checks the draw against its commitment, runs it with bot teams to a champion while
+watching the monitor, forfeits the team that never plays, and exports; a player without the role is refused."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from pathlib import Path
+
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+
+from tests.web.conftest import in_four_looks, requested_urls, same_origin
+from tests.web.people import as_browser, shown, sign_up, steady, wait
+
+BOTS = 15
+
+
+def teams_file(bad: bool) -> str:
+    lines = ["team,player_1,player_2,club,region,rating"]
+    lines += [f"Bot Club {k:02d},bot,bot,Club {k % 4},Region {k % 3},{1500 + k}" for k in range(BOTS)]
+    lines.append("Sleepy Camels,sleepy,camel,Night Club,Riyadh,1400")
+    if bad:
+        lines[3] = "Bot Club 02,bot,bot,Club 2,Region 2,strong"        # line 4: no number
+        lines[5] = "bot club 00,bot,bot,,,"                            # line 6: a name already on line 2
+        lines[-1] = "Sleepy Camels,sleepy,nobody,Night Club,Riyadh,1400"   # line 17: no such login
+    return "\n".join(lines) + "\n"
+
+
+async def grant_organiser(pool, user_id: str) -> None:
+    """What `baloot account grant LOGIN organiser` stores."""
+    await pool.execute("INSERT INTO grants (scope, scope_id, user_id, role) VALUES ('platform', '', $1, 'organiser')",
+                       user_id)
+
+
+def click(driver, css: str) -> None:
+    steady(lambda: wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, css))[0].click())
+
+
+def choose_file(driver, path: Path) -> None:
+    box = wait(driver, lambda d: d.find_elements(By.ID, "csv-file"))[0]
+    box.send_keys(str(path))
+
+
+def me(driver, base: str) -> str:
+    with as_browser(driver, base) as http:
+        return http.get("/session").json()["user_id"]
+
+
+async def test_an_organiser_runs_a_championship_from_the_console(served, browser, more_browsers, pool, tmp_path):
+    served.start_workers()
+    sleepy = more_browsers()
+    sign_up(sleepy, served.base, "sleepy", name="Sleepy")
+    camel = more_browsers()
+    sign_up(camel, served.base, "camel", name="Camel")
+    sign_up(browser, served.base, "organiser", name="Organiser")
+    await grant_organiser(pool, me(browser, served.base))
+    browser.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+
+    browser.get(f"{served.base}/organise/")
+    wait(browser, lambda d: d.find_elements(By.ID, "new-championship"))
+    browser.find_element(By.ID, "name").send_keys("Riyadh Night Cup")
+    for field, value in (("clock", ""), ("pace", "0")):
+        browser.find_element(By.CSS_SELECTOR, f"#{field} option[value='{value}']").click()
+    browser.find_element(By.CSS_SELECTOR, "#new-championship button[type=submit]").click()
+    wait(browser, lambda d: "id=" in d.current_url and d.find_elements(By.ID, "import-form"))
+    cid = browser.current_url.split("id=")[1].split("&")[0]
+
+    # A file with three bad lines: each named, with its column; nothing stored.
+    bad = tmp_path / "teams-bad.csv"
+    bad.write_text(teams_file(bad=True))
+    choose_file(browser, bad)
+    click(browser, "#import-file")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#file-errors tr[data-line]"))
+    named = {(r.get_attribute("data-line"), r.get_attribute("data-column"))
+             for r in browser.find_elements(By.CSS_SELECTOR, "#file-errors tr[data-line]")}
+    assert named == {("4", "rating"), ("6", "team"), ("17", "player_2")}
+    with as_browser(browser, served.base) as http:
+        assert http.get(f"/championships/{cid}").json()["teams"] == []
+    # The fixed file: checked, then imported.
+    good = tmp_path / "teams.csv"
+    good.write_text(teams_file(bad=False))
+    browser.get(browser.current_url)
+    choose_file(browser, good)
+    click(browser, "#check-file")
+    text, = shown(browser, "#file-ok")
+    assert "16" in text
+    choose_file(browser, good)
+    click(browser, "#import-file")
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#teams tbody tr")) == 16)
+
+    # Registration closes with the draw's commitment; the draw reveals the seed, checked here and in the page.
+    click(browser, "#close-registration")
+    commitment, = shown(browser, "#commitment")
+    click(browser, "#make-draw")
+    seed, = shown(browser, "#seed")
+    assert hashlib.sha256(seed.encode()).hexdigest() == commitment
+    assert shown(browser, "#seed-check", "data-ok")[1] == "true"
+
+    # Round by round: the bots play (the monitor follows by itself); the team that never plays is forfeited.
+    sleepy_team = next(t["team_id"] for t in summary_of(browser, served.base, cid)["teams"]
+                       if t["name"] == "Sleepy Camels")
+    for round_no in range(1, 5):
+        click(browser, "#start-round")
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#monitor[data-round='{round_no}']"))
+        if round_no == 1:
+            in_four_looks(browser, browser.current_url, "organise-monitor",
+                          lambda d: d.find_elements(By.CSS_SELECTOR, "#matches tbody tr"))
+        while True:
+            rows = wait(browser, lambda d: round_settled(d, sleepy_team), timeout=180)
+            waiting = next((m for m, state, absent in rows if absent and state != "finished"), None)
+            if waiting is None:
+                break
+            button = f"#matches tr[data-match='{waiting}'] button.forfeit[data-absent='{sleepy_team}']"
+            click(browser, button)                                     # asks first
+            assert shown(browser, button + ".armed", "aria-pressed")[1] == "true"
+            with as_browser(browser, served.base) as http:                # nothing done yet
+                match = next(m for m in http.get(f"/championships/{cid}/matches", params={"round": round_no}).json()
+                             if m["match_id"] == waiting)
+            assert match["status"] != "decided"
+            click(browser, button + ".armed")
+            wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#matches tr[data-match='{waiting}']"
+                                                                       "[data-state='finished']"))
+    click(browser, "#finish")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#refusal, #notice"))
+    assert not browser.find_elements(By.ID, "refusal"), browser.find_element(By.ID, "refusal").text
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#champ-status[data-status='finished']"))
+    summary = summary_of(browser, served.base, cid)
+    assert summary["status"] == "finished" and summary["champion"] not in (None, sleepy_team)
+    champion = next(t["name"] for t in summary["teams"] if t["team_id"] == summary["champion"])
+    assert shown(browser, "#champion")[0] == champion
+
+    # The exports: each file as the API reports it.
+    click(browser, "#export-teams\\.csv")
+    exported = wait(browser, lambda d: (tmp_path / f"{cid}-teams.csv").exists() and (tmp_path / f"{cid}-teams.csv"))
+    rows = list(csv.DictReader(io.StringIO(exported.read_text(encoding="utf-8"))))
+    assert [(r["team_id"], r["name"], r["club"]) for r in rows] == [(t["team_id"], t["name"], t["club"])
+                                                                   for t in summary["teams"]]
+    with as_browser(browser, served.base) as http:
+        standings = http.get(f"/championships/{cid}/standings").json()
+    click(browser, "#export-standings\\.csv")
+    exported = wait(browser, lambda d: (tmp_path / f"{cid}-standings.csv").exists()
+                    and (tmp_path / f"{cid}-standings.csv"))
+    rows = list(csv.DictReader(io.StringIO(exported.read_text(encoding="utf-8"))))
+    assert [r["team_id"] for r in rows] == [s["team_id"] for s in standings]
+    in_four_looks(browser, f"{served.base}/organise/?id={cid}", "organise-championship",
+                  lambda d: d.find_elements(By.ID, "exports"))
+    in_four_looks(browser, f"{served.base}/organise/", "organise-list",
+                  lambda d: d.find_elements(By.CSS_SELECTOR, "#championships li"))
+    assert same_origin(requested_urls(browser), served.base) == []
+
+    # Sleepy, a player, has no part in it: the console refuses him, and so does every action it would send.
+    sleepy.get(f"{served.base}/organise/")
+    shown(sleepy, "#refusal[data-rule='not_organiser']")
+    sleepy.get(f"{served.base}/organise/?id={cid}")
+    shown(sleepy, "#refusal[data-rule='not_referee']")
+    with as_browser(sleepy, served.base) as http:
+        for path, body in ((f"/championships/{cid}/finish", {"command_id": "x"}),
+                           (f"/championships/{cid}/registration/close", {"command_id": "y"})):
+            r = http.post(path, json=body)
+            assert r.status_code == 403 and r.json()["rule"] == "not_organiser", r.text
+        assert http.get(f"/championships/{cid}/export/teams.csv").status_code == 403
+
+
+def summary_of(driver, base: str, cid: str) -> dict:
+    with as_browser(driver, base) as http:
+        return http.get(f"/championships/{cid}").json()
+
+
+def round_settled(driver, sleepy_team: str):
+    """The monitor's rows once every match is finished but (perhaps) Sleepy Camels', which waits for ever:
+    [(match, state, whether Sleepy Camels plays it)]; False while bots are still playing."""
+    try:
+        rows = [(r.get_attribute("data-match"), r.get_attribute("data-state"),
+                 bool(r.find_elements(By.CSS_SELECTOR, f"button.forfeit[data-absent='{sleepy_team}']")))
+                for r in driver.find_elements(By.CSS_SELECTOR, "#matches tbody tr")]
+    except StaleElementReferenceException:  # the monitor redrew under us: look again
+        return False
+    if not rows or any(state != "finished" and not mine for _, state, mine in rows):
+        return False
+    return rows
