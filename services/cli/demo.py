@@ -195,7 +195,7 @@ async def _championship(platform, cid: str, n: int, organiser: Person, args: arg
     import msgspec
 
     from domain.games import FIRST, GAMES
-    from domain.tournament import CreateChampionship, RegisterTeam, Settings, StartRound
+    from domain.tournament import CreateChampionship, RegisterTeam, Settings, StartRound, TeamInfo
     from domain.tournament.events import RoundSlot
     from services.bots import team_bots
     from services.championships import RunSettings
@@ -219,7 +219,8 @@ async def _championship(platform, cid: str, n: int, organiser: Person, args: arg
     teams = []
     for team_id in TEAMS[:args.teams]:
         bots = await team_bots(platform.pool, cid, team_id, [0, 1])
-        teams.append(RegisterTeam(team_id, (bots[0], bots[1])))
+        teams.append(RegisterTeam(team_id, (bots[0], bots[1]),
+                                  info=TeamInfo(name=team_id.replace("-", " "), region=team_id.split("-")[0])))
     await svc.execute(cid, "demo/register", lambda c: [t for t in teams if t.team_id not in c.state.teams],
                       actor=actor)
     # Each step only if nobody took it yet (a running server's schedule may tick in between).
