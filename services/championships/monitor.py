@@ -17,6 +17,7 @@ from typing import Literal
 import msgspec
 
 from domain.tournament.checkin import team_checked_in
+from domain.tournament.formats import next_round
 from services.championships.checkins import closes_at
 
 State = Literal["waiting_check_in", "waiting", "playing", "stalled", "disputed", "finished"]
@@ -80,7 +81,7 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
     counts = {s: 0 for s in STATES}
     if not 1 <= number <= len(state.rounds):
         return Monitor(championship_id, state.settings.name, state.status, 0, len(state.rounds), None, counts,
-                       _needs_without_round(state), [], 0, None)
+                       [], [], 0, None)
     current = state.rounds[number - 1]
     tables: dict[str, list] = {}
     for r in await championships.matches.tables_of(championship_id):
@@ -134,9 +135,12 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
                                   [r["table_id"] for r in rows], checked, latest))
     order = {"no_show": 0, "stalled": 1, "disputed": 2}
     needs.sort(key=lambda a: order[a.kind])
-    if current.undecided == 0 and number == len(state.rounds):
-        needs += _needs_without_round(state) or ([Attention("round_ready", f"round {number} is decided: start "
-                                                            f"round {number + 1}")] if state.status == "running" else [])
+    if current.undecided == 0 and number == len(state.rounds) and state.status == "running":
+        if next_round(state) is None:
+            needs.append(Attention("championship_over", f"round {number} is decided and none remains: finish the "
+                                                        "championship"))
+        else:
+            needs.append(Attention("round_ready", f"round {number} is decided: start round {number + 1}"))
     wanted = query.casefold().strip()
     picked = [m for m in out if (state_filter is None or m.state == state_filter)
               and (not wanted or wanted in m.match_id.casefold() or any(wanted in n.casefold() for n in m.names)
@@ -148,7 +152,3 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
                    needs, page, len(picked), start + len(page) - 1 if more else None)
 
 
-def _needs_without_round(state) -> list[Attention]:
-    if state.status == "running" and state.champion is not None:
-        return [Attention("championship_over", f"{team_name(state, state.champion)} won: finish the championship")]
-    return []
