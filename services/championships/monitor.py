@@ -65,11 +65,20 @@ class Monitor(msgspec.Struct, frozen=True):
     next_after: int | None                     # give as `after` for the next page; None: the last page
 
 
-def team_name(state, team_id: str | None) -> str:
-    if team_id is None:
-        return ""
-    team = state.teams.get(team_id) if hasattr(state.teams, "get") else None
-    return (team.info.name if team is not None and team.info is not None and team.info.name else team_id)
+def team_names(championships, championship_id: str, champ) -> tuple[dict[str, str], dict[str, str]]:
+    """Each team's name (its id where it has none), and the same case-folded with its id, for the search;
+    worked out once per version of the championship and kept by its service (a 10,240-team field is not
+    walked on every request)."""
+    kept = championships.team_names
+    cached = kept.get(championship_id)
+    if cached is not None and cached[0] == champ.version:
+        return cached[1], cached[2]
+    names = {tid: (t.info.name if t.info is not None and t.info.name else tid) for tid, t in champ.state.teams.items()}
+    folded = {tid: f"{name}\x00{tid}".casefold() for tid, name in names.items()}
+    if len(kept) > 64:
+        kept.clear()
+    kept[championship_id] = (champ.version, names, folded)
+    return names, folded
 
 
 async def monitor(championships, championship_id: str, *, round_no: int | None = None, state_filter: str | None = None,
@@ -83,11 +92,14 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
         return Monitor(championship_id, state.settings.name, state.status, 0, len(state.rounds), None, counts,
                        [], [], 0, None)
     current = state.rounds[number - 1]
+    outcomes = list(current.outcomes)
+    names, folded = team_names(championships, championship_id, champ)
+    # The tables of the round's matches still to play, and the last event of each live one (one query).
+    undecided = {m.match_id for m in current.matches if outcomes[m.index] is None}
     tables: dict[str, list] = {}
     for r in await championships.matches.tables_of(championship_id):
         tables.setdefault(r["match_id"], []).append(r)
-    ours = {m.match_id for m in current.matches}
-    live = [r["table_id"] for mid, rows in tables.items() if mid in ours for r in rows if r["status"] == "live"]
+    live = [r["table_id"] for mid in undecided for r in tables.get(mid, ()) if r["status"] == "live"]
     last = {r["table_id"]: (r["event_type"], r["recorded_at"]) for r in await championships.pool.fetch(
         "SELECT t.table_id, e.event_type, e.recorded_at FROM unnest($1::text[]) AS t(table_id) "
         "CROSS JOIN LATERAL (SELECT event_type, recorded_at FROM events WHERE stream_id = 'table-' || t.table_id "
@@ -95,44 +107,45 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
     window = closes_at(champ, number)
     checks = await championships.check_ins.of(championship_id) if window is not None else None
     stall = dt.timedelta(seconds=stall_seconds())
-    out: list[MonitoredMatch] = []
+
+    def checked_in(m) -> tuple[bool, bool]:
+        if checks is None:
+            return (False, False)
+        here = checks.of(number, m.match_id)
+        return tuple(t is not None and team_checked_in(state.teams[t], here) for t in (m.team_a, m.team_b))
+
+    # Each match's state (all of them: the counts and the filters need it), and what needs the organiser.
+    kinds: list[State] = []
     needs: list[Attention] = []
     for m in current.matches:
-        o = current.outcomes[m.index]
-        rows = tables.get(m.match_id, [])
-        checked = (False, False)
-        if checks is not None:
-            here = checks.of(number, m.match_id)
-            checked = tuple(t is not None and team_checked_in(state.teams[t], here) for t in (m.team_a, m.team_b))
-        seen = [last[r["table_id"]] for r in rows if r["table_id"] in last]
+        if outcomes[m.index] is not None:
+            kinds.append("finished")
+            counts["finished"] += 1
+            continue
+        seen = [last[r["table_id"]] for r in tables.get(m.match_id, ()) if r["table_id"] in last]
         latest = max((at for _, at in seen), default=None)
-        if o is not None:
-            kind: State = "finished"
-        elif any(t in DISPUTE_EVENTS for t, _ in seen):
-            kind = "disputed"
-        elif seen and latest is not None and now - latest > stall:
+        if any(t in DISPUTE_EVENTS for t, _ in seen):
+            kind: State = "disputed"
+        elif latest is not None and now - latest > stall:
             kind = "stalled"
-        elif rows:
+        elif m.match_id in tables:
             kind = "playing"
-        elif window is not None and not all(checked):
+        elif window is not None and not all(checked_in(m)):
             kind = "waiting_check_in"
         else:
             kind = "waiting"
+        kinds.append(kind)
         counts[kind] += 1
-        names = (team_name(state, m.team_a), team_name(state, m.team_b))
+        pair = (names.get(m.team_a, ""), names.get(m.team_b, ""))
         if kind == "stalled":
-            needs.append(Attention("stalled", f"{names[0]} v {names[1]}: nothing played for "
+            needs.append(Attention("stalled", f"{pair[0]} v {pair[1]}: nothing played for "
                                               f"{int((now - latest).total_seconds() // 60)} min", m.match_id))
         elif kind == "disputed":
-            needs.append(Attention("disputed", f"{names[0]} v {names[1]}: a Qayd is under review", m.match_id))
-        elif kind == "waiting_check_in" and window is not None and now >= window:
-            absent = [n for n, c in zip(names, checked) if not c]
+            needs.append(Attention("disputed", f"{pair[0]} v {pair[1]}: a Qayd is under review", m.match_id))
+        elif kind == "waiting_check_in" and now >= window:
+            absent = [n for n, c in zip(pair, checked_in(m)) if not c]
             needs.append(Attention("no_show", f"{' and '.join(absent)} did not check in by the window's end",
                                    m.match_id))
-        games = (o.result.team_a_games, o.result.team_b_games) if o is not None and o.result is not None else None
-        out.append(MonitoredMatch(m.match_id, m.round, m.stage, m.team_a, m.team_b, names, kind,
-                                  o.kind if o else None, o.winner if o else None, games,
-                                  [r["table_id"] for r in rows], checked, latest))
     order = {"no_show": 0, "stalled": 1, "disputed": 2}
     needs.sort(key=lambda a: order[a.kind])
     if current.undecided == 0 and number == len(state.rounds) and state.status == "running":
@@ -141,14 +154,26 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
                                                         "championship"))
         else:
             needs.append(Attention("round_ready", f"round {number} is decided: start round {number + 1}"))
+
+    # The filters, then the page; only the page's matches are written out whole.
     wanted = query.casefold().strip()
-    picked = [m for m in out if (state_filter is None or m.state == state_filter)
-              and (not wanted or wanted in m.match_id.casefold() or any(wanted in n.casefold() for n in m.names)
-                   or any(wanted in (t or "").casefold() for t in (m.team_a, m.team_b)))]
-    page = [m for k, m in enumerate(picked) if k > after][:limit]
-    start = next((k for k, m in enumerate(picked) if k > after), len(picked))
+    hits = {tid for tid, text in folded.items() if wanted in text} if wanted else None
+    picked = [k for k, m in enumerate(current.matches)
+              if (state_filter is None or kinds[k] == state_filter)
+              and (hits is None or m.team_a in hits or m.team_b in hits or wanted in m.match_id.casefold())]
+    start = after + 1
+    page = picked[start:start + limit]
+    out = []
+    for k in page:
+        m = current.matches[k]
+        o = outcomes[m.index]
+        rows = tables.get(m.match_id, [])
+        seen = [last[r["table_id"]][1] for r in rows if r["table_id"] in last]
+        games = (o.result.team_a_games, o.result.team_b_games) if o is not None and o.result is not None else None
+        out.append(MonitoredMatch(m.match_id, m.round, m.stage, m.team_a, m.team_b,
+                                  (names.get(m.team_a, ""), names.get(m.team_b, "")), kinds[k],
+                                  o.kind if o else None, o.winner if o else None, games,
+                                  [r["table_id"] for r in rows], checked_in(m), max(seen, default=None)))
     more = start + len(page) < len(picked)
     return Monitor(championship_id, state.settings.name, state.status, number, len(state.rounds), window, counts,
-                   needs, page, len(picked), start + len(page) - 1 if more else None)
-
-
+                   needs, out, len(picked), start + len(page) - 1 if more else None)

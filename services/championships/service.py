@@ -104,6 +104,7 @@ class ChampionshipService:
         self.matches = MatchService(self)
         self.check_ins = CheckInService(self)
         self.invitations = TeamInvitationService(self)
+        self.team_names: dict = {}      # championship -> (version, names, folded names): the monitor's, per version
 
     def draw_seed(self, championship_id: str) -> str:
         return self.seeds.draw_seed(championship_id)
