@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from bench.api import pct  # noqa: E402  (the same percentile as the other benchmarks)
+from bench.api import pct, wait_ready  # noqa: E402  (the same percentile and start-up wait as bench/api.py)
 
 TARGET = 0.100               # p95 the console's endpoints should stay under, seconds
 
@@ -146,20 +146,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-async def wait_ready(base: str, proc: subprocess.Popen) -> None:
-    async with httpx.AsyncClient(base_url=base, timeout=2) as client:
-        for _ in range(600):
-            if proc.poll() is not None:
-                raise SystemExit(f"the server exited with {proc.returncode}")
-            try:
-                if (await client.get("/health")).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.1)         # polling a starting server
-    raise SystemExit("the server did not start")
 
 
 # ---------------------------------------------------------------- setup

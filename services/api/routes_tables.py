@@ -19,7 +19,7 @@ from domain.baloot.audit import audit_record
 from domain.baloot.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
 from domain.baloot.handrecord import HandReceipt, HandRecord, export_record
 from domain.games import GAMES, record_format_of
-from domain.table import TABLE_EVENTS, game_of, terms_problem
+from domain.table import TABLE_EVENTS, HandSeatToBot, game_of, terms_problem
 from domain.baloot.shuffle import deck_from_seed, seed_commitment
 from domain.baloot.views import contract_view
 from services.anchor import Receipt, receipts_of
@@ -179,7 +179,7 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
 
 @post("/tables/{table_id:str}/rulings", operation_id="ruleAtTable", status_code=200,
       summary="Referee: call Qayd for a seat (the engine rules from the log), record the result, annul "
-              "or replay a deal, end the game", dto=Strict[schemas.RefereeCommand], return_dto=None)
+              "or replay a deal, end the game, hand a seat to a bot", dto=Strict[schemas.RefereeCommand], return_dto=None)
 async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand], user: Caller,
                tables: Tables, visibility: Seen) -> schemas.CommandAccepted:
     table = await tables.load(table_id)
@@ -201,6 +201,15 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
                 raise Problem(400, "invalid_field", "a championship game ends with a winner; for a match "
                                                     "nobody wins, record a double forfeit", field="ruling.winner")
             command = EndGame(reason=r.reason, winner=r.winner)
+        case schemas.BotSeatRuling():
+            seat = r.seat if r.seat is not None else game_of(table).to_act(table.game)
+            if seat is None:
+                raise Problem(409, "nobody_to_act", "no seat is to act now: name the seat", field="ruling.seat")
+            levels = game_of(table).info.bot_levels
+            if r.level is not None and r.level not in levels:
+                raise Problem(400, "invalid_field", f"this game's bots are {', '.join(levels)}, not {r.level!r}",
+                              field="ruling.level")
+            command = HandSeatToBot(seat=seat, level=r.level or table.opened.timeout_bot_level, reason=r.reason)
     outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
                                        role="referee", digest=command_digest(command),
                                        expected_version=data.expected_version, table=table)

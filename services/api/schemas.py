@@ -146,7 +146,16 @@ class EndGameRuling(msgspec.Struct, tag="end_game", forbid_unknown_fields=True):
     winner: Annotated[int, msgspec.Meta(ge=0, le=1)] | None = None
 
 
-RefereeAction = RefereeQayd | RecordResultRuling | AnnulRuling | EndGameRuling
+class BotSeatRuling(msgspec.Struct, tag="hand_seat_to_bot", forbid_unknown_fields=True):
+    """A bot plays ``seat`` from now on (null: the seat whose turn it is), at ``level`` (null: the table's
+    timeout bot level): its player left, or the table is stalled on him."""
+
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    seat: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEAT)] | None = None
+    level: AnyBotLevel | None = None
+
+
+RefereeAction = RefereeQayd | RecordResultRuling | AnnulRuling | EndGameRuling | BotSeatRuling
 
 
 class RefereeCommand(msgspec.Struct, forbid_unknown_fields=True):

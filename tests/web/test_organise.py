@@ -114,6 +114,16 @@ async def test_an_organiser_runs_a_championship_from_the_console(served, browser
             waiting = next((m for m, state, absent in rows if absent and state != "finished"), None)
             if waiting is None:
                 break
+            if round_no == 1:
+                # First a bot for the seat the table waits on (asked once, then done): the table's own event.
+                table = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#matches tr[data-match='{waiting}'] "
+                                                                                 "button.bot-seat"))[0].get_attribute("data-table")
+                click(browser, f"#matches tr[data-match='{waiting}'] button.bot-seat")
+                click(browser, f"#matches tr[data-match='{waiting}'] button.bot-seat.armed")
+                wait(browser, lambda d: d.find_elements(By.ID, "notice"))
+                handed = await pool.fetchval("SELECT count(*) FROM events WHERE stream_id = $1 AND event_type = "
+                                             "'seat_handed_to_bot'", f"table-{table}")
+                assert handed == 1
             button = f"#matches tr[data-match='{waiting}'] button.forfeit[data-absent='{sleepy_team}']"
             click(browser, button)                                     # asks first
             assert shown(browser, button + ".armed", "aria-pressed")[1] == "true"

@@ -27,6 +27,8 @@ function say(text, kind = "ok") { notice = {text, kind}; render(); }
 
 async function act(what, after = load) {
   refusal = null;
+  notice = null;                            // the last answer goes: the next one says this action's
+  render();
   try {
     await what();
     notice = {text: t("done"), kind: "ok"};
@@ -59,7 +61,8 @@ function createEl() {
                   match_games: Number(f.best_of.value), seeding: f.seeding.value,
                   bot_pace_seconds: Number(f.pace.value)};
     if (f.check_in.value) body.check_in_seconds = Number(f.check_in.value);
-    if (f.clock.value) body.turn_seconds = Number(f.clock.value);
+    if (f.clock.value) { body.turn_seconds = Number(f.clock.value); body.on_timeout = f.on_timeout.value; }
+    if (f.target.value) body.game_target = Number(f.target.value);
     act(async () => { const r = await send("POST", "/championships", body);
                       location.href = `/organise/?id=${enc(r.championship_id)}`; });
   }},
@@ -71,6 +74,9 @@ function createEl() {
   field(t("seeding"), select("seeding", [["draw", t("seeding_draw")], ["rating", t("seeding_rating")]], "draw")),
   field(t("turn_clock"), select("clock", [["", t("no_clock")], ["30", t("seconds", {n: 30})],
                                           ["60", t("seconds", {n: 60})], ["120", t("minutes", {n: 2})]], "60")),
+  field(t("on_timeout"), select("on_timeout", ["auto_play", "bot", "forfeit"].map(r => [r, t(`timeout_${r}`)]), "auto_play")),
+  field(t("target_label"), h("input", {id: "target", name: "target", type: "number", min: 1, max: 10000,
+                                       placeholder: "152", inputmode: "numeric"})),
   field(t("check_in_window"), select("check_in", [["", t("no_check_in")], ["300", t("minutes", {n: 5})],
                                                   ["900", t("minutes", {n: 15})]], "")),
   field(t("bot_pace_label"), select("pace", [["0", "0"], ["1", t("seconds", {n: 1})]], "1")),
@@ -213,13 +219,24 @@ function matchRowEl(m) {
                         }}, sure ? t("confirm_action", {what: label}) : label);
   };
   const forfeit = team => twice(team, t("forfeit_of", {team: teamName(team)}), "forfeit", {absent: team});
+  // A table stalled on a player: a bot plays his seat from now on (the table's ruling, as a referee's).
+  const botSeat = tid => {
+    const sure = armed === `${m.match_id}/bot/${tid}`;
+    return h("button", {type: "button", class: `bot-seat${sure ? " armed" : ""}`, "data-table": tid, "aria-pressed": String(sure),
+                        onclick: () => {
+                          if (!sure) { armed = `${m.match_id}/bot/${tid}`; render(); return; }
+                          armed = null;
+                          act(() => send("POST", `/tables/${enc(tid)}/rulings`, {command_id: commandId(),
+                            ruling: {type: "hand_seat_to_bot", reason: "the organiser handed a stalled seat to a bot"}}));
+                        }}, sure ? t("confirm_action", {what: t("bot_seat")}) : t("bot_seat"));
+  };
   return h("tr", {"data-match": m.match_id, "data-state": m.state},
     h("td", {}, m.match_id), h("td", {}, `${a} — ${b || t("bye_word")}`,
       m.state === "waiting_check_in" ? h("span", {class: "hint"}, ` (${m.checked_in.map((c, k) => `${[a, b][k]}: ${t(c ? "checked" : "not_checked")}`).join(", ")})`) : null),
     h("td", {}, h("span", {class: `state-${m.state}`}, t(`state_${m.state}`))),
     h("td", {}, result),
     h("td", {}, open ? [forfeit(m.team_a), forfeit(m.team_b), twice("both", t("double_forfeit"), "double-forfeit", {})]
-      : null,
+      : null, ["stalled", "disputed", "playing"].includes(m.state) ? m.tables.map(botSeat) : null,
       m.tables.map(tid => h("a", {href: `/watch/table.html?id=${enc(tid)}`, class: "button-link"}, t("watch_table")))));
 }
 

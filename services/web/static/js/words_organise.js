@@ -34,6 +34,7 @@ addWords({
     done: "Done.", bye_word: "bye", checked: "checked in", not_checked: "not checked in",
     outcome_played: "played", outcome_forfeit: "forfeit", outcome_double_forfeit: "double forfeit",
     outcome_bye: "bye", outcome_walkover: "walkover", outcome_void: "void", confirm_action: "Sure? {what}",
+    bot_seat: "A bot plays for the seat to act", target_label: "Game target (empty: the profile's)",
   },
   ar: {
     organise_title: "التنظيم", my_championships: "بطولاتي", no_championships: "لا تنظّم أي بطولة بعد.",
@@ -67,5 +68,6 @@ addWords({
     done: "تم.", bye_word: "راحة", checked: "أكّد الحضور", not_checked: "لم يؤكد الحضور",
     outcome_played: "لُعبت", outcome_forfeit: "بالغياب", outcome_double_forfeit: "غياب الفريقين",
     outcome_bye: "راحة", outcome_walkover: "فوز دون لعب", outcome_void: "ملغاة", confirm_action: "متأكد؟ {what}",
+    bot_seat: "يلعب آلي عن صاحب الدور", target_label: "هدف الصكة (فارغ: هدف القانون)",
   },
 });
