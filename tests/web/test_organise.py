@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import time
 from pathlib import Path
 
 from selenium.common.exceptions import StaleElementReferenceException
@@ -192,3 +193,38 @@ def round_settled(driver, sleepy_team: str):
     if not rows or any(state != "finished" and not mine for _, state, mine in rows):
         return False
     return rows
+
+
+async def test_the_console_follows_a_10240_team_round_and_finds_a_team(served, browser, pool):
+    """10,240 teams imported in one request, round 1 started (2,048 tables, 6,144 byes): the console's monitor
+    shows the round's counts and its first page, and its search finds one team's match."""
+    logins = [f"pl{i:05d}" for i in range(2 * 10_240)]
+    await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $1, 'human')", [(x,) for x in logins])
+    await pool.executemany("INSERT INTO credentials (user_id, login, password_hash) VALUES ($1, $1, 'x')",
+                           [(x,) for x in logins])
+    sign_up(browser, served.base, "organiser", name="Organiser")
+    await grant_organiser(pool, me(browser, served.base))
+    text = "team,player_1,player_2,region\n" + "".join(
+        f"Team {t:05d},{logins[2 * t]},{logins[2 * t + 1]},Region {t % 13}\n" for t in range(10_240))
+    with as_browser(browser, served.base) as http:
+        cid = http.post("/championships", json={"command_id": "big", "name": "Saudi Cup"}).json()["championship_id"]
+        r = http.post(f"/championships/{cid}/teams/import?command_id=big-import", content=text.encode(),
+                      headers={"content-type": "text/csv"})
+        assert r.status_code == 201 and r.json()["teams"] == 10_240, r.text[:300]
+        for step in ("registration/close", "draw", "rounds/1/start"):
+            assert http.post(f"/championships/{cid}/{step}", json={"command_id": step.replace("/", "-")},
+                             timeout=120).status_code == 200
+    started = time.perf_counter()
+    browser.get(f"{served.base}/organise/?id={cid}")
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#matches tbody tr")) == 50)
+    print(f"the console drew round 1 of 10,240 teams in {time.perf_counter() - started:.2f} s")
+    counts = {b.get_attribute("data-state"): b.text for b in browser.find_elements(By.CSS_SELECTOR, ".states button")}
+    assert "(8192)" in counts[""] and "(2048)" in counts["playing"] and "(6144)" in counts["finished"]
+    assert "of 8192" in browser.find_element(By.ID, "page").text
+    box = browser.find_element(By.ID, "q")
+    box.send_keys("team 05123")
+    started = time.perf_counter()
+    browser.find_element(By.CSS_SELECTOR, "form.search button").click()
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#matches tbody tr")) == 1)
+    print(f"the console's search answered in {time.perf_counter() - started:.2f} s")
+    assert "Team 05123" in browser.find_element(By.CSS_SELECTOR, "#matches tbody tr").text
