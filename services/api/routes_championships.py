@@ -11,8 +11,8 @@ import msgspec
 from litestar import Request, Router, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
-from domain.table import OnTimeout
-from domain.events import TableMode
+from domain.table import ALWAYS_MIN_DELAY, OnTimeout
+from domain.events import HandsPolicy, TableMode
 from domain.games import GAMES
 from domain.tournament import (
     CreateChampionship,
@@ -86,6 +86,8 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     on_timeout: OnTimeout = "auto_play"
     bot_level: AnyBotLevel | None = None    # bot players' seats and seats handed to a bot (None: the game's default)
     bot_pace_seconds: BotPace = 0.0         # the tables' least time between two bot actions; 0: full speed
+    hands_policy: HandsPolicy = "after_deal"  # what the tables show spectators of the hands ("always": 1800 s late)
+    delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 0.0
 
 
 class NewTeam(msgspec.Struct, forbid_unknown_fields=True):
@@ -331,6 +333,11 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
         raise Problem(400, "invalid_field", f"round {naive.round}'s time {naive.starts_at.isoformat()} has no time "
                                             "zone: say which, e.g. 2026-12-01T18:00:00+03:00", field="schedule")
     game = GAMES[data.game]
+    if data.hands_policy == "always" and data.delay_seconds < ALWAYS_MIN_DELAY:
+        raise Problem(400, "invalid_field", f"tables that show spectators every hand during play show them at least "
+                                            f"{ALWAYS_MIN_DELAY:g} s late, not {data.delay_seconds:g} s: a watcher "
+                                            "could tell a player the hands of the deal being played",
+                      field="delay_seconds")
     if data.format == "duplicate" and not game.info.shares_boards:
         raise Problem(400, "invalid_field", f"a duplicate event plays the same deals at every table: {data.game} has "
                                             "no deals to share", field="format")
@@ -358,7 +365,8 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
     cid = championship_id_for(user.user_id, data.command_id)
     run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
                       on_timeout=data.on_timeout, bot_level=data.bot_level or game.info.default_bot,
-                      bot_pace_seconds=data.bot_pace_seconds)
+                      bot_pace_seconds=data.bot_pace_seconds, hands_policy=data.hands_policy,
+                      delay_seconds=data.delay_seconds)
     outcome, champ = await championships.execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
                                                  actor=user.user_id, digest=_digest(request, data), new=True,

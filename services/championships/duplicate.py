@@ -68,7 +68,8 @@ def tables(championship_id: str, state: ChampionshipState, match: Match, templat
             championship_id=championship_id, match_id=match.match_id, game_no=n,
             bots=tuple(bot_level if p in bots else None for p in seated), turn_seconds=template.turn_seconds,
             on_timeout=template.on_timeout, timeout_bot_level=template.timeout_bot_level,
-            bot_pace=template.bot_pace, deals=state.settings.duplicate_boards))
+            bot_pace=template.bot_pace, deals=state.settings.duplicate_boards, hands_policy=template.hands_policy,
+            delay_seconds=template.delay_seconds))
     return out
 
 

@@ -96,7 +96,8 @@ class MatchService:
                                 opened_by=actor, championship_id=championship_id, match_id=m.match_id, game_no=1,
                                 bots=tuple(run.bot_level if p in bots else None for p in seats),
                                 turn_seconds=run.turn_seconds, on_timeout=run.on_timeout,
-                                timeout_bot_level=run.bot_level, bot_pace=run.bot_pace_seconds)
+                                timeout_bot_level=run.bot_level, bot_pace=run.bot_pace_seconds,
+                                hands_policy=run.hands_policy, delay_seconds=run.delay_seconds)
             if settings.format == "duplicate":      # two tables of the round's boards, seats swapped
                 table = msgspec.structs.replace(table, profile=duplicate.profile(
                     settings, decode_switches(settings.switches)))

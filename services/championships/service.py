@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import asyncpg
 import msgspec
 
+from domain.events import HandsPolicy
 from domain.table import OnTimeout
 from domain.tournament.state import parse_match_id
 from domain.tournament import (
@@ -60,6 +61,8 @@ class RunSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     on_timeout: OnTimeout = "auto_play"
     bot_level: str = "normal"                 # the level of bot users' seats and of on_timeout "bot"
     bot_pace_seconds: float = 0.0             # the tables' bot pace (``TableOpened.bot_pace``); 0: full speed
+    hands_policy: HandsPolicy = "after_deal"  # what the tables show spectators of the hands
+    delay_seconds: float = 0.0                # and how late spectators see them
 
 
 class Championship(msgspec.Struct, frozen=True):

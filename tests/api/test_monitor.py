@@ -117,3 +117,17 @@ async def test_only_organisers_and_referees_watch_the_monitor(api, pool):
     assert r.status_code == 403 and r.json()["rule"] == "not_organiser"
     mine = (await api.get("/championships?organised=true", headers=organiser)).json()
     assert [c["championship_id"] for c in mine] == [cid]
+
+
+async def test_the_championship_says_what_its_tables_show_spectators(api, pool):
+    _, organiser = await new_user(api, "organiser")
+    r = await api.post("/championships", headers=organiser, json={"command_id": "c-always", "name": "Cup",
+                                                                  "hands_policy": "always", "delay_seconds": 60})
+    assert r.status_code == 400 and r.json()["field"] == "delay_seconds"
+    assert await pool.fetchval("SELECT count(*) FROM events WHERE stream_id LIKE 'championship-%'") == 0
+    cid, ids, seen = await started(api, pool, organiser, hands_policy="never", delay_seconds=120)
+    table = seen["matches"][0]["tables"][0]
+    terms = (await api.get(f"/tables/{table}/view", headers=organiser)).json()["terms"]
+    assert (terms["hands_policy"], terms["delay_seconds"]) == ("never", 120)
+    run = (await api.get(f"/championships/{cid}", headers=organiser)).json()["run"]
+    assert (run["hands_policy"], run["delay_seconds"]) == ("never", 120)

@@ -63,6 +63,8 @@ function createEl() {
     if (f.check_in.value) body.check_in_seconds = Number(f.check_in.value);
     if (f.clock.value) { body.turn_seconds = Number(f.clock.value); body.on_timeout = f.on_timeout.value; }
     if (f.target.value) body.game_target = Number(f.target.value);
+    body.hands_policy = f.hands.value;
+    body.delay_seconds = f.hands.value === "always" ? 1800 : Number(f.delay.value);
     act(async () => { const r = await send("POST", "/championships", body);
                       location.href = `/organise/?id=${enc(r.championship_id)}`; });
   }},
@@ -79,6 +81,10 @@ function createEl() {
                                        placeholder: "152", inputmode: "numeric"})),
   field(t("check_in_window"), select("check_in", [["", t("no_check_in")], ["300", t("minutes", {n: 5})],
                                                   ["900", t("minutes", {n: 15})]], "")),
+  field(t("spectators_see"), select("hands", [["after_deal", t("hands_after_deal")], ["never", t("hands_never")],
+                                               ["always", t("hands_always")]], "after_deal")),
+  field(t("spectators_delay"), select("delay", [["0", t("no_delay")], ["60", t("minutes", {n: 1})],
+                                                ["300", t("minutes", {n: 5})]], "0")),
   field(t("bot_pace_label"), select("pace", [["0", "0"], ["1", t("seconds", {n: 1})]], "1")),
   h("button", {type: "submit", class: "primary"}, t("create")));
 }

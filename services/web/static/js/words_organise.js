@@ -35,6 +35,7 @@ addWords({
     outcome_played: "played", outcome_forfeit: "forfeit", outcome_double_forfeit: "double forfeit",
     outcome_bye: "bye", outcome_walkover: "walkover", outcome_void: "void", confirm_action: "Sure? {what}",
     bot_seat: "A bot plays for the seat to act", target_label: "Game target (empty: the profile's)",
+    spectators_delay: "Spectators see the tables late by", no_delay: "no delay",
   },
   ar: {
     organise_title: "التنظيم", my_championships: "بطولاتي", no_championships: "لا تنظّم أي بطولة بعد.",
@@ -69,5 +70,6 @@ addWords({
     outcome_played: "لُعبت", outcome_forfeit: "بالغياب", outcome_double_forfeit: "غياب الفريقين",
     outcome_bye: "راحة", outcome_walkover: "فوز دون لعب", outcome_void: "ملغاة", confirm_action: "متأكد؟ {what}",
     bot_seat: "يلعب آلي عن صاحب الدور", target_label: "هدف الصكة (فارغ: هدف القانون)",
+    spectators_delay: "يرى المشاهدون الطاولات متأخرة بـ", no_delay: "بلا تأخير",
   },
 });
