@@ -6,6 +6,7 @@ watching the monitor, forfeits the team that never plays, and exports; a player 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import time
@@ -228,3 +229,27 @@ async def test_the_console_follows_a_10240_team_round_and_finds_a_team(served, b
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#matches tbody tr")) == 1)
     print(f"the console's search answered in {time.perf_counter() - started:.2f} s")
     assert "Team 05123" in browser.find_element(By.CSS_SELECTOR, "#matches tbody tr").text
+
+
+async def test_a_championship_created_with_a_schedule_runs_itself(served, browser, pool):
+    """Round 1's time and the next rounds' spacing in the console's form become the championship's schedule
+    (the organiser's consent that the workers run it), in the browser's time zone."""
+    sign_up(browser, served.base, "organiser", name="Organiser")
+    await grant_organiser(pool, me(browser, served.base))
+    browser.get(f"{served.base}/organise/")
+    wait(browser, lambda d: d.find_elements(By.ID, "new-championship"))
+    browser.find_element(By.ID, "name").send_keys("Scheduled Cup")
+    browser.execute_script("document.getElementById('first_round').value = '2030-01-01T18:00'")
+    browser.find_element(By.CSS_SELECTOR, "#every option[value='60']").click()
+    browser.find_element(By.CSS_SELECTOR, "#hands option[value='always']").click()
+    browser.find_element(By.CSS_SELECTOR, "#new-championship button[type=submit]").click()
+    wait(browser, lambda d: "id=" in d.current_url)
+    cid = browser.current_url.split("id=")[1].split("&")[0]
+    summary = summary_of(browser, served.base, cid)
+    first = dt.datetime.fromisoformat(browser.execute_script("return new Date('2030-01-01T18:00').toISOString()")
+                                      .replace("Z", "+00:00"))
+    slots = summary["settings"]["schedule"]
+    assert [s["round"] for s in slots] == list(range(1, 15))
+    assert [dt.datetime.fromisoformat(s["starts_at"]) for s in slots[:3]] == [
+        first, first + dt.timedelta(hours=1), first + dt.timedelta(hours=2)]
+    assert (summary["run"]["hands_policy"], summary["run"]["delay_seconds"]) == ("always", 1800)

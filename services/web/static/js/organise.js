@@ -63,6 +63,11 @@ function createEl() {
     if (f.check_in.value) body.check_in_seconds = Number(f.check_in.value);
     if (f.clock.value) { body.turn_seconds = Number(f.clock.value); body.on_timeout = f.on_timeout.value; }
     if (f.target.value) body.game_target = Number(f.target.value);
+    if (f.first_round.value) {            // the workers run it: registration closes and round 1 starts then
+      const first = new Date(f.first_round.value), every = Number(f.every.value);
+      body.schedule = Array.from({length: every ? 14 : 1}, (_, k) =>
+        ({round: k + 1, starts_at: new Date(first.getTime() + k * every * 60_000).toISOString()}));
+    }
     body.hands_policy = f.hands.value;
     body.delay_seconds = f.hands.value === "always" ? 1800 : Number(f.delay.value);
     act(async () => { const r = await send("POST", "/championships", body);
@@ -79,6 +84,11 @@ function createEl() {
   field(t("on_timeout"), select("on_timeout", ["auto_play", "bot", "forfeit"].map(r => [r, t(`timeout_${r}`)]), "auto_play")),
   field(t("target_label"), h("input", {id: "target", name: "target", type: "number", min: 1, max: 10000,
                                        placeholder: "152", inputmode: "numeric"})),
+  field(t("first_round_at"), h("input", {id: "first_round", name: "first_round", type: "datetime-local"})),
+  h("p", {class: "hint"}, t("schedule_hint")),
+  field(t("rounds_every"), select("every", [["0", t("at_once")], ["30", t("every_time", {time: t("minutes", {n: 30})})],
+                                            ["60", t("every_time", {time: t("minutes", {n: 60})})],
+                                            ["1440", t("every_time", {time: t("days", {n: 1})})]], "0")),
   field(t("check_in_window"), select("check_in", [["", t("no_check_in")], ["300", t("minutes", {n: 5})],
                                                   ["900", t("minutes", {n: 15})]], "")),
   field(t("spectators_see"), select("hands", [["after_deal", t("hands_after_deal")], ["never", t("hands_never")],

@@ -36,6 +36,9 @@ addWords({
     outcome_bye: "bye", outcome_walkover: "walkover", outcome_void: "void", confirm_action: "Sure? {what}",
     bot_seat: "A bot plays for the seat to act", target_label: "Game target (empty: the profile's)",
     spectators_delay: "Spectators see the tables late by", no_delay: "no delay",
+    first_round_at: "Round 1 starts at (empty: I start each round)", rounds_every: "The next rounds start",
+    schedule_hint: "At round 1's time the platform closes registration, makes the committed draw and starts the round; each next round starts when the last one is decided, or at its time.",
+    at_once: "as soon as the last one is decided", days: "{n} day", every_time: "every {time} (or when the last one is decided, if later)",
   },
   ar: {
     organise_title: "التنظيم", my_championships: "بطولاتي", no_championships: "لا تنظّم أي بطولة بعد.",
@@ -71,5 +74,8 @@ addWords({
     outcome_bye: "راحة", outcome_walkover: "فوز دون لعب", outcome_void: "ملغاة", confirm_action: "متأكد؟ {what}",
     bot_seat: "يلعب آلي عن صاحب الدور", target_label: "هدف الصكة (فارغ: هدف القانون)",
     spectators_delay: "يرى المشاهدون الطاولات متأخرة بـ", no_delay: "بلا تأخير",
+    first_round_at: "تبدأ الجولة الأولى في (فارغ: أبدأ كل جولة بنفسي)", rounds_every: "تبدأ الجولات التالية",
+    schedule_hint: "في موعد الجولة الأولى تغلق المنصة التسجيل وتجري القرعة الملتزم بها وتبدأ الجولة؛ وتبدأ كل جولة تالية عند حسم سابقتها أو في موعدها.",
+    at_once: "حالما تُحسم السابقة", days: "{n} يوم", every_time: "كل {time} (أو عند حسم السابقة إن تأخرت)",
   },
 });
