@@ -253,3 +253,32 @@ async def test_a_championship_created_with_a_schedule_runs_itself(served, browse
     assert [dt.datetime.fromisoformat(s["starts_at"]) for s in slots[:3]] == [
         first, first + dt.timedelta(hours=1), first + dt.timedelta(hours=2)]
     assert (summary["run"]["hands_policy"], summary["run"]["delay_seconds"]) == ("always", 1800)
+
+
+async def test_the_organiser_withdraws_a_team_and_brings_in_a_substitute(served, browser, pool):
+    """From the teams table, each asked once before it is done: a substitute in for a player, a withdrawal."""
+    sign_up(browser, served.base, "organiser", name="Organiser")
+    await grant_organiser(pool, me(browser, served.base))
+    await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, 'human')",
+                           [(f"u-{x}", x.title()) for x in ("saad", "noura", "fahad", "ahmad", "badr")])
+    await pool.executemany("INSERT INTO credentials (user_id, login, password_hash) VALUES ($1, $2, 'x')",
+                           [(f"u-{x}", x) for x in ("saad", "noura", "fahad", "ahmad", "badr")])
+    with as_browser(browser, served.base) as http:
+        cid = http.post("/championships", json={"command_id": "c", "name": "Club Night"}).json()["championship_id"]
+        r = http.post(f"/championships/{cid}/teams/import?command_id=i", headers={"content-type": "text/csv"},
+                      content=b"team,player_1,player_2,substitute_1\nFalcons,saad,noura,badr\nPearls,fahad,ahmad,\n")
+        assert r.status_code == 201, r.text
+    teams = {t["name"]: t["team_id"] for t in summary_of(browser, served.base, cid)["teams"]}
+    browser.get(f"{served.base}/organise/?id={cid}")
+    row = f"#teams tr[data-team='{teams['Falcons']}']"
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, row))
+    assert "Badr" in browser.find_element(By.CSS_SELECTOR, row).text          # the substitute, by name
+    click(browser, f"{row} button.substitute")                               # Badr in for Saad: asked first
+    assert summary_of(browser, served.base, cid)["teams"][0]["players"] == ["u-saad", "u-noura"]
+    click(browser, f"{row} button.substitute.armed")
+    wait(browser, lambda d: summary_of(d, served.base, cid)["teams"][0]["players"][0] == "u-badr")
+    pearls = f"#teams tr[data-team='{teams['Pearls']}']"
+    click(browser, f"{pearls} button.withdraw")
+    click(browser, f"{pearls} button.withdraw.armed")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{pearls}.withdrawn"))
+    assert next(t for t in summary_of(browser, served.base, cid)["teams"] if t["name"] == "Pearls")["withdrawn"]

@@ -129,11 +129,35 @@ function importEl() {
           t("import_file")))) : null,
     fileCheck ? fileCheckEl() : null,
     champ.teams.length ? h("table", {class: "list", id: "teams"},
-      h("thead", {}, h("tr", {}, [t("team"), t("players"), t("club"), t("region"), t("rating")].map(x => h("th", {}, x)))),
-      h("tbody", {}, champ.teams.slice(0, PAGE).map(team => h("tr", {"data-team": team.team_id},
-        h("td", {}, team.name || team.team_id), h("td", {}, listText(team.players.map(p => p.startsWith("bot-") ? t("bot") : (names.get(p) ?? p)))),
-        h("td", {}, team.club || "—"), h("td", {}, team.region || "—"), h("td", {}, team.rating ?? "—"))))) : null,
+      h("thead", {}, h("tr", {}, [t("team"), t("players"), t("club"), t("region"), t("rating"), t("actions")]
+        .map(x => h("th", {}, x)))),
+      h("tbody", {}, champ.teams.slice(0, PAGE).map(teamRowEl))) : null,
     champ.teams.length > PAGE ? h("p", {class: "hint"}, t("more_teams", {n: champ.teams.length - PAGE})) : null);
+}
+
+const personName = p => p.startsWith("bot-") ? t("bot") : (names.get(p) ?? p);
+
+// A team: its players and details, and what the organiser may do for it (each asks once before it acts):
+// withdraw it, or bring in one of its registered substitutes for a player from the next round on.
+function teamRowEl(team) {
+  const path = `${base()}/teams/${enc(team.team_id)}`;
+  const once = (key, label, then) => {
+    const sure = armed === `team/${team.team_id}/${key}`;
+    return h("button", {type: "button", class: `${key.split(":")[0]}${sure ? " armed" : ""}`, "aria-pressed": String(sure),
+                        onclick: () => { if (!sure) { armed = `team/${team.team_id}/${key}`; render(); return; }
+                                         armed = null; act(then); }}, sure ? t("confirm_action", {what: label}) : label);
+  };
+  const live = !team.withdrawn && champ.status !== "finished";
+  return h("tr", {"data-team": team.team_id, class: team.withdrawn ? "withdrawn" : ""},
+    h("td", {}, team.name || team.team_id, team.withdrawn ? h("span", {class: "hint"}, ` (${t("withdrawn")})`) : null),
+    h("td", {}, listText(team.players.map(personName)),
+      team.substitutes.length ? h("span", {class: "hint"}, ` · ${t("substitutes")}: ${listText(team.substitutes.map(personName))}`) : null),
+    h("td", {}, team.club || "—"), h("td", {}, team.region || "—"), h("td", {}, team.rating ?? "—"),
+    h("td", {}, live ? [once("withdraw", t("withdraw"), () => send("POST", `${path}/withdraw`,
+                                                                   {command_id: commandId(), reason: "withdrawn by the organiser"})),
+      team.substitutes.flatMap(sub => team.players.map(out => once(`substitute:${sub}:${out}`,
+        t("sub_for", {sub: personName(sub), out: personName(out)}),
+        () => send("POST", `${path}/substitute`, {command_id: commandId(), player_out: out, player_in: sub}))))] : null));
 }
 
 function fileCheckEl() {
@@ -300,7 +324,8 @@ async function load() {
     champ = await get(base());
     await checkSeed();
     if (!mon.round) mon = null;
-    const people = [...new Set(champ.teams.slice(0, PAGE).flatMap(x => x.players).filter(p => !p.startsWith("bot-") && !names.has(p)))];
+    const people = [...new Set(champ.teams.slice(0, PAGE).flatMap(x => [...x.players, ...x.substitutes])
+      .filter(p => !p.startsWith("bot-") && !names.has(p)))];
     for (let i = 0; i < people.length; i += 100) {
       for (const u of await get(`/users?ids=${people.slice(i, i + 100).join(",")}`)) names.set(u.user_id, u.name);
     }
