@@ -121,6 +121,6 @@ class LobbyService:
                 return NextMatch(
                     m.match_id, m.round, m.team_b if m.team_a == team else m.team_a,
                     "decided" if outcome is not None else "playing" if tables else "waiting", slot,
-                    closes_at(champ, m.round), user_id in checks.of(m.round, m.match_id),
+                    closes_at(champ, m.round, checks), user_id in checks.of(m.round, m.match_id),
                     tuple(r["table_id"] for r in tables))
         return None

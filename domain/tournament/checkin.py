@@ -37,12 +37,25 @@ class CheckInClosed(msgspec.Struct, frozen=True, tag="check_in_closed", kw_only=
     absent: tuple[str, ...]
 
 
+class CheckInExtended(msgspec.Struct, frozen=True, tag="check_in_extended", kw_only=True):
+    """The organiser keeps round ``round``'s window open ``seconds`` longer (before it has closed)."""
+
+    schema_version: ClassVar[int] = 1
+    round: int
+    seconds: float
+    by: str
+
+
+MAX_EXTENSION = 3600.0        # one extension at most; several may follow each other
+
+
 class CheckIns(msgspec.Struct, frozen=True):
     """The check-in stream folded: who checked in for which match, and which rounds' windows closed."""
 
     version: int = 0
     players: dict[str, frozenset[str]] = msgspec.field(default_factory=dict)   # "round/match" -> players
     closed: dict[int, tuple[str, ...]] = msgspec.field(default_factory=dict)   # round -> absent teams
+    extended: dict[int, float] = msgspec.field(default_factory=dict)           # round -> seconds added
 
     def of(self, round_no: int, match_id: str) -> frozenset[str]:
         return self.players.get(f"{round_no}/{match_id}", frozenset())
@@ -54,6 +67,9 @@ def evolve(checks: CheckIns, e) -> CheckIns:
         key = f"{e.round}/{e.match_id}"
         players = {**checks.players, key: checks.of(e.round, e.match_id) | {e.player}}
         return msgspec.structs.replace(checks, players=players)
+    if isinstance(e, CheckInExtended):
+        return msgspec.structs.replace(checks, extended={**checks.extended,
+                                                         e.round: checks.extended.get(e.round, 0.0) + e.seconds})
     return msgspec.structs.replace(checks, closed={**checks.closed, e.round: e.absent})
 
 
@@ -128,3 +144,18 @@ def closing(state: ChampionshipState, checks: CheckIns, round_no: int) -> CheckI
     absent = tuple(t for m in round_.to_play() for t in (m.team_a, m.team_b)
                    if not team_checked_in(state.teams[t], checks.of(round_no, m.match_id)))
     return CheckInClosed(round=round_no, absent=absent)
+
+
+def extend(state: ChampionshipState, checks: CheckIns, round_no: int, seconds: float, by: str, *,
+           now: dt.datetime, closes: dt.datetime) -> CheckInExtended:
+    """Keep the current round's open window ``seconds`` longer; refused once it has closed, or for another
+    round."""
+    if not state.rounds or round_no != state.rounds[-1].number:
+        raise ChampionshipRuleError("wrong_round", f"round {round_no} is not the round being played")
+    if round_no in checks.closed or now >= closes:
+        raise ChampionshipRuleError("check_in_closed", f"check-in for round {round_no} closed at "
+                                                       f"{closes.isoformat()}", closed_at=closes.isoformat())
+    if not 0 < seconds <= MAX_EXTENSION:
+        raise ChampionshipRuleError("bad_extension", f"a window is extended by 1 to {MAX_EXTENSION:g} seconds at a "
+                                                     f"time, not {seconds:g}")
+    return CheckInExtended(round=round_no, seconds=seconds, by=by)

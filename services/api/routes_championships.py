@@ -612,8 +612,31 @@ async def check_in(request: Request, championship_id: FromPath[str], match_id: F
     round_no = champ.state.rounds[-1].number
     tables = [r["table_id"] for r in await championships.matches.tables_of(championship_id) if r["match_id"] == match_id]
     return CheckInOut(championship_id, round_no, match_id, not stored,
-                      sorted(checks.of(round_no, match_id)), closes_at(champ, round_no).isoformat(),
+                      sorted(checks.of(round_no, match_id)), closes_at(champ, round_no, checks).isoformat(),
                       tables)
+
+
+class Extension(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+    seconds: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 300.0
+
+
+class CheckInWindow(msgspec.Struct):
+    championship_id: str
+    round: int
+    closes_at: str
+
+
+@post("/{championship_id:str}/rounds/{round_no:int}/check-in/extend", operation_id="extendCheckIn", status_code=200,
+      summary="Organiser: keep the round's check-in window open longer (before it closes)",
+      dto=Strict[Extension], return_dto=None)
+async def extend_check_in(championship_id: FromPath[str], round_no: FromPath[int], data: JSONBody[Extension],
+                          user: Caller, pool: Pool, championships: Championships) -> CheckInWindow:
+    await _organiser(championships, pool, championship_id, user)
+    checks = await championships.check_ins.extend(championship_id, round_no, data.seconds, by=user.user_id,
+                                                  command_id=data.command_id)
+    champ = await championships.load(championship_id)
+    return CheckInWindow(championship_id, round_no, closes_at(champ, round_no, checks).isoformat())
 
 
 # ---- everyone ----
@@ -711,5 +734,5 @@ championship_router = Router(path="/championships", route_handlers=[
     create_championship, import_teams, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
     make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
-    list_matches, check_in, list_championships, get_monitor,
+    list_matches, check_in, list_championships, get_monitor, extend_check_in,
 ])

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from domain.tournament import checkin
-from domain.tournament.checkin import CheckInClosed, CheckIns, PlayerCheckedIn
+from domain.tournament.checkin import CheckInClosed, CheckInExtended, CheckIns, PlayerCheckedIn
 from services.errors import Conflict, Forbidden
 from services.eventstore import Codec, ConcurrencyError, DuplicateEventError, append, append_reporting, read_stream
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from services.championships.service import Championship, ChampionshipService
     from services.tables import Table
 
-CHECK_IN_CODEC = Codec((PlayerCheckedIn, CheckInClosed))
+CHECK_IN_CODEC = Codec((PlayerCheckedIn, CheckInClosed, CheckInExtended))
 
 
 def check_in_stream(championship_id: str) -> str:
@@ -38,11 +38,13 @@ def fold_check_ins(rows) -> CheckIns:
     return msgspec.structs.replace(checks, version=rows[-1].version if rows else 0)
 
 
-def closes_at(champ: Championship, round_no: int) -> dt.datetime | None:
-    """When the round's check-in window closes (None: the championship has no check-in)."""
+def closes_at(champ: Championship, round_no: int, checks: CheckIns | None = None) -> dt.datetime | None:
+    """When the round's check-in window closes (None: the championship has no check-in): its start and the
+    window's length, and what the organiser added (``checks``, the check-in stream, holds the extensions)."""
     if champ.run.check_in_seconds is None or not 1 <= round_no <= len(champ.round_started_at):
         return None
-    return champ.round_started_at[round_no - 1] + dt.timedelta(seconds=champ.run.check_in_seconds)
+    extra = checks.extended.get(round_no, 0.0) if checks is not None else 0.0
+    return champ.round_started_at[round_no - 1] + dt.timedelta(seconds=champ.run.check_in_seconds + extra)
 
 
 class CheckInService:
@@ -76,7 +78,7 @@ class CheckInService:
             checks = await self.of(championship_id)
             now = await self.pool.fetchval("SELECT now()")
             event = checkin.check_in(checks, round_.number, match, team_id, player, by, now=now,
-                                     closes=closes_at(champ, round_.number))
+                                     closes=closes_at(champ, round_.number, checks))
             if event is None:
                 return False, checks, champ
             row = self._row(championship_id, event, f"{round_.number}/{match_id}/{player}", by)
@@ -88,6 +90,29 @@ class CheckInService:
             checks = await self.of(championship_id)
             await self.open_ready_tables(championship_id, champ, checks, by)
             return stored, checks, champ
+        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
+
+    async def extend(self, championship_id: str, round_no: int, seconds: float, *, by: str, command_id: str
+                     ) -> CheckIns:
+        """Keep round ``round_no``'s window open ``seconds`` longer: ordered with the check-ins and the closing
+        by the stream's version, so that a window is never extended after it closed; the same ``command_id``
+        sent again extends it once."""
+        for _ in range(self.championships.max_attempts):
+            champ = await self.championships.load(championship_id)
+            if champ.run.check_in_seconds is None:
+                raise Conflict("no_check_in", f"championship {championship_id} has no check-in")
+            checks = await self.of(championship_id)
+            now = await self.pool.fetchval("SELECT now()")
+            event = checkin.extend(champ.state, checks, round_no, seconds, by, now=now,
+                                   closes=closes_at(champ, round_no, checks))
+            row = self._row(championship_id, event, f"{round_no}/extend/{by}/{command_id}", by)
+            try:
+                await append(self.pool, check_in_stream(championship_id), checks.version, [row])
+            except DuplicateEventError:
+                pass                              # this command was stored already: once is enough
+            except ConcurrencyError:
+                continue                          # a check-in (or the closing) came first: decide again
+            return await self.of(championship_id)
         raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
 
     async def check_in_bots(self, championship_id: str, champ: Championship, checks: CheckIns) -> CheckIns:

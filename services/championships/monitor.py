@@ -104,8 +104,8 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
         "SELECT t.table_id, e.event_type, e.recorded_at FROM unnest($1::text[]) AS t(table_id) "
         "CROSS JOIN LATERAL (SELECT event_type, recorded_at FROM events WHERE stream_id = 'table-' || t.table_id "
         "ORDER BY version DESC LIMIT 1) e", live)} if live else {}
-    window = closes_at(champ, number)
-    checks = await championships.check_ins.of(championship_id) if window is not None else None
+    checks = await championships.check_ins.of(championship_id) if champ.run.check_in_seconds is not None else None
+    window = closes_at(champ, number, checks)
     stall = dt.timedelta(seconds=stall_seconds())
 
     def checked_in(m) -> tuple[bool, bool]:

@@ -163,7 +163,7 @@ class Schedules:
                 await svc.matches.open_round_tables(championship_id, n, ACTOR)
             return f"round {n} playing"
         checks: CheckIns = await svc.check_ins.of(championship_id)
-        closes = closes_at(champ, n)
+        closes = closes_at(champ, n, checks)
         if n not in checks.closed and now < closes:
             checks = await svc.check_ins.check_in_bots(championship_id, champ, checks)
             await svc.check_ins.open_ready_tables(championship_id, champ, checks, ACTOR)

@@ -131,3 +131,35 @@ async def test_the_championship_says_what_its_tables_show_spectators(api, pool):
     assert (terms["hands_policy"], terms["delay_seconds"]) == ("never", 120)
     run = (await api.get(f"/championships/{cid}", headers=organiser)).json()["run"]
     assert (run["hands_policy"], run["delay_seconds"]) == ("never", 120)
+
+
+async def test_the_organiser_extends_an_open_check_in_window(api, pool):
+    _, organiser = await new_user(api, "organiser")
+    cid, ids, seen = await started(api, pool, organiser, check_in_seconds=600)
+    before = dt.datetime.fromisoformat(seen["check_in_closes_at"])
+    r = await api.post(f"/championships/{cid}/rounds/1/check-in/extend", headers=organiser,
+                       json={"command_id": "more-1", "seconds": 300})
+    assert r.status_code == 200, r.text
+    assert dt.datetime.fromisoformat(r.json()["closes_at"]) == before + dt.timedelta(seconds=300)
+    again = await api.post(f"/championships/{cid}/rounds/1/check-in/extend", headers=organiser,
+                           json={"command_id": "more-1", "seconds": 300})             # the same command again
+    assert again.json()["closes_at"] == r.json()["closes_at"]
+    seen = await look(api, cid, organiser)
+    assert dt.datetime.fromisoformat(seen["check_in_closes_at"]) == before + dt.timedelta(seconds=300)
+    # A player may not; another round may not be extended; nor by nothing.
+    player = {"Authorization": f"Bearer {await token_of(pool, ids['saad'])}"}
+    r = await api.post(f"/championships/{cid}/rounds/1/check-in/extend", headers=player,
+                       json={"command_id": "x", "seconds": 60})
+    assert r.status_code == 403 and r.json()["rule"] == "not_organiser"
+    r = await api.post(f"/championships/{cid}/rounds/2/check-in/extend", headers=organiser,
+                       json={"command_id": "y", "seconds": 60})
+    assert r.status_code == 409 and r.json()["rule"] == "wrong_round"
+    r = await api.post(f"/championships/{cid}/rounds/1/check-in/extend", headers=organiser,
+                       json={"command_id": "z", "seconds": 0})
+    assert r.status_code == 400 and r.json()["field"] == "seconds"
+    # Once it has closed, it stays closed.
+    platform = await Platform.on(pool)
+    await platform.championships.check_ins.close(cid, 1)
+    r = await api.post(f"/championships/{cid}/rounds/1/check-in/extend", headers=organiser,
+                       json={"command_id": "late", "seconds": 60})
+    assert r.status_code == 409 and r.json()["rule"] == "check_in_closed"

@@ -112,6 +112,12 @@ OTHER_REFUSALS = [
     (lambda: invitations.answer(_DECLINED["T"], "b", True), "invitation_declined"),
     (lambda: checkin.check_in(checkin.CheckIns(), 1, PLAYING.rounds[0].matches[0], "T1", "P1a", "P1a",
                               now=_NOW, closes=_NOW), "check_in_closed"),
+    (lambda: checkin.extend(PLAYING, checkin.CheckIns(), 1, 0, "organiser", now=_NOW,
+                            closes=_NOW + dt.timedelta(minutes=5)), "bad_extension"),
+    (lambda: checkin.extend(PLAYING, checkin.CheckIns(), 1, 60, "organiser", now=_NOW, closes=_NOW),
+     "check_in_closed"),
+    (lambda: checkin.extend(PLAYING, checkin.CheckIns(), 2, 60, "organiser", now=_NOW,
+                            closes=_NOW + dt.timedelta(minutes=5)), "wrong_round"),
 ]
 
 

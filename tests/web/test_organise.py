@@ -282,3 +282,28 @@ async def test_the_organiser_withdraws_a_team_and_brings_in_a_substitute(served,
     click(browser, f"{pearls} button.withdraw.armed")
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{pearls}.withdrawn"))
     assert next(t for t in summary_of(browser, served.base, cid)["teams"] if t["name"] == "Pearls")["withdrawn"]
+
+
+async def test_the_organiser_keeps_a_check_in_window_open_longer(served, browser, pool):
+    sign_up(browser, served.base, "organiser", name="Organiser")
+    await grant_organiser(pool, me(browser, served.base))
+    logins = ("saad", "noura", "fahad", "ahmad")
+    await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, 'human')",
+                           [(f"u-{x}", x.title()) for x in logins])
+    await pool.executemany("INSERT INTO credentials (user_id, login, password_hash) VALUES ($1, $2, 'x')",
+                           [(f"u-{x}", x) for x in logins])
+    with as_browser(browser, served.base) as http:
+        cid = http.post("/championships", json={"command_id": "c", "name": "Night", "check_in_seconds": 600}
+                        ).json()["championship_id"]
+        http.post(f"/championships/{cid}/teams/import?command_id=i", headers={"content-type": "text/csv"},
+                  content=b"team,player_1,player_2\nFalcons,saad,noura\nPearls,fahad,ahmad\n")
+        for step in ("registration/close", "draw", "rounds/1/start"):
+            assert http.post(f"/championships/{cid}/{step}", json={"command_id": step.replace("/", "-")}).status_code == 200
+        before = http.get(f"/championships/{cid}/monitor").json()["check_in_closes_at"]
+    browser.get(f"{served.base}/organise/?id={cid}")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#matches tr[data-state='waiting_check_in']"))
+    click(browser, "#extend-check-in")
+    wait(browser, lambda d: d.find_elements(By.ID, "notice"))
+    with as_browser(browser, served.base) as http:
+        after = http.get(f"/championships/{cid}/monitor").json()["check_in_closes_at"]
+    assert dt.datetime.fromisoformat(after) - dt.datetime.fromisoformat(before) == dt.timedelta(seconds=300)

@@ -5,6 +5,7 @@
 import {download, get, send, sendText, signedIn} from "./api.js";
 import {fill, h} from "./cards.js";
 import {listText, onChange, setUp, t} from "./i18n.js";
+import {whenText} from "./terms.js";
 import "./words_play.js";
 import "./words_organise.js";
 
@@ -228,6 +229,10 @@ function monitorEl() {
       STATES.map(s => h("button", {type: "button", class: filter.state === s ? "selected" : "", "data-state": s,
                                    "aria-pressed": String(filter.state === s), onclick: () => refilter({state: s})},
         `${t(`state_${s}`)} (${mon.counts[s]})`))),
+    mon.check_in_closes_at ? h("p", {id: "check-in-window"}, t("check_in_closes", {time: whenText(mon.check_in_closes_at)}), " ",
+      new Date(mon.check_in_closes_at) > Date.now() ? h("button", {type: "button", id: "extend-check-in",
+        onclick: () => act(() => send("POST", `${base()}/rounds/${mon.round}/check-in/extend`,
+                                      {command_id: commandId(), seconds: 300}))}, t("extend_check_in")) : null) : null,
     h("h3", {}, t("needs_you")),
     mon.needs.length ? h("ul", {class: "list needs", id: "needs"}, mon.needs.map(n => h("li", {"data-kind": n.kind, "data-match": n.match_id ?? ""},
       h("strong", {}, t(`need_${n.kind}`)), ` — ${n.detail}`))) : h("p", {class: "hint", id: "needs"}, t("nothing_needs_you")),
