@@ -242,6 +242,7 @@ async def test_a_championship_created_with_a_schedule_runs_itself(served, browse
     browser.execute_script("document.getElementById('first_round').value = '2030-01-01T18:00'")
     browser.find_element(By.CSS_SELECTOR, "#every option[value='60']").click()
     browser.find_element(By.CSS_SELECTOR, "#hands option[value='always']").click()
+    browser.find_element(By.CSS_SELECTOR, "#profile option[value='belote_classic']").click()
     browser.find_element(By.CSS_SELECTOR, "#new-championship button[type=submit]").click()
     wait(browser, lambda d: "id=" in d.current_url)
     cid = browser.current_url.split("id=")[1].split("&")[0]
@@ -253,6 +254,7 @@ async def test_a_championship_created_with_a_schedule_runs_itself(served, browse
     assert [dt.datetime.fromisoformat(s["starts_at"]) for s in slots[:3]] == [
         first, first + dt.timedelta(hours=1), first + dt.timedelta(hours=2)]
     assert (summary["run"]["hands_policy"], summary["run"]["delay_seconds"]) == ("always", 1800)
+    assert summary["settings"]["profile"] == "belote_classic"
 
 
 async def test_the_organiser_withdraws_a_team_and_brings_in_a_substitute(served, browser, pool):

@@ -11,6 +11,7 @@ import "./words_organise.js";
 
 const main = document.getElementById("main");
 const id = new URLSearchParams(location.search).get("id");
+const PROFILES = {baloot: ["saudi", "belote_classic", "belote_declarations"], balut: ["stc", "ibf"]};
 const FORMATS = ["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin", "duplicate"];
 const STATES = ["waiting_check_in", "waiting", "playing", "stalled", "disputed", "finished"];
 const PAGE = 50;
@@ -59,6 +60,7 @@ function createEl() {
     e.preventDefault();
     const f = e.target.elements;
     const body = {command_id: commandId(), name: f.name.value, format: f.format.value, game: f.game.value,
+                  profile: f.profile.value,
                   match_games: Number(f.best_of.value), seeding: f.seeding.value,
                   bot_pace_seconds: Number(f.pace.value)};
     if (f.check_in.value) body.check_in_seconds = Number(f.check_in.value);
@@ -77,7 +79,10 @@ function createEl() {
   h("h2", {}, t("new_championship")),
   field(t("name"), h("input", {id: "name", name: "name", required: true, maxlength: 80})),
   field(t("format"), select("format", FORMATS.map(f => [f, t(`format_${f}`)]), "single_elimination")),
-  field(t("game"), select("game", [["baloot", t("game_baloot")], ["balut", t("game_balut")]], "baloot")),
+  field(t("game"), h("select", {id: "game", name: "game", onchange: e => {     // the rules the game has
+    fill(document.getElementById("profile"), PROFILES[e.target.value].map(p => h("option", {value: p}, t(`profile_${p}`))));
+  }}, [["baloot", t("game_baloot")], ["balut", t("game_balut")]].map(([value, label]) => h("option", {value}, label)))),
+  field(t("profile"), select("profile", PROFILES.baloot.map(p => [p, t(`profile_${p}`)]), "saudi")),
   field(t("best_of"), select("best_of", [1, 3, 5, 7].map(n => [String(n), String(n)]), "1")),
   field(t("seeding"), select("seeding", [["draw", t("seeding_draw")], ["rating", t("seeding_rating")]], "draw")),
   field(t("turn_clock"), select("clock", [["", t("no_clock")], ["30", t("seconds", {n: 30})],
