@@ -13,7 +13,9 @@ checked against a hash of nothing, so neither the answer nor its delay says whic
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
+import secrets
 import unicodedata
 import uuid
 
@@ -25,7 +27,13 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from services.errors import Conflict, Invalid
 
 LOGIN = re.compile(r"^[\w.\-]{3,32}$")
+UNCLAIMED = "!unclaimed"          # the password hash of an invited account: no password verifies against it
+INVITATION_DAYS = 30.0
 MIN_PASSWORD, MAX_PASSWORD = 8, 128
+
+
+def code_hash(code: str) -> bytes:
+    return hashlib.sha256(code.encode()).digest()
 
 
 class Account(msgspec.Struct, frozen=True):
@@ -119,6 +127,43 @@ class Accounts:
                                        "USING (user_id) WHERE c.login = $1", key)
         return Account(row["user_id"], row["name"], row["login"], row["kind"]) if row else None
 
+    async def invite(self, conn, logins: list[str], invited_by: str, days: float = INVITATION_DAYS
+                     ) -> dict[str, tuple[str, str]]:
+        """Accounts for people who have none yet (normalised ``logins``, none of them taken): each login
+        reserved with a password hash that verifies nothing, and a one-time code to claim it with (only its
+        SHA-256 kept). In ``conn``'s transaction; returns login -> (user id, code)."""
+        made = {login: (uuid.uuid4().hex, secrets.token_urlsafe(18)) for login in logins}
+        await conn.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, 'human')",
+                               [(uid, login) for login, (uid, _) in made.items()])
+        await conn.executemany("INSERT INTO credentials (user_id, login, password_hash) VALUES ($1, $2, $3)",
+                               [(uid, login, UNCLAIMED) for login, (uid, _) in made.items()])
+        await conn.executemany(
+            "INSERT INTO account_invitations (code_hash, user_id, invited_by, expires_at) "
+            "VALUES ($1, $2, $3, now() + make_interval(secs => $4))",
+            [(code_hash(code), uid, invited_by, days * 86400.0) for uid, code in made.values()])
+        return made
+
+    async def claim(self, code: str, password: str, name: str | None = None) -> Account:
+        """The account an invitation ``code`` reserved, now with this password (and name); the code is used
+        up. A code that is unknown, used or expired is one refusal."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            row = await conn.fetchrow(
+                "SELECT i.user_id, c.login FROM account_invitations i JOIN credentials c USING (user_id) "
+                "WHERE i.code_hash = $1 AND i.used_at IS NULL AND i.expires_at > now() FOR UPDATE OF i",
+                code_hash(code))
+            if row is None:
+                raise Invalid("bad_invitation", "this invitation code is unknown, used or past its date: ask the "
+                                                "organiser for a new one", field="code")
+            check_password(password, row["login"])
+            digest = await self._hash(password)
+            await conn.execute("UPDATE credentials SET password_hash = $2, changed_at = now() WHERE user_id = $1",
+                               row["user_id"], digest)
+            await conn.execute("UPDATE account_invitations SET used_at = now() WHERE code_hash = $1",
+                               code_hash(code))
+            if name:
+                await conn.execute("UPDATE users SET name = $2 WHERE user_id = $1", row["user_id"], name)
+        return await self.of(row["user_id"])
+
     async def verify(self, login: str, password: str) -> Account | None:
         """The account whose login and password these are, or None (with no hint which was wrong)."""
         try:
@@ -128,7 +173,7 @@ class Accounts:
         row = None if key is None else await self.pool.fetchrow(
             "SELECT u.user_id, u.name, u.kind, c.login, c.password_hash FROM credentials c JOIN users u "
             "USING (user_id) WHERE c.login = $1", key)
-        if row is None:
+        if row is None or row["password_hash"] == UNCLAIMED:      # no such login, or one not claimed yet
             if self._nothing is None:
                 self._nothing = await self._hash("")
             await self._verify(self._nothing, password)     # the same work as for a known login

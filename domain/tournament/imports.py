@@ -10,7 +10,8 @@ The file (UTF-8, RFC 4180, a header row; the columns in any order, names in any 
 ``team`` (the team's name, 1-80 characters, unique in the file whatever its case) and ``player_1`` ..
 ``player_N`` (N is the championship's team size: two, four in a duplicate event) are required; ``team_id``,
 ``substitute_1``, ``substitute_2``, ``club``, ``region`` and ``rating`` (a number) may be given. A player is
-named by his account's login, or ``bot``. Which logins exist, and whether a team or a player is registered
+named by his account's login, or ``bot``; ``+login`` names a person who has no account yet (one is made
+for him with that login, and he claims it with the code the import gives). Which logins exist, and whether a team or a player is registered
 already, is the championship's and the accounts' to say: this module checks what the file alone can tell.
 """
 
@@ -28,6 +29,7 @@ MAX_NAME = 80
 MAX_TEXT = 80
 MAX_ROWS = 20_000
 BOT = "bot"
+INVITE = "+"                 # "+login": the player has no account yet; one is made, and he claims it
 ID_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 OPTIONAL = ("team_id", "substitute_1", "substitute_2", "club", "region", "rating")
 
@@ -114,7 +116,7 @@ def parse_teams(text: str, championship_id: str, team_size: int) -> tuple[list[T
             for column, person in _people(row, players):
                 if person == BOT:
                     continue
-                key = person.casefold()
+                key = person.removeprefix(INVITE).casefold()
                 if key in seen_people:
                     first, first_column = seen_people[key]
                     errors.append(LineError(line, column, f"{person} is in the file already (line {first}, "
@@ -160,7 +162,7 @@ def _row(line: int, cells: list[str], where: dict[str, int], championship_id: st
         elif value:
             substitutes.append(value)
     named = [p for p in people if p and p != BOT] + substitutes
-    if len(set(p.casefold() for p in named)) != len(named):
+    if len(set(p.removeprefix(INVITE).casefold() for p in named)) != len(named):
         errors.append(LineError(line, None, "the same player is named twice in the team"))
     for column in ("club", "region"):
         if len(cell(column)) > MAX_TEXT:

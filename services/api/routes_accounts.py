@@ -18,6 +18,7 @@ from litestar.datastructures import State
 from litestar.params import FromPath, JSONBody
 
 from services.accounts import Account, Accounts
+from services.errors import Invalid
 from services.api.auth import Authenticator
 from services.api.deps import Auth, Caller
 from services.api.limits import Limits, RateLimited, client_address
@@ -108,6 +109,30 @@ async def create_account(request: Request, data: JSONBody[NewAccount], auth: Aut
     return await _start_session(request, auth, accounts, account, 201)
 
 
+class Claim(msgspec.Struct, forbid_unknown_fields=True):
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=NUL_FREE)]
+    password: Password
+    name: Name | None = None
+
+
+@post("/accounts/claim", operation_id="claimAccount", status_code=200, dto=Strict[Claim], return_dto=None,
+      summary="Claim the account an organiser made for you (his import's code): your password, signed in")
+async def claim_account(request: Request, data: JSONBody[Claim], auth: Auth, state: State) -> Response[SignedIn]:
+    limits: Limits = state.limits
+    address = f"address:{client_address(request.scope)}"   # wrong codes count as wrong passwords of the address
+    wait = limits.failed_sign_in.blocked(address, spent=True)
+    if wait is not None:
+        raise RateLimited("rate_limited", "too many wrong codes or passwords; try again later", wait)
+    accounts = _accounts(state)
+    try:
+        account = await accounts.claim(data.code, data.password, data.name)
+    except Invalid as refusal:
+        if refusal.rule == "bad_invitation":
+            limits.failed_sign_in.hit(address)
+        raise
+    return await _start_session(request, auth, accounts, account, 200)
+
+
 @post("/session", operation_id="signIn", status_code=200, dto=Strict[SignIn], return_dto=None,
       summary="Sign in with a login and password: a session cookie for this browser")
 async def sign_in(request: Request, data: JSONBody[SignIn], auth: Auth, state: State) -> Response[SignedIn]:
@@ -178,5 +203,5 @@ async def find_account(login: FromPath[str], user: Caller, state: State) -> Foun
     return Found(found.user_id, found.name, found.login)
 
 
-account_router = Router(path="/", route_handlers=[create_account, sign_in, current_session, sign_out,
+account_router = Router(path="/", route_handlers=[create_account, claim_account, sign_in, current_session, sign_out,
                                                   set_credentials, change_password, find_account])

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 import msgspec
 from litestar import Request, Router, get, post
+from litestar.datastructures import State
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
 from domain.table import ALWAYS_MIN_DELAY, OnTimeout
@@ -478,7 +479,7 @@ MAX_IMPORT = 4 * 1024 * 1024      # a teams file: 10,240 teams of two fit many t
       summary="Organiser: register the teams of a CSV file, all or none (422 bad_import names every bad line: "
               "its line, its column, why); dry_run=true checks it only")
 async def import_teams(request: Request, championship_id: FromPath[str], user: Caller, pool: Pool,
-                       championships: Championships,
+                       championships: Championships, state: State,
                        command_id: Annotated[CommandId, QueryParameter(description="the import's command id: "
                                                                                    "sent again, nothing is added")],
                        dry_run: FromQuery[bool] = False) -> Imported:
@@ -489,7 +490,8 @@ async def import_teams(request: Request, championship_id: FromPath[str], user: C
     except UnicodeDecodeError as exc:
         raise Problem(400, "invalid_field", f"the file is not UTF-8 text (byte {exc.start}): save it as "
                                             "CSV UTF-8", field="body") from None
-    return await imports.import_teams(championships, pool, championship_id, text, actor=user.user_id,
+    return await imports.import_teams(championships, state.platform.accounts, pool, championship_id, text,
+                                      actor=user.user_id,
                                       command_id=command_id, digest=command_digest((request.url.path, text)),
                                       dry_run=dry_run)
 

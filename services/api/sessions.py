@@ -34,7 +34,7 @@ CSRF_COOKIE = "baloot_csrf"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # The routes that start a session: protected even though no session cookie comes with them yet.
-SESSION_ROUTES = frozenset({"/session", "/accounts"})
+SESSION_ROUTES = frozenset({"/session", "/accounts", "/accounts/claim"})
 
 
 def credentials(scope) -> tuple[str, str] | None:

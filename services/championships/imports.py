@@ -8,7 +8,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.tournament import ChampionshipRuleError, RegisterTeam, TeamInfo, decide, evolve
-from domain.tournament.imports import BOT, LineError, TeamRow, parse_teams
+from domain.tournament.imports import BOT, INVITE, LineError, TeamRow, parse_teams
 from services.accounts import normalise_login
 from services.bots import team_bot_ids
 from services.championships import duplicate
@@ -18,6 +18,15 @@ from services.errors import Invalid, Unprocessable
 MAX_LISTED = 200          # the errors listed in one refusal (their count is given whole)
 
 
+class Invited(msgspec.Struct, frozen=True):
+    """An account the import made for a person who had none: he claims it with ``code`` (shown this once;
+    empty in a dry run, which makes nothing)."""
+
+    login: str
+    user_id: str
+    code: str
+
+
 class Imported(msgspec.Struct, frozen=True):
     championship_id: str
     version: int
@@ -25,6 +34,7 @@ class Imported(msgspec.Struct, frozen=True):
     dry_run: bool
     team_ids: list[str]
     replayed: bool = False        # this command id had imported the file already: nothing more was done
+    invited: list[Invited] = []   # accounts made for "+login" players, with the codes to claim them
 
 
 def refuse(errors: list[LineError]) -> Unprocessable:
@@ -35,30 +45,46 @@ def refuse(errors: list[LineError]) -> Unprocessable:
                          errors=[msgspec.to_builtins(e) for e in errors[:MAX_LISTED]], error_count=len(errors))
 
 
-async def _logins(pool, rows: list[TeamRow], errors: list[LineError], players: list[str]) -> dict[str, str]:
-    """login -> user id of every person the file names; an unknown login is a line's error."""
+async def _logins(pool, rows: list[TeamRow], errors: list[LineError], players: list[str]
+                  ) -> tuple[dict[str, str], dict[str, str]]:
+    """login -> user id of every person the file names, and the cells naming a person to invite
+    (``+login`` with no account yet) -> his login; an unknown login, or a login that is none, is a line's
+    error."""
     wanted: dict[str, str] = {}
     for row in rows:
         for person in (*row.players, *row.substitutes):
             if person and person != BOT:
                 try:
-                    wanted[person] = normalise_login(person)
+                    wanted[person] = normalise_login(person.removeprefix(INVITE))
                 except Invalid:
                     wanted[person] = ""
     found = dict(await pool.fetch("SELECT c.login, c.user_id FROM credentials c JOIN users u USING (user_id) "
                                   "WHERE c.login = ANY($1::text[]) AND u.kind = 'human'",
                                   sorted({k for k in wanted.values() if k})))
+    taken = {r[0] for r in await pool.fetch("SELECT login FROM credentials WHERE login = ANY($1::text[])",
+                                            sorted({k for p, k in wanted.items() if k and p.startswith(INVITE)}))}
+    invite: dict[str, str] = {}
     for row in rows:
         columns = [*players, *(f"substitute_{i + 1}" for i in range(len(row.substitutes)))]
         for column, person in zip(columns, (*row.players, *row.substitutes)):
-            if person and person != BOT and wanted[person] not in found:
+            if not person or person == BOT or wanted[person] in found:
+                continue
+            if not wanted[person]:
+                errors.append(LineError(row.line, column, f"{person!r} is not a login: 3 to 32 letters, digits, "
+                                                          "'.', '_' or '-'"))
+            elif not person.startswith(INVITE):
                 errors.append(LineError(row.line, column, f"no account has the login {person!r}: the player signs "
-                                                          "up first (/play/), then the file names his login"))
-    return {person: found[key] for person, key in wanted.items() if key in found}
+                                                          f"up first (/play/), or the file names him +{person} to "
+                                                          "make his account"))
+            elif wanted[person] in taken:
+                errors.append(LineError(row.line, column, f"the login {wanted[person]!r} is a bot's or taken"))
+            else:
+                invite[person] = wanted[person]
+    return {person: found[key] for person, key in wanted.items() if key in found}, invite
 
 
-async def import_teams(championships, pool, championship_id: str, text: str, *, actor: str, command_id: str,
-                       digest: str, dry_run: bool = False) -> Imported:
+async def import_teams(championships, accounts, pool, championship_id: str, text: str, *, actor: str,
+                       command_id: str, digest: str, dry_run: bool = False) -> Imported:
     """Register every team of the file, or none (``Unprocessable`` naming each bad line); ``dry_run``: check only."""
     champ = await championships.load(championship_id)
     retry = replayed(champ.commands, actor, command_id, digest)
@@ -69,9 +95,10 @@ async def import_teams(championships, pool, championship_id: str, text: str, *, 
     rows, errors = parse_teams(text, championship_id, size)
     if errors and not rows:
         raise refuse(errors)                      # not a teams file at all: its header, its encoding
-    users = await _logins(pool, rows, errors, players)
+    users, invite = await _logins(pool, rows, errors, players)
     if errors:
         raise refuse(sorted(errors, key=lambda e: e.line))
+    users |= {cell: f"invited:{login}" for cell, login in invite.items()}   # their ids once they are made
 
     def commands_for(state) -> list[RegisterTeam]:
         out, problems = [], []
@@ -92,8 +119,15 @@ async def import_teams(championships, pool, championship_id: str, text: str, *, 
         return out
 
     planned = commands_for(champ.state)                # every line checked against the championship as it is
+    logins = sorted(set(invite.values()))
     if dry_run:
-        return Imported(championship_id, champ.version, len(planned), True, [c.team_id for c in planned])
+        return Imported(championship_id, champ.version, len(planned), True, [c.team_id for c in planned],
+                        invited=[Invited(login, "", "") for login in logins])
+    made: dict[str, tuple[str, str]] = {}
+    if logins:
+        async with pool.acquire() as conn, conn.transaction():
+            made = await accounts.invite(conn, logins, actor)
+        users |= {cell: made[login][0] for cell, login in invite.items()}
     bots = [(uid, f"{row.name} bot {i + 1}") for row in rows
             for i, uid in team_bot_ids(championship_id, row.team_id,
                                        [i for i, p in enumerate(row.players) if p == BOT]).items()]
@@ -102,7 +136,8 @@ async def import_teams(championships, pool, championship_id: str, text: str, *, 
                                "ON CONFLICT DO NOTHING", bots)
     outcome, champ = await championships.execute(championship_id, command_id, lambda c: commands_for(c.state),
                                                  actor=actor, digest=digest)
-    return Imported(championship_id, outcome.version, len(rows), False, [row.team_id for row in rows])
+    return Imported(championship_id, outcome.version, len(rows), False, [row.team_id for row in rows],
+                    invited=[Invited(login, uid, code) for login, (uid, code) in sorted(made.items())])
 
 
 def _in_words(exc: ChampionshipRuleError, command: RegisterTeam, row: TeamRow, users: dict[str, str]) -> str:

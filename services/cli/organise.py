@@ -212,6 +212,14 @@ def import_file(args) -> dict:
         else:
             print(f"{answer['teams']:,} teams {'would be imported' if args.dry_run else 'imported'} "
                   f"into {args.championship}")
+            invited = answer.get("invited", [])
+            if invited and args.dry_run:
+                print(f"{len(invited)} accounts would be made: {', '.join(i['login'] for i in invited)}")
+            elif invited:
+                print(f"{len(invited)} accounts made: give each player his code, to claim his account at /play/ "
+                      "(shown this once):")
+                for i in invited:
+                    print(f"  {i['login']:<32} {i['code']}")
     return answer
 
 

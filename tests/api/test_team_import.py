@@ -141,3 +141,47 @@ async def test_ten_thousand_two_hundred_and_forty_teams_import_in_one_go(api, po
     assert r.status_code == 201, r.text[:500]
     summary = (await api.get(f"/championships/{cid}", headers=organiser)).json()
     assert len(summary["teams"]) == 10_240 and summary["teams"][-1]["name"] == "Team 10239"
+
+
+async def test_a_player_with_no_account_is_invited_and_claims_his_account(database_url, db_schema, pool):
+    from litestar.testing import AsyncTestClient
+
+    from tests.api.test_accounts import app_on, assert_problem, csrf
+
+    async with AsyncTestClient(app=app_on(database_url, db_schema), timeout=30) as api:
+        _, organiser = await new_user(api, "organiser")
+        cid = await create(api, organiser)
+        ids = await people(pool, ["saad"])
+        text = "team,player_1,player_2\nFalcons,saad,+Newbie\nPearls,+omar,bot\n"
+        checked = await post_file(api, cid, organiser, text, dry_run=True)
+        assert [i["login"] for i in checked.json()["invited"]] == ["newbie", "omar"]
+        assert checked.json()["invited"][0]["code"] == ""                # a dry run makes no account
+        assert await pool.fetchval("SELECT count(*) FROM credentials WHERE login IN ('newbie', 'omar')") == 0
+        r = await post_file(api, cid, organiser, text)
+        assert r.status_code == 201, r.text
+        invited = {i["login"]: i for i in r.json()["invited"]}
+        teams = (await api.get(f"/championships/{cid}", headers=organiser)).json()["teams"]
+        assert teams[0]["players"] == [ids["saad"], invited["newbie"]["user_id"]]
+        assert teams[1]["players"][0] == invited["omar"]["user_id"]
+        # Nobody signs in to an invited account before it is claimed, not even with an empty password.
+        for password in ("", "a long secret"):
+            r = await api.post("/session", json={"login": "newbie", "password": password or "x" * 8},
+                               headers=await csrf(api))
+            assert_problem(r, 401, "bad_credentials")
+        # He claims it with his code and his own password: signed in, and the code is used up.
+        r = await api.post("/accounts/claim", json={"code": invited["newbie"]["code"], "password": "my own secret",
+                                                    "name": "New Bie"}, headers=await csrf(api))
+        assert r.status_code == 200, r.text
+        assert (r.json()["user_id"], r.json()["login"]) == (invited["newbie"]["user_id"], "newbie")
+        assert (await api.get("/session")).json()["name"] == "New Bie"
+        again = await api.post("/accounts/claim", json={"code": invited["newbie"]["code"], "password": "x" * 10},
+                               headers=await csrf(api))
+        assert_problem(again, 400, "bad_invitation", "code")
+        assert_problem(await api.post("/accounts/claim", json={"code": "made-up", "password": "x" * 10},
+                                      headers=await csrf(api)), 400, "bad_invitation", "code")
+        r = await api.post("/session", json={"login": "NEWBIE", "password": "my own secret"}, headers=await csrf(api))
+        assert r.status_code == 200
+        # An unknown login without the "+" is still a bad line; "+" before a taken login is one too.
+        r = await post_file(api, cid, organiser, "team,player_1,player_2\nEagles,ghost,+saad\n", command_id="i2")
+        named = {(e["line"], e["column"]) for e in r.json()["errors"]}
+        assert r.status_code == 422 and named == {(2, "player_1")}           # +saad is saad's own account
