@@ -309,3 +309,29 @@ async def test_the_organiser_keeps_a_check_in_window_open_longer(served, browser
     with as_browser(browser, served.base) as http:
         after = http.get(f"/championships/{cid}/monitor").json()["check_in_closes_at"]
     assert dt.datetime.fromisoformat(after) - dt.datetime.fromisoformat(before) == dt.timedelta(seconds=300)
+
+
+async def test_a_player_the_organiser_invited_claims_his_account_in_the_lobby(served, browser, more_browsers, pool,
+                                                                             tmp_path):
+    sign_up(browser, served.base, "organiser", name="Organiser")
+    await grant_organiser(pool, me(browser, served.base))
+    with as_browser(browser, served.base) as http:
+        cid = http.post("/championships", json={"command_id": "c", "name": "Club Night"}).json()["championship_id"]
+    teams = tmp_path / "teams.csv"
+    teams.write_text("team,player_1,player_2\nFalcons,+newbie,bot\nPearls,bot,bot\n")
+    browser.get(f"{served.base}/organise/?id={cid}")
+    choose_file(browser, teams)
+    click(browser, "#import-file")
+    code, = shown(browser, "#invited tr[data-login='newbie'] .invite-code")
+    assert len(code) >= 20
+    # Newbie, on his own device: the code and a password of his own, and he is in his lobby.
+    newbie = more_browsers()
+    newbie.get(f"{served.base}/play/")
+    wait(newbie, lambda d: d.find_elements(By.ID, "claim"))
+    for box, text in (("claim-code", code), ("claim-name", "New Bie"), ("claim-password", "my own secret"),
+                      ("claim-password-2", "my own secret")):
+        newbie.find_element(By.ID, box).send_keys(text)
+    newbie.find_element(By.CSS_SELECTOR, "#claim button[type=submit]").click()
+    assert "New Bie (newbie)" in shown(newbie, "#me")[0]
+    falcons = next(t for t in summary_of(browser, served.base, cid)["teams"] if t["name"] == "Falcons")
+    assert falcons["players"][0] == me(newbie, served.base)

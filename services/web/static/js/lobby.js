@@ -88,7 +88,20 @@ function signInEl() {
   field("new-password-2", t("password_again"), {type: "password", autocomplete: "new-password", minlength: 8}),
   h("p", {class: "hint"}, t("password_rules")),
   h("button", {type: "submit"}, t("create_account")));
-  return [h("h1", {}, t("play_title")), h("div", {class: "forms"}, signIn, create)];
+  const claim = h("form", {id: "claim", class: "card-form", onsubmit: e => {
+    e.preventDefault();
+    const f = e.target.elements;
+    if (f["claim-password"].value !== f["claim-password-2"].value) { say("claim", "error", t("passwords_differ")); return; }
+    sessionAct("claim", () => session("POST", "/accounts/claim", {code: f["claim-code"].value.trim(),
+      password: f["claim-password"].value, name: f["claim-name"].value || undefined}));
+  }},
+  h("h2", {}, t("claim_account")), h("p", {class: "hint"}, t("claim_hint")), noticeEl("claim"),
+  field("claim-code", t("invitation_code"), {autocomplete: "off", autocapitalize: "none"}),
+  field("claim-name", t("display_name"), {required: false, maxlength: 80}),
+  field("claim-password", t("password"), {type: "password", autocomplete: "new-password", minlength: 8}),
+  field("claim-password-2", t("password_again"), {type: "password", autocomplete: "new-password", minlength: 8}),
+  h("button", {type: "submit"}, t("claim_account")));
+  return [h("h1", {}, t("play_title")), h("div", {class: "forms"}, signIn, create, claim)];
 }
 
 // ---- signed in: the lobby ----

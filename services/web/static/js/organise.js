@@ -167,8 +167,13 @@ function teamRowEl(team) {
 }
 
 function fileCheckEl() {
-  if (fileCheck.ok) return h("p", {class: "ok", id: "file-ok", role: "status"},
-    t(fileCheck.dry ? "file_ok" : "imported", {n: fileCheck.teams}));
+  if (fileCheck.ok) return [h("p", {class: "ok", id: "file-ok", role: "status"},
+    t(fileCheck.dry ? "file_ok" : "imported", {n: fileCheck.teams})),
+    fileCheck.invited.length ? h("div", {class: "panel", id: "invited"},
+      h("p", {}, t(fileCheck.dry ? "will_invite" : "invited_codes", {n: fileCheck.invited.length})),
+      fileCheck.dry ? h("p", {}, listText(fileCheck.invited.map(i => i.login)))
+        : h("table", {class: "list"}, h("tbody", {}, fileCheck.invited.map(i => h("tr", {"data-login": i.login},
+            h("td", {}, i.login), h("td", {}, h("code", {class: "invite-code"}, i.code))))))) : null];
   return h("div", {class: "error-box", id: "file-errors", role: "alert"},
     h("p", {class: "error"}, t("import_refused", {n: fileCheck.error_count})),
     h("table", {class: "list"}, h("thead", {}, h("tr", {}, h("th", {}, t("line")), h("th", {}, t("column")), h("th", {}, t("reason")))),
@@ -186,7 +191,7 @@ async function sendFile(dry) {
   try {
     const r = await sendText("POST", `${base()}/teams/import?command_id=import-${digest}${dry ? "&dry_run=true" : ""}`,
                              text);
-    fileCheck = {ok: true, dry, teams: r.teams};
+    fileCheck = {ok: true, dry, teams: r.teams, invited: r.invited ?? []};
   } catch (error) {
     fileCheck = error.errors ? {ok: false, errors: error.errors, error_count: error.errorCount ?? error.errors.length}
       : null;

@@ -38,7 +38,8 @@ addWords({
     spectators_delay: "Spectators see the tables late by", no_delay: "no delay",
     first_round_at: "Round 1 starts at (empty: I start each round)", rounds_every: "The next rounds start",
     schedule_hint: "At round 1's time the platform closes registration, makes the committed draw and starts the round; each next round starts when the last one is decided, or at its time.",
-    extend_check_in: "Keep it open 5 minutes more", withdraw: "Withdraw", withdrawn: "withdrawn", sub_for: "{sub} in for {out}",
+    extend_check_in: "Keep it open 5 minutes more", will_invite: "{n} accounts will be made (+login):",
+    invited_codes: "{n} accounts made. Give each player his code, to claim his account in the lobby; it is shown only now:", withdraw: "Withdraw", withdrawn: "withdrawn", sub_for: "{sub} in for {out}",
     at_once: "as soon as the last one is decided", days: "{n} day", every_time: "every {time} (or when the last one is decided, if later)",
   },
   ar: {
@@ -77,7 +78,8 @@ addWords({
     spectators_delay: "يرى المشاهدون الطاولات متأخرة بـ", no_delay: "بلا تأخير",
     first_round_at: "تبدأ الجولة الأولى في (فارغ: أبدأ كل جولة بنفسي)", rounds_every: "تبدأ الجولات التالية",
     schedule_hint: "في موعد الجولة الأولى تغلق المنصة التسجيل وتجري القرعة الملتزم بها وتبدأ الجولة؛ وتبدأ كل جولة تالية عند حسم سابقتها أو في موعدها.",
-    extend_check_in: "مدّدها 5 دقائق", withdraw: "انسحاب", withdrawn: "منسحب", sub_for: "{sub} بدلاً من {out}",
+    extend_check_in: "مدّدها 5 دقائق", will_invite: "ستُنشأ {n} حسابات (+login):",
+    invited_codes: "أُنشئت {n} حسابات. أعطِ كل لاعب رمزه ليستلم حسابه من الصالة؛ لن يظهر الرمز إلا الآن:", withdraw: "انسحاب", withdrawn: "منسحب", sub_for: "{sub} بدلاً من {out}",
     at_once: "حالما تُحسم السابقة", days: "{n} يوم", every_time: "كل {time} (أو عند حسم السابقة إن تأخرت)",
   },
 });
