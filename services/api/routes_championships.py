@@ -618,6 +618,28 @@ async def check_in(request: Request, championship_id: FromPath[str], match_id: F
                       tables)
 
 
+class ProposalOut(msgspec.Struct):
+    team_id: str
+    players: list[str]
+    substitutes: list[str]
+    proposed_by: str
+    waiting: list[str]                        # the players and substitutes who have not accepted yet
+    status: Literal["invited", "declined"]
+
+
+@get("/{championship_id:str}/proposals", operation_id="listTeamProposals",
+     summary="Organisers and referees: the teams players proposed that are not registered yet (waiting for "
+             "their players' answers, or declined)")
+async def list_proposals(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
+                         ) -> list[ProposalOut]:
+    await _referee(championships, pool, championship_id, user)
+    state = (await championships.load(championship_id)).state
+    _, invites = await championships.invitations.of(championship_id)
+    return [ProposalOut(tid, list(i.proposal.players), list(i.proposal.substitutes), i.proposal.by, list(i.waiting),
+                        "declined" if i.declined else "invited")
+            for tid, i in sorted(invites.items()) if tid not in state.teams]
+
+
 class Extension(msgspec.Struct, forbid_unknown_fields=True):
     command_id: CommandId
     seconds: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 300.0
@@ -736,5 +758,5 @@ championship_router = Router(path="/championships", route_handlers=[
     create_championship, import_teams, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
     make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
-    list_matches, check_in, list_championships, get_monitor, extend_check_in,
+    list_matches, check_in, list_championships, get_monitor, extend_check_in, list_proposals,
 ])

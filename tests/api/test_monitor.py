@@ -163,3 +163,18 @@ async def test_the_organiser_extends_an_open_check_in_window(api, pool):
     r = await api.post(f"/championships/{cid}/rounds/1/check-in/extend", headers=organiser,
                        json={"command_id": "late", "seconds": 60})
     assert r.status_code == 409 and r.json()["rule"] == "check_in_closed"
+
+
+async def test_the_organiser_sees_the_teams_players_proposed(api, pool):
+    _, organiser = await new_user(api, "organiser")
+    cid = await create(api, organiser)
+    (a, ha), (b, hb), (c, hc) = [await new_user(api, f"player {i}") for i in range(3)]
+    r = await api.post(f"/championships/{cid}/teams", headers=ha,
+                       json={"command_id": "t1", "team_id": "FALCONS", "players": [a, b]})
+    assert r.status_code == 201 and r.json()["status"] == "invited"
+    seen = (await api.get(f"/championships/{cid}/proposals", headers=organiser)).json()
+    assert [(p["team_id"], p["proposed_by"], p["waiting"], p["status"]) for p in seen] == [
+        ("FALCONS", a, [b], "invited")]
+    assert (await api.get(f"/championships/{cid}/proposals", headers=hc)).status_code == 403
+    assert (await api.post(f"/championships/{cid}/teams/FALCONS/accept", headers=hb)).status_code == 200
+    assert (await api.get(f"/championships/{cid}/proposals", headers=organiser)).json() == []   # registered

@@ -271,7 +271,13 @@ async def test_the_organiser_withdraws_a_team_and_brings_in_a_substitute(served,
                       content=b"team,player_1,player_2,substitute_1\nFalcons,saad,noura,badr\nPearls,fahad,ahmad,\n")
         assert r.status_code == 201, r.text
     teams = {t["name"]: t["team_id"] for t in summary_of(browser, served.base, cid)["teams"]}
+    # Two players propose a team of their own: it waits for the second's answer, and the organiser sees so.
+    (omar, omar_headers), (yousef, _) = served.user("Omar"), served.user("Yousef")
+    r = served.http.post(f"/championships/{cid}/teams", headers=omar_headers,
+                         json={"command_id": "p", "team_id": "EAGLES", "players": [omar, yousef]})
+    assert r.status_code == 201 and r.json()["status"] == "invited"
     browser.get(f"{served.base}/organise/?id={cid}")
+    assert "Yousef" in shown(browser, "#proposals li[data-team='EAGLES'][data-status='invited']")[0]
     row = f"#teams tr[data-team='{teams['Falcons']}']"
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, row))
     assert "Badr" in browser.find_element(By.CSS_SELECTOR, row).text          # the substitute, by name

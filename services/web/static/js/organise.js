@@ -19,6 +19,7 @@ let me = null, list = null, champ = null, mon = null, refusal = null, notice = n
 let filter = {state: null, q: "", after: -1, pages: []};
 let fileCheck = null;        // {ok, teams, errors, error_count}: the last answer about the chosen file
 let seedCheck = null;        // whether sha256(seed) equals the published commitment (checked here)
+let proposals = null;        // teams players proposed, not registered yet
 let armed = null;            // "match/team" of the forfeit button clicked once: the next click does it
 
 const enc = encodeURIComponent;
@@ -134,6 +135,11 @@ function importEl() {
         h("button", {type: "button", class: "primary", id: "import-file", onclick: () => sendFile(false)},
           t("import_file")))) : null,
     fileCheck ? fileCheckEl() : null,
+    proposals?.length ? h("div", {id: "proposals"}, h("h3", {}, t("proposed_teams")),
+      h("ul", {class: "list"}, proposals.map(p => h("li", {"data-team": p.team_id, "data-status": p.status},
+        h("strong", {}, p.team_id), ` · ${listText(p.players.map(personName))}`,
+        h("span", {class: p.status === "declined" ? "error" : "hint"}, ` — ${p.status === "declined" ? t("proposal_declined")
+          : t("proposal_waiting", {names: listText(p.waiting.map(personName))})}`))))) : null,
     champ.teams.length ? h("table", {class: "list", id: "teams"},
       h("thead", {}, h("tr", {}, [t("team"), t("players"), t("club"), t("region"), t("rating"), t("actions")]
         .map(x => h("th", {}, x)))),
@@ -339,8 +345,10 @@ async function load() {
     champ = await get(base());
     await checkSeed();
     if (!mon.round) mon = null;
-    const people = [...new Set(champ.teams.slice(0, PAGE).flatMap(x => [...x.players, ...x.substitutes])
-      .filter(p => !p.startsWith("bot-") && !names.has(p)))];
+    proposals = champ.status === "registration" ? await get(`${base()}/proposals`) : null;
+    const people = [...new Set([...champ.teams.slice(0, PAGE).flatMap(x => [...x.players, ...x.substitutes]),
+                                ...(proposals ?? []).flatMap(p => [...p.players, ...p.substitutes])])]
+      .filter(p => !p.startsWith("bot-") && !names.has(p));
     for (let i = 0; i < people.length; i += 100) {
       for (const u of await get(`/users?ids=${people.slice(i, i + 100).join(",")}`)) names.set(u.user_id, u.name);
     }
