@@ -24,6 +24,9 @@ def audit(events) -> list[str]:
                     problems.append("the revealed seed does not match the published commitment")
                 if list(event.order) != seeded_order(field, event.seed):
                     problems.append("the draw order does not follow from the seed")
+            elif event.method == "manual":
+                if sorted(event.order) != sorted(field) or len(set(event.order)) != len(field):
+                    problems.append("the organiser's draw order is not the field, each team once")
             elif list(event.order) != rating_order(field, dict(event.ratings)):
                 problems.append("the draw order does not follow from the ratings")
         elif isinstance(event, e.RoundPaired):

@@ -40,10 +40,12 @@ class CommitDraw(_Command, tag="commit_draw"):
 
 
 class MakeDraw(_Command, tag="make_draw"):
-    """Reveal the seed (random draw) or give every team's rating (seeding by rating)."""
+    """Reveal the seed (random draw), give every team's rating (seeding by rating), or the order of the field
+    (manual seeding: best seed first)."""
 
     seed: str = ""
     ratings: tuple[tuple[str, float], ...] = ()
+    order: tuple[str, ...] = ()
 
 
 class StartRound(_Command, tag="start_round"):

@@ -159,7 +159,8 @@ def _decide_commit(state: ChampionshipState, command: c.CommitDraw) -> list:
     if state.status not in ("registration", "closed"):
         _fail("draw_commitment", "the draw commitment must be published before the draw")
     if state.settings.seeding != "draw":
-        _fail("tournament_rule", "this championship is seeded by rating: there is no random draw")
+        _fail("tournament_rule", f"this championship is seeded {'by rating' if state.settings.seeding == 'rating' else 'by its organiser'}: "
+                                 "there is no random draw")
     if state.commitment:
         _fail("draw_commitment", "the draw commitment is already published")
     if not _HEX64.fullmatch(command.commitment):
@@ -182,6 +183,12 @@ def _decide_draw(state: ChampionshipState, command: c.MakeDraw) -> list:
             _fail("missing_rating", f"team {missing} has no rating: seeding by rating needs every team's")
         used = tuple((t, float(given[t])) for t in field)
         return [e.DrawMade("rating", "", tuple(rating_order(field, given)), used, rounds)]
+    if s.seeding == "manual":
+        if sorted(command.order) != sorted(field) or len(set(command.order)) != len(field):
+            missing = next((t for t in field if t not in command.order), None)
+            _fail("draw_order", f"a manual draw orders every team of the field once"
+                                + (f": team {missing} is missing" if missing else ", and only them"))
+        return [e.DrawMade("manual", "", tuple(command.order), (), rounds)]
     if not state.commitment:
         _fail("draw_commitment", "the draw commitment must be published before the draw")
     if seed_commitment(command.seed) != state.commitment:

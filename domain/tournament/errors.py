@@ -9,7 +9,7 @@ CHAMPIONSHIP_RULES = frozenset({
     "championship_decided", "rounds_remaining", "match_decided", "unknown_match", "nothing_to_play",
     "not_in_match", "no_round", "match_length", "game_target", "unknown_format", "groups_settings",
     "championship_exists", "championship_finished", "duplicate_boards", "duplicate_result",
-    "already_proposed", "invitation_declined", "check_in_closed", "bad_extension",
+    "already_proposed", "invitation_declined", "check_in_closed", "bad_extension", "draw_order",
     # the rules that had no id of their own when ids were first published (a bad match result, a game
     # ending level, a command before creation, ...): they keep this one so the API does not change
     "tournament_rule",

@@ -37,7 +37,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     game_target: int = 152
     table_mode: TableMode = "strict"
     schedule: tuple[RoundSlot, ...] = ()
-    seeding: Literal["draw", "rating"] = "draw"
+    seeding: Literal["draw", "rating", "manual"] = "draw"   # manual: the organiser gives the order
     swiss_rounds: int = 0           # 0: ceil(log2(teams)) rounds
     group_size: int = 16            # groups_knockout: teams per group (at most)
     qualifiers_per_group: int = 2   # groups_knockout: a power of two
@@ -125,9 +125,10 @@ class DrawCommitted(_Event, tag="draw_committed"):
 
 
 class DrawMade(_Event, tag="draw_made"):
-    """The revealed seed (or the ratings) and the resulting order of the field, best seed first."""
+    """The revealed seed (or the ratings, or the organiser's own order) and the resulting order of the field,
+    best seed first."""
 
-    method: Literal["seeded", "rating"]
+    method: Literal["seeded", "rating", "manual"]
     seed: str
     order: tuple[str, ...]
     ratings: tuple[tuple[str, float], ...] = ()

@@ -75,7 +75,7 @@ class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
     game_target: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None   # None: the profile's
     table_mode: TableMode = "strict"
     schedule: Annotated[list[ScheduleSlot], msgspec.Meta(max_length=1000)] = []
-    seeding: Literal["draw", "rating"] = "draw"
+    seeding: Literal["draw", "rating", "manual"] = "draw"   # manual: the draw gives the order of the field
     swiss_rounds: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
     group_size: Annotated[int, msgspec.Meta(ge=2, le=1024)] = 16
     qualifiers_per_group: Annotated[int, msgspec.Meta(ge=1, le=512)] = 2
@@ -115,7 +115,9 @@ class Substitution(msgspec.Struct, forbid_unknown_fields=True):
 
 class Draw(msgspec.Struct, forbid_unknown_fields=True):
     command_id: CommandId
-    ratings: dict[str, float] = {}            # seeding by rating: every team's rating
+    ratings: dict[str, float] = {}            # seeding by rating: every team's rating (none: those imported)
+    order: Annotated[list[str], msgspec.Meta(max_length=100_000)] = []   # manual: the field, best seed first
+                                                                        # (none: the teams' registration order)
 
 
 class Forfeit(msgspec.Struct, forbid_unknown_fields=True):
@@ -395,7 +397,7 @@ async def make_draw(request: Request, championship_id: FromPath[str], data: JSON
                     championships: Championships) -> ChampionshipCommandOut:
     await _organiser(championships, pool, championship_id, user)
     outcome, champ = await championships.execute(
-        championship_id, data.command_id, lambda c: [championships.make_draw(championship_id, c, data.ratings)],
+        championship_id, data.command_id, lambda c: [championships.make_draw(championship_id, c, data.ratings, data.order)],
         actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 

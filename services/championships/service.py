@@ -178,7 +178,12 @@ class ChampionshipService:
             out.append(CommitDraw(commitment(self.draw_seed(championship_id))))
         return out
 
-    def make_draw(self, championship_id: str, champ: Championship, ratings: dict[str, float]) -> MakeDraw:
+    def make_draw(self, championship_id: str, champ: Championship, ratings: dict[str, float],
+                  order: list[str] | None = None) -> MakeDraw:
+        if champ.state.settings is not None and champ.state.settings.seeding == "manual":
+            # The order the request gives, else the teams' own (the order they were registered or imported in).
+            field = [t for t in champ.state.team_order if not champ.state.teams[t].withdrawn]
+            return MakeDraw(order=tuple(order or field))
         if champ.state.settings is not None and champ.state.settings.seeding == "rating":
             # The ratings the request gives, else those the teams were registered (imported) with.
             stored = {t.team_id: t.info.rating for _, t in champ.state.teams.items()

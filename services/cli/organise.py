@@ -97,7 +97,8 @@ def register(commands) -> None:
     p.add_argument("--game", default="baloot", choices=["baloot", "balut"])
     p.add_argument("--profile", help="the rules profile (default: the game's)")
     p.add_argument("--match-games", type=int, default=1, help="best of N games (odd)")
-    p.add_argument("--seeding", default="draw", choices=["draw", "rating"])
+    p.add_argument("--seeding", default="draw", choices=["draw", "rating", "manual"],
+                   help="a random draw from a committed seed, by the teams' ratings, or in the organiser's order")
     p.add_argument("--turn-seconds", type=float, help="the turn clock (none: no clock)")
     p.add_argument("--check-in-seconds", type=float, help="a check-in window before each match (none: no check-in)")
     p.add_argument("--bot-pace", type=float, default=0.0, help="least seconds between bot actions (0: full speed)")
@@ -112,12 +113,17 @@ def register(commands) -> None:
     p.add_argument("--dry-run", action="store_true", help="check the file only")
     p.set_defaults(func=run, action=import_file)
 
-    for name, what in (("close", "close registration and publish the draw's commitment"),
-                       ("draw", "make the draw (reveal the committed seed, or seed by rating)")):
-        p = commands.add_parser(name, help=what)
-        common(p)
-        p.add_argument("championship")
-        p.set_defaults(func=run, action=simple, path={"close": "registration/close", "draw": "draw"}[name])
+    p = commands.add_parser("close", help="close registration and publish the draw's commitment")
+    common(p)
+    p.add_argument("championship")
+    p.set_defaults(func=run, action=simple, path="registration/close")
+
+    p = commands.add_parser("draw", help="make the draw (reveal the committed seed, seed by rating, or in your order)")
+    common(p)
+    p.add_argument("championship")
+    p.add_argument("--order", type=lambda text: [t.strip() for t in text.split(",") if t.strip()], default=[],
+                   help="a manual draw: the team ids, best seed first, comma-separated (default: their own order)")
+    p.set_defaults(func=run, action=lambda a: simple(a, "draw", {"order": a.order} if a.order else {}))
 
     p = commands.add_parser("start-round", help="pair a round and open its tables")
     common(p)
@@ -223,10 +229,10 @@ def import_file(args) -> dict:
     return answer
 
 
-def simple(args, path: str | None = None) -> dict:
+def simple(args, path: str | None = None, body: dict | None = None) -> dict:
     path = path or args.path
     answer = _client(args).json("POST", f"/championships/{urllib.parse.quote(args.championship)}/{path}",
-                                {"command_id": f"cli-{uuid.uuid4().hex}"})
+                                {"command_id": f"cli-{uuid.uuid4().hex}", **(body or {})})
     if not args.json:
         s = answer["summary"]
         print(f"{s['name']}: {s['status']}" + (f" · draw commitment {s['draw_commitment']}"

@@ -185,3 +185,33 @@ async def test_a_player_with_no_account_is_invited_and_claims_his_account(databa
         r = await post_file(api, cid, organiser, "team,player_1,player_2\nEagles,ghost,+saad\n", command_id="i2")
         named = {(e["line"], e["column"]) for e in r.json()["errors"]}
         assert r.status_code == 422 and named == {(2, "player_1")}           # +saad is saad's own account
+
+
+async def test_a_manual_draw_takes_the_organisers_order(api, pool):
+    from domain.tournament.audit import audit
+    from services.championships import CODEC, stream_of
+    from services.eventstore import read_stream
+
+    _, organiser = await new_user(api, "organiser")
+    await people(pool, ["saad", "noura", "fahad", "ahmad", "badr", "khalid"])
+    file = "team,player_1,player_2\nFalcons,saad,noura\nPearls,fahad,ahmad\nEagles,badr,khalid\n"
+    cid = await create(api, organiser, command_id="manual", seeding="manual")
+    assert (await post_file(api, cid, organiser, file)).status_code == 201
+    teams = [t["team_id"] for t in (await api.get(f"/championships/{cid}", headers=organiser)).json()["teams"]]
+    closed = await command(api, cid, "registration/close", organiser, "close")
+    assert closed["summary"]["draw_commitment"] is None                  # nothing random to commit to
+    r = await api.post(f"/championships/{cid}/draw", headers=organiser,
+                       json={"command_id": "bad", "order": teams[:2]})
+    assert r.status_code == 409 and r.json()["rule"] == "draw_order" and teams[2] in r.json()["detail"]
+    mine = [teams[2], teams[0], teams[1]]
+    drawn = await command(api, cid, "draw", organiser, "draw", order=mine)
+    assert drawn["summary"]["draw_order"] == mine
+    events = [CODEC.decode(r) for r in await read_stream(pool, stream_of(cid))]
+    assert audit(events) == []
+    # Without an order, the teams' own (the file's), best first.
+    other = await create(api, organiser, command_id="manual-2", seeding="manual")
+    assert (await post_file(api, other, organiser, file, command_id="i-2")).status_code == 201
+    await command(api, other, "registration/close", organiser, "close")
+    drawn = await command(api, other, "draw", organiser, "draw")
+    names = {t["team_id"]: t["name"] for t in drawn["summary"]["teams"]}
+    assert [names[t] for t in drawn["summary"]["draw_order"]] == ["Falcons", "Pearls", "Eagles"]
