@@ -243,6 +243,11 @@ async def test_a_championship_created_with_a_schedule_runs_itself(served, browse
     browser.find_element(By.CSS_SELECTOR, "#every option[value='60']").click()
     browser.find_element(By.CSS_SELECTOR, "#hands option[value='always']").click()
     browser.find_element(By.CSS_SELECTOR, "#profile option[value='belote_classic']").click()
+    # The profile's switches, at its values: one changed, and only it is sent.
+    browser.find_element(By.CSS_SELECTOR, "#new-championship details summary").click()
+    kawesh = wait(browser, lambda d: d.find_elements(By.ID, "switch-kawesh"))[0]
+    was = kawesh.is_selected()
+    kawesh.click()
     browser.find_element(By.CSS_SELECTOR, "#new-championship button[type=submit]").click()
     wait(browser, lambda d: "id=" in d.current_url)
     cid = browser.current_url.split("id=")[1].split("&")[0]
@@ -255,6 +260,7 @@ async def test_a_championship_created_with_a_schedule_runs_itself(served, browse
         first, first + dt.timedelta(hours=1), first + dt.timedelta(hours=2)]
     assert (summary["run"]["hands_policy"], summary["run"]["delay_seconds"]) == ("always", 1800)
     assert summary["settings"]["profile"] == "belote_classic"
+    assert summary["settings"]["switches"] == {"kawesh": not was}
 
 
 async def test_the_organiser_withdraws_a_team_and_brings_in_a_substitute(served, browser, pool):

@@ -20,6 +20,7 @@ let filter = {state: null, q: "", after: -1, pages: []};
 let fileCheck = null;        // {ok, teams, errors, error_count}: the last answer about the chosen file
 let seedCheck = null;        // whether sha256(seed) equals the published commitment (checked here)
 let proposals = null;        // teams players proposed, not registered yet
+let profiles = null;         // GET /profiles: each game's profiles with their switches
 let armed = null;            // "match/team" of the forfeit button clicked once: the next click does it
 
 const enc = encodeURIComponent;
@@ -61,7 +62,7 @@ function createEl() {
     e.preventDefault();
     const f = e.target.elements;
     const body = {command_id: commandId(), name: f.name.value, format: f.format.value, game: f.game.value,
-                  profile: f.profile.value,
+                  profile: f.profile.value, switches: changedSwitches(f.game.value, f.profile.value),
                   match_games: Number(f.best_of.value), seeding: f.seeding.value,
                   bot_pace_seconds: Number(f.pace.value)};
     if (f.check_in.value) body.check_in_seconds = Number(f.check_in.value);
@@ -82,8 +83,13 @@ function createEl() {
   field(t("format"), select("format", FORMATS.map(f => [f, t(`format_${f}`)]), "single_elimination")),
   field(t("game"), h("select", {id: "game", name: "game", onchange: e => {     // the rules the game has
     fill(document.getElementById("profile"), PROFILES[e.target.value].map(p => h("option", {value: p}, t(`profile_${p}`))));
+    fill(document.getElementById("switches"), switchesEl(e.target.value, PROFILES[e.target.value][0]));
   }}, [["baloot", t("game_baloot")], ["balut", t("game_balut")]].map(([value, label]) => h("option", {value}, label)))),
-  field(t("profile"), select("profile", PROFILES.baloot.map(p => [p, t(`profile_${p}`)]), "saudi")),
+  field(t("profile"), h("select", {id: "profile", name: "profile", onchange: e => fill(document.getElementById("switches"),
+    switchesEl(document.getElementById("game").value, e.target.value))},
+    PROFILES.baloot.map(p => h("option", {value: p, selected: p === "saudi"}, t(`profile_${p}`))))),
+  h("details", {class: "terms-box"}, h("summary", {}, t("switches_label")),
+    h("div", {id: "switches"}, switchesEl("baloot", "saudi"))),
   field(t("best_of"), select("best_of", [1, 3, 5, 7].map(n => [String(n), String(n)]), "1")),
   field(t("seeding"), select("seeding", [["draw", t("seeding_draw")], ["rating", t("seeding_rating")],
                                          ["manual", t("seeding_manual")]], "draw")),
@@ -105,6 +111,38 @@ function createEl() {
                                                 ["300", t("minutes", {n: 5})]], "0")),
   field(t("bot_pace_label"), select("pace", [["0", "0"], ["1", t("seconds", {n: 1})]], "1")),
   h("button", {type: "submit", class: "primary"}, t("create")));
+}
+
+// The chosen profile's switches, each at its value: a box, a number (empty: none), or a choice. The target
+// has its own field (the game target).
+function profileSwitches(game, name) {
+  return (profiles?.[game] ?? []).find(p => p.name === name)?.switches.filter(s => s.name !== "target") ?? [];
+}
+
+function switchesEl(game, name) {
+  return profileSwitches(game, name).map(s => {
+    const id = `switch-${s.name}`;
+    const label = h("label", {for: id}, s.name.replaceAll("_", " "));
+    if (s.kind === "bool") return h("p", {class: "field switch"}, h("input", {type: "checkbox", id, checked: s.value === true,
+                                                                           "data-switch": s.name}), " ", label);
+    if (s.kind === "choice") return h("p", {class: "field switch"}, label, h("select", {id, "data-switch": s.name},
+      s.choices.map(c => h("option", {value: c, selected: c === s.value}, c.replaceAll("_", " ")))));
+    return h("p", {class: "field switch"}, label, h("input", {type: "number", id, "data-switch": s.name, step: 1,
+      value: s.value ?? "", placeholder: s.optional ? t("none_value") : ""}));
+  });
+}
+
+// Only the switches the organiser changed are sent: the profile is the rest.
+function changedSwitches(game, name) {
+  const out = {};
+  for (const s of profileSwitches(game, name)) {
+    const el = document.getElementById(`switch-${s.name}`);
+    if (!el) continue;
+    const value = s.kind === "bool" ? el.checked : s.kind === "choice" ? el.value
+      : el.value === "" ? (s.optional ? null : s.value) : Number(el.value);
+    if (value !== s.value) out[s.name] = value;
+  }
+  return out;
 }
 
 function listEl() {
@@ -355,6 +393,7 @@ async function load() {
     }
   } else {
     list = await get("/championships?organised=true");
+    profiles = profiles ?? await get("/profiles");
   }
   render();
 }
