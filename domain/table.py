@@ -82,9 +82,10 @@ class TableOpened(msgspec.Struct, frozen=True, tag="table_opened", kw_only=True)
     bot_pace: float = 0.0
 
 
-def terms_problem(opened: TableOpened) -> tuple[str, str] | None:
+def terms_problem(opened) -> tuple[str, str] | None:
     """What is wrong with a table's terms, as (field, reason), or None: a table that shows spectators every
-    hand during play shows them late."""
+    hand during play shows them late. ``opened`` is a ``TableOpened``, or anything with its ``hands_policy``
+    and ``delay_seconds`` (a championship's run settings, which its tables take)."""
     if opened.hands_policy == "always" and opened.delay_seconds < ALWAYS_MIN_DELAY:
         return "delay_seconds", (f"a table that shows spectators every hand during play shows them at least "
                                  f"{ALWAYS_MIN_DELAY:g} s late, not {opened.delay_seconds:g} s: a watcher could "

@@ -184,9 +184,9 @@ def _decide_draw(state: ChampionshipState, command: c.MakeDraw) -> list:
         used = tuple((t, float(given[t])) for t in field)
         return [e.DrawMade("rating", "", tuple(rating_order(field, given)), used, rounds)]
     if s.seeding == "manual":
-        if sorted(command.order) != sorted(field) or len(set(command.order)) != len(field):
+        if sorted(command.order) != sorted(field):         # the field's teams are distinct: each once
             missing = next((t for t in field if t not in command.order), None)
-            _fail("draw_order", f"a manual draw orders every team of the field once"
+            _fail("draw_order", "a manual draw orders every team of the field once"
                                 + (f": team {missing} is missing" if missing else ", and only them"))
         return [e.DrawMade("manual", "", tuple(command.order), (), rounds)]
     if not state.commitment:

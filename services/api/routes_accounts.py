@@ -87,16 +87,26 @@ async def _start_session(request: Request, auth: Authenticator, accounts: Accoun
     return Response(body, status_code=status, cookies=session_cookies(token, expires_at, request.scope))
 
 
-def _throttled(limits: Limits, request: Request, login: str) -> None:
-    for key in (f"address:{client_address(request.scope)}", f"login:{login.casefold()}"):
+def _sign_in_keys(request: Request, login: str | None) -> list[str]:
+    """What a wrong sign-in counts against: the client's address, and the login tried (none for a code)."""
+    return [f"address:{client_address(request.scope)}", *([f"login:{login.casefold()}"] if login is not None else [])]
+
+
+def _throttled(limits: Limits, request: Request, login: str | None,
+               detail: str = "too many wrong passwords; try again later") -> None:
+    for key in _sign_in_keys(request, login):
         wait = limits.failed_sign_in.blocked(key, spent=True)
         if wait is not None:
-            raise RateLimited("rate_limited", "too many wrong passwords; try again later", wait)
+            raise RateLimited("rate_limited", detail, wait)
+
+
+def _count_failure(limits: Limits, request: Request, login: str | None) -> None:
+    for key in _sign_in_keys(request, login):
+        limits.failed_sign_in.hit(key)
 
 
 def _failed(limits: Limits, request: Request, login: str) -> Problem:
-    for key in (f"address:{client_address(request.scope)}", f"login:{login.casefold()}"):
-        limits.failed_sign_in.hit(key)
+    _count_failure(limits, request, login)
     return Problem(401, "bad_credentials", "no account has this login and password", "wrong login or password")
 
 
@@ -119,16 +129,14 @@ class Claim(msgspec.Struct, forbid_unknown_fields=True):
       summary="Claim the account an organiser made for you (his import's code): your password, signed in")
 async def claim_account(request: Request, data: JSONBody[Claim], auth: Auth, state: State) -> Response[SignedIn]:
     limits: Limits = state.limits
-    address = f"address:{client_address(request.scope)}"   # wrong codes count as wrong passwords of the address
-    wait = limits.failed_sign_in.blocked(address, spent=True)
-    if wait is not None:
-        raise RateLimited("rate_limited", "too many wrong codes or passwords; try again later", wait)
+    # Wrong codes count as wrong passwords of the address (a code names no login).
+    _throttled(limits, request, None, "too many wrong codes or passwords; try again later")
     accounts = _accounts(state)
     try:
         account = await accounts.claim(data.code, data.password, data.name)
     except Invalid as refusal:
         if refusal.rule == "bad_invitation":
-            limits.failed_sign_in.hit(address)
+            _count_failure(limits, request, None)
         raise
     return await _start_session(request, auth, accounts, account, 200)
 

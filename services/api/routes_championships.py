@@ -12,7 +12,7 @@ from litestar import Request, Router, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
-from domain.table import ALWAYS_MIN_DELAY, OnTimeout
+from domain.table import OnTimeout, terms_problem
 from domain.events import HandsPolicy, TableMode
 from domain.games import GAMES
 from domain.tournament import (
@@ -336,11 +336,9 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
         raise Problem(400, "invalid_field", f"round {naive.round}'s time {naive.starts_at.isoformat()} has no time "
                                             "zone: say which, e.g. 2026-12-01T18:00:00+03:00", field="schedule")
     game = GAMES[data.game]
-    if data.hands_policy == "always" and data.delay_seconds < ALWAYS_MIN_DELAY:
-        raise Problem(400, "invalid_field", f"tables that show spectators every hand during play show them at least "
-                                            f"{ALWAYS_MIN_DELAY:g} s late, not {data.delay_seconds:g} s: a watcher "
-                                            "could tell a player the hands of the deal being played",
-                      field="delay_seconds")
+    problem = terms_problem(data)                       # what its tables will show spectators, and how late
+    if problem is not None:
+        raise Problem(400, "invalid_field", problem[1], field=problem[0])
     if data.format == "duplicate" and not game.info.shares_boards:
         raise Problem(400, "invalid_field", f"a duplicate event plays the same deals at every table: {data.game} has "
                                             "no deals to share", field="format")

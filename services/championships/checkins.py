@@ -38,7 +38,7 @@ def fold_check_ins(rows) -> CheckIns:
     return msgspec.structs.replace(checks, version=rows[-1].version if rows else 0)
 
 
-def closes_at(champ: Championship, round_no: int, checks: CheckIns | None = None) -> dt.datetime | None:
+def closes_at(champ: Championship, round_no: int, checks: CheckIns | None) -> dt.datetime | None:
     """When the round's check-in window closes (None: the championship has no check-in): its start and the
     window's length, and what the organiser added (``checks``, the check-in stream, holds the extensions)."""
     if champ.run.check_in_seconds is None or not 1 <= round_no <= len(champ.round_started_at):

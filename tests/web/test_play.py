@@ -93,6 +93,9 @@ def my_turn(driver) -> bool:
 
 def test_the_play_pages_in_four_looks(served, browser, chromium_paths):
     served.start_workers()
+    # Signed out: sign in, create an account, or claim one an organiser made.
+    in_four_looks(browser, f"{served.base}/play/", "play-sign-in",
+                  lambda d: d.find_elements(By.ID, "sign-in") and d.find_elements(By.ID, "claim"))
     sign_up(browser, served.base, "noura", name="Noura")
     me = served_me(browser, served)
     # A friend invites her to a table, with terms to read before she accepts.

@@ -21,7 +21,19 @@ let fileCheck = null;        // {ok, teams, errors, error_count}: the last answe
 let seedCheck = null;        // whether sha256(seed) equals the published commitment (checked here)
 let proposals = null;        // teams players proposed, not registered yet
 let profiles = null;         // GET /profiles: each game's profiles with their switches
-let armed = null;            // "match/team" of the forfeit button clicked once: the next click does it
+let armed = null;            // the key of the button clicked once (askOnce): its next click does it
+
+// A button for an action that cannot be undone (a forfeit, a withdrawal, a bot for a seat): the first click
+// asks, the second on the same button does it. ``key`` names it among the page's buttons.
+function askOnce(key, label, attrs, then) {
+  const sure = armed === key;
+  return h("button", {type: "button", ...attrs, class: `${attrs.class}${sure ? " armed" : ""}`, "aria-pressed": String(sure),
+                      onclick: () => {
+                        if (!sure) { armed = key; render(); return; }
+                        armed = null;
+                        act(then);
+                      }}, sure ? t("confirm_action", {what: label}) : label);
+}
 
 const enc = encodeURIComponent;
 const base = () => `/championships/${enc(id)}`;
@@ -192,12 +204,7 @@ const personName = p => p.startsWith("bot-") ? t("bot") : (names.get(p) ?? p);
 // withdraw it, or bring in one of its registered substitutes for a player from the next round on.
 function teamRowEl(team) {
   const path = `${base()}/teams/${enc(team.team_id)}`;
-  const once = (key, label, then) => {
-    const sure = armed === `team/${team.team_id}/${key}`;
-    return h("button", {type: "button", class: `${key.split(":")[0]}${sure ? " armed" : ""}`, "aria-pressed": String(sure),
-                        onclick: () => { if (!sure) { armed = `team/${team.team_id}/${key}`; render(); return; }
-                                         armed = null; act(then); }}, sure ? t("confirm_action", {what: label}) : label);
-  };
+  const once = (key, label, then) => askOnce(`team/${team.team_id}/${key}`, label, {class: key.split(":")[0]}, then);
   const live = !team.withdrawn && champ.status !== "finished";
   return h("tr", {"data-team": team.team_id, class: team.withdrawn ? "withdrawn" : ""},
     h("td", {}, team.name || team.team_id, team.withdrawn ? h("span", {class: "hint"}, ` (${t("withdrawn")})`) : null),
@@ -230,8 +237,7 @@ async function sendFile(dry) {
   const file = document.getElementById("csv-file").files[0];
   if (!file) { refusal = {rule: "", text: t("choose_file")}; render(); return; }
   const text = await file.text();
-  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))]
-    .map(b => b.toString(16).padStart(2, "0")).join("").slice(0, 32);
+  const digest = (await sha256Hex(text)).slice(0, 32);
   refusal = null;
   try {
     const r = await sendText("POST", `${base()}/teams/import?command_id=import-${digest}${dry ? "&dry_run=true" : ""}`,
@@ -245,11 +251,16 @@ async function sendFile(dry) {
   await load();
 }
 
+// SHA-256 of a text, in hex (Web Crypto): the draw's commitment, a file's command id.
+async function sha256Hex(text) {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return [...bytes].map(b => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function checkSeed() {
   seedCheck = null;
   if (!champ.draw_seed || !champ.draw_commitment) return;
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(champ.draw_seed)));
-  seedCheck = [...bytes].map(b => b.toString(16).padStart(2, "0")).join("") === champ.draw_commitment;
+  seedCheck = await sha256Hex(champ.draw_seed) === champ.draw_commitment;
 }
 
 function runEl() {
@@ -307,36 +318,22 @@ function matchRowEl(m) {
   const result = m.winner ? `${teamName(m.winner)}${m.games ? ` (${m.games.join("–")})` : ""} · ${t(`outcome_${m.outcome}`)}`
     : m.outcome ? t(`outcome_${m.outcome}`) : "—";
   const open = !["finished"].includes(m.state) && m.team_a && m.team_b;
-  // A forfeit ends a match: the first click asks, the second (on the same button) does it.
-  const twice = (key, label, path, body) => {
-    const sure = armed === `${m.match_id}/${key}`;
-    return h("button", {type: "button", class: `${key === "both" ? "double-forfeit" : "forfeit"}${sure ? " armed" : ""}`,
-                        "data-absent": key === "both" ? null : key, "aria-pressed": String(sure),
-                        onclick: () => {
-                          if (!sure) { armed = `${m.match_id}/${key}`; render(); return; }
-                          armed = null;
-                          act(() => send("POST", `${base()}/matches/${enc(m.match_id)}/${path}`, {command_id: commandId(), ...body}));
-                        }}, sure ? t("confirm_action", {what: label}) : label);
-  };
-  const forfeit = team => twice(team, t("forfeit_of", {team: teamName(team)}), "forfeit", {absent: team});
+  const matchPath = `${base()}/matches/${enc(m.match_id)}`;
+  const forfeit = team => askOnce(`${m.match_id}/${team}`, t("forfeit_of", {team: teamName(team)}),
+    {class: "forfeit", "data-absent": team},
+    () => send("POST", `${matchPath}/forfeit`, {command_id: commandId(), absent: team}));
+  const doubleForfeit = () => askOnce(`${m.match_id}/both`, t("double_forfeit"), {class: "double-forfeit"},
+    () => send("POST", `${matchPath}/double-forfeit`, {command_id: commandId()}));
   // A table stalled on a player: a bot plays his seat from now on (the table's ruling, as a referee's).
-  const botSeat = tid => {
-    const sure = armed === `${m.match_id}/bot/${tid}`;
-    return h("button", {type: "button", class: `bot-seat${sure ? " armed" : ""}`, "data-table": tid, "aria-pressed": String(sure),
-                        onclick: () => {
-                          if (!sure) { armed = `${m.match_id}/bot/${tid}`; render(); return; }
-                          armed = null;
-                          act(() => send("POST", `/tables/${enc(tid)}/rulings`, {command_id: commandId(),
-                            ruling: {type: "hand_seat_to_bot", reason: "the organiser handed a stalled seat to a bot"}}));
-                        }}, sure ? t("confirm_action", {what: t("bot_seat")}) : t("bot_seat"));
-  };
+  const botSeat = tid => askOnce(`${m.match_id}/bot/${tid}`, t("bot_seat"), {class: "bot-seat", "data-table": tid},
+    () => send("POST", `/tables/${enc(tid)}/rulings`, {command_id: commandId(),
+      ruling: {type: "hand_seat_to_bot", reason: "the organiser handed a stalled seat to a bot"}}));
   return h("tr", {"data-match": m.match_id, "data-state": m.state},
     h("td", {}, m.match_id), h("td", {}, `${a} — ${b || t("bye_word")}`,
       m.state === "waiting_check_in" ? h("span", {class: "hint"}, ` (${m.checked_in.map((c, k) => `${[a, b][k]}: ${t(c ? "checked" : "not_checked")}`).join(", ")})`) : null),
     h("td", {}, h("span", {class: `state-${m.state}`}, t(`state_${m.state}`))),
     h("td", {}, result),
-    h("td", {}, open ? [forfeit(m.team_a), forfeit(m.team_b), twice("both", t("double_forfeit"), "double-forfeit", {})]
-      : null, ["stalled", "disputed", "playing"].includes(m.state) ? m.tables.map(botSeat) : null,
+    h("td", {}, open ? [forfeit(m.team_a), forfeit(m.team_b), doubleForfeit()] : null, ["stalled", "disputed", "playing"].includes(m.state) ? m.tables.map(botSeat) : null,
       m.tables.map(tid => h("a", {href: `/watch/table.html?id=${enc(tid)}`, class: "button-link"}, t("watch_table")))));
 }
 

@@ -220,10 +220,11 @@ function qaydDialogEl() {
 
 // ---- the clock, the score, the deal's end ----
 
+const secondsLeft = () => Math.max(0, Math.ceil((new Date(v.turn_deadline) - Date.now()) / 1000));
+
 function clockEl(seat) {
-  const due = v.turn_deadline;
-  if (!due || v.clock_seat !== seat) return null;
-  const left = Math.max(0, Math.ceil((new Date(due) - Date.now()) / 1000));
+  if (!v.turn_deadline || v.clock_seat !== seat) return null;
+  const left = secondsLeft();
   return h("span", {class: `clock${left <= 5 ? " low" : ""}`, "data-clock-seat": seat, role: "timer",
                     "aria-label": t("seconds_left", {n: left})}, t("seconds", {n: left}));
 }
@@ -231,7 +232,7 @@ function clockEl(seat) {
 // Once a second: the clock's seconds, and nothing else redrawn (the keyboard's focus stays where it is).
 function tick() {
   if (!v?.turn_deadline) return;
-  const left = Math.max(0, Math.ceil((new Date(v.turn_deadline) - Date.now()) / 1000));
+  const left = secondsLeft();
   for (const el of document.querySelectorAll("[data-clock-seat]")) {
     el.textContent = t("seconds", {n: left});
     el.setAttribute("aria-label", t("seconds_left", {n: left}));
