@@ -221,12 +221,14 @@ function qaydDialogEl() {
 // ---- the clock, the score, the deal's end ----
 
 const secondsLeft = () => Math.max(0, Math.ceil((new Date(v.turn_deadline) - Date.now()) / 1000));
+// The clock as a player reads it: "45 s" in the last minute, "14:59" before.
+const clockText = left => left < 60 ? t("seconds", {n: left}) : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
 
 function clockEl(seat) {
   if (!v.turn_deadline || v.clock_seat !== seat) return null;
   const left = secondsLeft();
   return h("span", {class: `clock${left <= 5 ? " low" : ""}`, "data-clock-seat": seat, role: "timer",
-                    "aria-label": t("seconds_left", {n: left})}, t("seconds", {n: left}));
+                    "aria-label": t("seconds_left", {n: left})}, clockText(left));
 }
 
 // Once a second: the clock's seconds, and nothing else redrawn (the keyboard's focus stays where it is).
@@ -234,7 +236,7 @@ function tick() {
   if (!v?.turn_deadline) return;
   const left = secondsLeft();
   for (const el of document.querySelectorAll("[data-clock-seat]")) {
-    el.textContent = t("seconds", {n: left});
+    el.textContent = clockText(left);
     el.setAttribute("aria-label", t("seconds_left", {n: left}));
     el.classList.toggle("low", left <= 5);
   }
