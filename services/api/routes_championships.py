@@ -702,11 +702,21 @@ async def get_standings(championship_id: FromPath[str], user: Caller, championsh
 
 
 @get("/{championship_id:str}/bracket", operation_id="getBracket",
-     summary="The bracket as a graph: matches, the winner/loser edges between them, each team's path")
-async def get_bracket(championship_id: FromPath[str], user: Caller, championships: Championships) -> BracketOut:
+     summary="The bracket as a graph: matches, the winner/loser edges between them, each team's path (round=N: "
+             "that round's matches, the edges into them and their teams' paths; team=ID: that team's path)")
+async def get_bracket(championship_id: FromPath[str], user: Caller, championships: Championships,
+                      round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
+                      team: FromQuery[str | None] = None) -> BracketOut:
     b = (await championships.load(championship_id)).bracket
-    return BracketOut(bracket_projection.nodes(b), list(b.edges),
-                      {team: list(path) for team, path in sorted(b.paths.items())})
+    if round_no is None and team is None:
+        return BracketOut(bracket_projection.nodes(b), list(b.edges),
+                          {t: list(path) for t, path in sorted(b.paths.items())})
+    nodes = [n for n in (bracket_projection.path(b, team) if team is not None else bracket_projection.nodes(b))
+             if round_no is None or n.round == round_no]
+    ids = {n.match_id for n in nodes}
+    teams = {team} if team is not None else {t for n in nodes for t in (n.team_a, n.team_b) if t is not None}
+    return BracketOut(nodes, [e for e in b.edges if e.target in ids],
+                      {t: list(path) for t, path in sorted(b.paths.items()) if t in teams})
 
 
 @get("/{championship_id:str}/matches", operation_id="listMatches",

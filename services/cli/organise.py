@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 
 from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 
@@ -38,7 +39,7 @@ class Client:
         self.token = token
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
 
-    def request(self, method: str, path: str, body: bytes | None = None, content_type: str = "application/json",
+    def request(self, method: str, path: str, body=None, content_type: str = "application/json",
                 headers: dict | None = None) -> tuple[int, bytes, dict]:
         all_headers = {"Accept": "application/json", **(headers or {})}
         if body is not None:
@@ -207,10 +208,20 @@ def import_file(args) -> dict:
     command_id = "cli-import-" + uuid.uuid5(uuid.NAMESPACE_URL, text.decode("utf-8", "replace")).hex
     path = (f"/championships/{urllib.parse.quote(args.championship)}/teams/import?command_id={command_id}"
             + ("&dry_run=true" if args.dry_run else ""))
-    console = Console(stderr=True)
     lines = text.count(b"\n")
-    with console.status(f"{'checking' if args.dry_run else 'importing'} {args.file.name} ({lines:,} lines)…"):
-        _, data, _ = client.request("POST", path, text, content_type="text/csv; charset=utf-8")
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as progress:
+        sending = progress.add_task(f"sending {args.file.name} ({lines:,} lines)", total=len(text))
+
+        def chunks(size: int = 64 * 1024):
+            for start in range(0, len(text), size):
+                yield text[start:start + size]
+                progress.advance(sending, min(size, len(text) - start))
+            progress.update(sending, description=f"the server {'checks' if args.dry_run else 'checks and stores'} "
+                                                 f"{lines:,} lines, all or none")
+
+        _, data, _ = client.request("POST", path, chunks(), content_type="text/csv; charset=utf-8",
+                                    headers={"Content-Length": str(len(text))})
     answer = json.loads(data)
     if not args.json:
         if answer.get("replayed"):

@@ -313,6 +313,18 @@ async def test_a_four_team_knockout_played_at_the_tables_reaches_a_champion(api,
     bracket = r.json()
     assert len(bracket["nodes"]) == 3 and all(n["decided"] == "played" for n in bracket["nodes"])
     assert {e["target"] for e in bracket["edges"]} == {final["match_id"]}
+    # A round alone: its matches, the edges into them, its teams' paths; a team alone: its path.
+    semis = [n for n in bracket["nodes"] if n["round"] == 1]
+    first = (await api.get(f"/championships/{cid}/bracket", params={"round": 1}, headers=organiser)).json()
+    assert first["nodes"] == semis and first["edges"] == []
+    assert set(first["paths"]) == {t for n in semis for t in (n["team_a"], n["team_b"])}
+    last = (await api.get(f"/championships/{cid}/bracket", params={"round": 2}, headers=organiser)).json()
+    assert [n["match_id"] for n in last["nodes"]] == [final["match_id"]] and last["edges"] == bracket["edges"]
+    loser = next(t for n in semis for t in (n["team_a"], n["team_b"]) if t != n["winner"])
+    own = (await api.get(f"/championships/{cid}/bracket", params={"team": loser}, headers=organiser)).json()
+    assert [n["match_id"] for n in own["nodes"]] == bracket["paths"][loser] and list(own["paths"]) == [loser]
+    bad = await api.get(f"/championships/{cid}/bracket", params={"round": 0}, headers=organiser)
+    assert bad.status_code == 400 and bad.json()["rule"] == "invalid_field"
 
 
 async def test_championships_are_listed_newest_first_with_their_progress(api):
