@@ -128,6 +128,9 @@ class Game(Protocol):
     def abandon(self, state, seats: tuple[int, ...], reason: str) -> Any | None: ...
     def result(self, state) -> GameResult | None: ...
     def match_game(self, result: GameResult) -> MatchGame | None: ...
+    def part_no(self, state) -> int: ...                     # the deal (turn, round) being played, from 1
+    def accusation(self, seat: int, index: int) -> Any | None: ...   # the command accusing action ``index``
+    def award(self, team: int, reason: str) -> Any | None: ...       # the command giving the deal to ``team``
 
 
 class Decided:

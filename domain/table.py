@@ -122,7 +122,54 @@ class SeatHandedToBot(msgspec.Struct, frozen=True, tag="seat_handed_to_bot", kw_
     reason: str
 
 
-TABLE_EVENTS = (TableOpened, SeatHandedToBot, TableProposed, InvitationAccepted, InvitationDeclined)
+# Why a player calls the referee to his table. "qayd" accuses an action of the deal, as Qayd (قيد) does at a
+# recorded table, but for the referee to rule: the deal's result waits for his ruling.
+CallReason = Literal["claim_dispute", "misclick", "connection_loss", "collusion", "qayd", "other"]
+CALL_REASONS: tuple[str, ...] = CallReason.__args__
+# What a referee rules. On a call: "uphold" (an accusation: the engine's verdict with its penalty), "reject"
+# (nothing changes: the call is closed), or one of the others, which change the game.
+RulingKind = Literal["uphold", "reject", "annul_deal", "replay_deal", "award_deal", "end_game", "hand_seat_to_bot",
+                     "record_result", "qayd"]
+
+
+class RefereeCalled(msgspec.Struct, frozen=True, tag="referee_called", kw_only=True):
+    """A player calls the referee to the table: call number ``call`` (1, 2, … at this table), from ``seat``,
+    during deal (turn) ``part_no``, for ``reason`` in his own words (``note``); ``index``: the accused action of
+    that deal (reason "qayd")."""
+
+    schema_version: ClassVar[int] = 1
+    call: int
+    seat: int
+    user: str
+    reason: CallReason
+    note: str = ""
+    part_no: int = 0
+    index: int | None = None
+
+
+class CallClaimed(msgspec.Struct, frozen=True, tag="referee_call_claimed", kw_only=True):
+    """A referee takes call ``call``: the other referees see it is his."""
+
+    schema_version: ClassVar[int] = 1
+    call: int
+    referee: str
+
+
+class RulingMade(msgspec.Struct, frozen=True, tag="ruling_made", kw_only=True):
+    """A referee's ruling, with his written reason; ``call``: the call it answers (closed by it), if any. It
+    is stored with what the ruling does to the game (in the same append), and the stream's head after it is
+    signed (a receipt of kind "ruling")."""
+
+    schema_version: ClassVar[int] = 1
+    ruling: RulingKind
+    reason: str
+    referee: str
+    call: int | None = None
+    part_no: int = 0
+
+
+TABLE_EVENTS = (TableOpened, SeatHandedToBot, TableProposed, InvitationAccepted, InvitationDeclined, RefereeCalled,
+                CallClaimed, RulingMade)
 
 
 class HandSeatToBot(msgspec.Struct, frozen=True, tag="hand_seat_to_bot", kw_only=True):
@@ -131,6 +178,53 @@ class HandSeatToBot(msgspec.Struct, frozen=True, tag="hand_seat_to_bot", kw_only
     seat: int
     level: str
     reason: str
+
+
+class CallReferee(msgspec.Struct, frozen=True, tag="call_referee", kw_only=True):
+    """A seated player calls the referee (``RefereeCalled``)."""
+
+    seat: int
+    user: str
+    reason: str
+    note: str = ""
+    index: int | None = None
+
+
+class ClaimCall(msgspec.Struct, frozen=True, tag="claim_call", kw_only=True):
+    call: int
+    referee: str
+
+
+class Rule(msgspec.Struct, frozen=True, tag="rule", kw_only=True):
+    """A referee's ruling: ``command`` (the game's or the table's: what the ruling does; None for "reject"),
+    decided as if sent alone, then ``RulingMade``. On a call (``call``), closing it: an accusation's "uphold"
+    is the game's own accusation command, decided by the engine from the log."""
+
+    ruling: str
+    reason: str
+    referee: str
+    command: Any = None
+    call: int | None = None
+
+
+class Call(msgspec.Struct, frozen=True):
+    """A call as the table's events make it."""
+
+    call: int
+    seat: int
+    user: str
+    reason: str
+    note: str
+    part_no: int
+    index: int | None
+    claimed_by: str | None = None
+    ruling: str | None = None
+    ruling_reason: str = ""
+    ruled_by: str | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.ruling is None
 
 
 class AnswerInvitation(msgspec.Struct, frozen=True, tag="answer_invitation", kw_only=True):
@@ -149,6 +243,7 @@ class TableState(msgspec.Struct, frozen=True):
     proposed: TableOpened | None = None                              # a table waiting for its invitees
     waiting: tuple[str, ...] = ()                                    # invitees who have not accepted
     cancelled: bool = False                                          # an invitee declined
+    calls: tuple[Call, ...] = ()                                     # the referee's calls, by number
 
     @property
     def table_id(self) -> str | None:
@@ -182,7 +277,95 @@ def evolve(table: TableState, e) -> TableState:
             return replace(table, waiting=tuple(u for u in table.waiting if u != e.user))
         case InvitationDeclined():
             return replace(table, cancelled=True)
+        case RefereeCalled():
+            return replace(table, calls=table.calls + (Call(e.call, e.seat, e.user, e.reason, e.note, e.part_no,
+                                                            e.index),))
+        case CallClaimed():
+            return replace(table, calls=_with_call(table.calls, e.call, claimed_by=e.referee))
+        case RulingMade():
+            if e.call is None:
+                return table
+            return replace(table, calls=_with_call(table.calls, e.call, claimed_by=e.referee, ruling=e.ruling,
+                                                   ruling_reason=e.reason, ruled_by=e.referee))
     return replace(table, game=GAMES[table.opened.game].evolve(table.game, e))
+
+
+def _with_call(calls: tuple[Call, ...], number: int, **changes) -> tuple[Call, ...]:
+    return tuple(msgspec.structs.replace(c, **changes) if c.call == number else c for c in calls)
+
+
+def awaiting_referee(table: TableState) -> Call | None:
+    """The open accusation (a call for "qayd") on the deal being played, if any: while it is open the deal's
+    result waits for the referee (no review closes it, nothing else is played in its review)."""
+    if table.opened is None:
+        return None
+    part = game_of(table).part_no(table.game)
+    return next((c for c in table.calls if c.open and c.reason == "qayd" and c.part_no == part), None)
+
+
+def _call(table: TableState, number: int) -> Call:
+    call = next((c for c in table.calls if c.call == number), None)
+    if call is None:
+        raise DomainError("unknown_call", f"there is no call {number} at this table")
+    return call
+
+
+def _decide_call(table: TableState, command: CallReferee) -> list:
+    game = game_of(table)
+    if table.opened is None or table.game.phase != "playing":
+        raise DomainError("game_not_playing", "the referee is called while the game is played")
+    if not 0 <= command.seat < len(table.seats):
+        raise DomainError("bad_seat", f"seat {command.seat} does not exist (seats are 0-{len(table.seats) - 1})")
+    if command.reason not in CALL_REASONS:
+        raise DomainError("bad_reason", f"a call's reason is one of {', '.join(CALL_REASONS)}")
+    waiting = next((c for c in table.calls if c.open and c.seat == command.seat), None)
+    if waiting is not None:
+        raise DomainError("call_open", f"seat {command.seat}'s call {waiting.call} waits for the referee: one call "
+                                       "at a time")
+    if command.reason == "qayd":
+        accusation = None if command.index is None else game.accusation(command.seat, command.index)
+        if accusation is None:
+            raise DomainError("no_accusation", "an accusation names the accused action (index) of a game that "
+                                               "has them")
+        game.decide(table.game, accusation)         # the engine's own checks (a recorded table, a real action,
+                                                    # the other team's); its verdict is the referee's to apply
+    elif command.index is not None:
+        raise DomainError("bad_index", "only an accusation (reason \"qayd\") names an action")
+    return [RefereeCalled(call=len(table.calls) + 1, seat=command.seat, user=command.user, reason=command.reason,
+                          note=command.note, part_no=game.part_no(table.game), index=command.index)]
+
+
+def _decide_claim(table: TableState, command: ClaimCall) -> list:
+    call = _call(table, command.call)
+    if not call.open:
+        raise DomainError("call_ruled", f"call {call.call} was ruled already ({call.ruling})")
+    if call.claimed_by is not None:
+        raise DomainError("call_taken", f"call {call.call} is taken by another referee")
+    return [CallClaimed(call=call.call, referee=command.referee)]
+
+
+def _decide_rule(table: TableState, command: Rule, open_game) -> list:
+    if not command.reason.strip() and (command.call is not None or command.ruling in ("reject", "uphold")):
+        raise DomainError("ruling_reason", "a ruling on a call gives its reason")
+    if command.call is not None:
+        call = _call(table, command.call)
+        if not call.open:
+            raise DomainError("call_ruled", f"call {call.call} was ruled already ({call.ruling})")
+        if call.claimed_by not in (None, command.referee):
+            raise DomainError("call_taken", f"call {call.call} is taken by another referee")
+        if command.ruling == "uphold":
+            accusation = game_of(table).accusation(call.seat, call.index) if call.index is not None else None
+            if call.reason != "qayd" or accusation is None:
+                raise DomainError("nothing_to_uphold", f"call {call.call} accuses no action: rule on it otherwise")
+            command = msgspec.structs.replace(command, command=accusation)
+    elif command.ruling in ("uphold", "reject"):
+        raise DomainError("no_call", f"a ruling to {command.ruling} answers a call: name it")
+    # What the ruling does is decided as if no call waited (the referee is the one it waited for).
+    events = [] if command.command is None else decide(msgspec.structs.replace(table, calls=()), command.command,
+                                                       open_game)
+    part = game_of(table).part_no(table.game) if table.opened is not None else 0
+    return [*events, RulingMade(ruling=command.ruling, reason=command.reason.strip(), referee=command.referee,
+                                call=command.call, part_no=part)]
 
 
 def decide(table: TableState, command, open_game=None) -> list:
@@ -190,6 +373,12 @@ def decide(table: TableState, command, open_game=None) -> list:
     the rule if refused.
     ``open_game(table_opened)`` gives the events that start the game (they need the server's seeds)."""
     match command:
+        case CallReferee():
+            return _decide_call(table, command)
+        case ClaimCall():
+            return _decide_claim(table, command)
+        case Rule():
+            return _decide_rule(table, command, open_game)
         case AnswerInvitation():
             if table.cancelled:
                 raise DomainError("table_cancelled", "an invited player declined: this table will not open")
@@ -206,6 +395,10 @@ def decide(table: TableState, command, open_game=None) -> list:
                 raise DomainError("bad_seat", f"seat {command.seat} does not exist "
                                               f"(seats are 0-{len(table.seats) - 1})")
             return [SeatHandedToBot(seat=command.seat, level=command.level, reason=command.reason)]
+    waiting = awaiting_referee(table)
+    if waiting is not None and game_of(table).in_review(table.game):
+        raise DomainError("awaiting_referee", f"the deal's result waits for the referee's ruling on call "
+                                              f"{waiting.call}")
     return game_of(table).decide(table.game, command)
 
 

@@ -6,6 +6,7 @@ the services beside it: users and table index (``0002``), the standings read mod
 reporting append (``0004``), receipts and checkpoints (``0005``), tokens (``0006``), consent (``0007``),
 the daily deal's read model (``0008``), the log's stored subtrees for O(log n) proofs (``0009``), shared
 boards marked in the table index (``0010``), the revocation of tokens held for bot users (``0011``), and
-accounts' logins and passwords with browser sessions among the tokens (``0012``), and the invitations that
-let a person claim an account an organiser made for him (``0013``).
+accounts' logins and passwords with browser sessions among the tokens (``0012``), the invitations that
+let a person claim an account an organiser made for him (``0013``), and the referee's desk: receipts of
+rulings and the index its queue reads (``0014``).
 """

@@ -11,7 +11,7 @@ import msgspec
 from domain.baloot.cards import LAST_TRICK_BONUS, card_label, card_name, suit_name
 from domain.baloot.deal import INITIAL, decide, describe_contract, evolve, step
 from domain.baloot.events import (
-    BidMade, CardPlayed, ContractFixed, DealVoided, DoubleCalled, ProjectsDeclared, QaydCalled, QaydVerdict,
+    AwardDeal, BidMade, CardPlayed, ContractFixed, DealVoided, DoubleCalled, ProjectsDeclared, QaydCalled, QaydVerdict,
     RecordResult, SawaClaimed,
 )
 from domain.errors import DomainError
@@ -87,7 +87,17 @@ def audit_record(record: HandRecord) -> AuditReport:
     lines: list[str] = []
     verdicts: list[QaydVerdict] = []
     stopped = False
-    for index, action in enumerate(record.actions):
+    awards = {r.after: r for r in record.rulings or () if r.ruling == "award_deal" and r.team is not None}
+    annulled = next((r for r in record.rulings or () if r.ruling in ("annul_deal", "replay_deal")), None)
+    for index, action in enumerate([*record.actions, None]):
+        if index in awards and state.phase in ("doubling", "playing", "review"):
+            r = awards[index]
+            for e in decide(state, AwardDeal(team=r.team, reason=r.reason)):
+                state = evolve(state, e)
+            lines.append(f"   after action {index - 1}: the referee awards the deal to team {'AB'[r.team]}: "
+                         f"{r.reason}")
+        if action is None:
+            break
         if state.phase in ("scored", "void"):
             violations.append(Violation(index, action.seat, "after_end",
                                         f"action {index} comes after the deal ended"))
@@ -125,6 +135,9 @@ def audit_record(record: HandRecord) -> AuditReport:
     if not stopped and state.phase == "review":
         state, _ = step(state, RecordResult())
     complete = state.phase in ("scored", "void")
+    if annulled is not None:
+        lines.append(f"   the referee annuls the deal ({annulled.ruling}): {annulled.reason}")
+        complete = True             # decided by the ruling: it counts for nothing
     if not stopped and not complete:
         violations.append(Violation(len(record.actions), state.turn if state.turn >= 0 else None, "incomplete",
                                     f"the record ends before the deal is decided (phase {state.phase})"))

@@ -16,7 +16,7 @@ from domain.baloot.cards import suit_name
 from domain.baloot.dealstate import ENDED, INITIAL, DealState, act, actor_of, check_seat, speaking_order, team_letter
 from domain.baloot.doubling import DOUBLE_STEPS, decide_double, double_options, doubling_allowed, evolve_double
 from domain.baloot.events import (
-    Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, Contract, ContractFixed, Declare, DealResult,
+    AwardDeal, Bid, BidMade, CallQayd, CardPlayed, CardsDealt, ClaimSawa, Contract, ContractFixed, Declare, DealResult,
     DealScored, DealStarted, DealVoided, Double, DoubleCalled, PlayCard, ProjectsDeclared, QaydCalled,
     RecordResult, SawaClaimed, SeedRevealed, StartDeal,
 )
@@ -25,7 +25,7 @@ from domain.events import RevealSeed
 from domain.baloot.play import (
     decide_declare, decide_play, decide_sawa, evolve_declare, evolve_play, evolve_sawa, play_mask, play_options,
 )
-from domain.baloot.result import decide_qayd, decide_record_result
+from domain.baloot.result import decide_award, decide_qayd, decide_record_result
 from domain.baloot.shuffle import deck_from_seed, seed_commitment
 
 # The names importers use, including those that now live in the phase modules (kept here for them).
@@ -68,6 +68,8 @@ def decide(s: DealState, cmd) -> list:
             return decide_qayd(s, cmd)
         case RecordResult():
             return decide_record_result(s, cmd)
+        case AwardDeal():
+            return decide_award(s, cmd)
         case StartDeal():
             return _decide_start(s, cmd)
         case RevealSeed():

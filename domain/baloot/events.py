@@ -65,6 +65,8 @@ class DealResult(msgspec.Struct, frozen=True, kw_only=True):
     held: int = 0                              # card-point scoring: points held by a dispute (litige)
     qayd: QaydVerdict | None = None
     notes: tuple[str, ...] = ()                # the steps of the decision, in words
+    awarded: str | None = None                 # a referee awarded the deal to ``winner``: his reason (last: the
+                                               # stored form may be positional)
 
 
 # ---------------------------------------------------------------- commands
@@ -115,6 +117,14 @@ class RecordResult(msgspec.Struct, frozen=True, tag="record_result"):
     """Recorded tables: close the review after the last trick; Qayd is no longer possible."""
 
 
+class AwardDeal(msgspec.Struct, frozen=True, tag="award_deal", kw_only=True):
+    """A referee's ruling: the deal being played ends now, taken whole by ``team`` (the full deal value and
+    its own projects, as a proven Qayd gives), for ``reason``."""
+
+    team: int
+    reason: str
+
+
 class StartGame(msgspec.Struct, frozen=True, tag="start_game", kw_only=True):
     first_dealer: int
     profile: RuleProfile = RuleProfile()
@@ -136,7 +146,8 @@ class RevealHeldSeeds(msgspec.Struct, frozen=True, tag="reveal_held_seeds", kw_o
     seeds: tuple[tuple[int, str], ...]
 
 
-DealCommand = StartDeal | Bid | Double | Declare | PlayCard | ClaimSawa | CallQayd | RecordResult | RevealSeed
+DealCommand = (StartDeal | Bid | Double | Declare | PlayCard | ClaimSawa | CallQayd | RecordResult | AwardDeal
+               | RevealSeed)
 SeatCommand = Bid | Double | Declare | PlayCard | ClaimSawa | CallQayd
 class AnnulDeal(msgspec.Struct, frozen=True, tag="annul_deal", kw_only=True):
     """A referee's ruling: the current deal counts for nothing; ``replay`` deals it again by the same dealer."""

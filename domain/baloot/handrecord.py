@@ -50,10 +50,25 @@ class HandReceipt(msgspec.Struct, forbid_unknown_fields=True):
     stream: str
     version: int
     hash: str
-    kind: Literal["deal", "game"]
+    kind: Literal["deal", "game", "ruling"]
     ref: str
     key_id: str
     signature: str
+
+
+class RecordRuling(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A referee's ruling on the deal, made after its first ``after`` actions: "award_deal" gives the deal to
+    ``team`` (the audit applies it there), "annul_deal" and "replay_deal" make it count for nothing; the
+    others say what was ruled (an accusation upheld is its ``qayd`` action). ``call``: the call it answered;
+    ``receipt``: the server's signature of the stream head after it."""
+
+    after: Annotated[int, msgspec.Meta(ge=0)]
+    ruling: str
+    reason: str
+    referee: str = ""
+    call: int | None = None
+    team: Literal[0, 1] | None = None
+    receipt: HandReceipt | None = None
 
 
 class HandRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -68,6 +83,7 @@ class HandRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     commitment: str | None = None     # sha256 commitment published when the deal started (shuffle.py)
     seed: str | None = None           # the seed revealed when it ended
     receipt: HandReceipt | None = None  # the signed stream head at the deal's end, for a stored deal
+    rulings: list[RecordRuling] | None = None   # a referee's rulings on the deal, in order
 
 
 class MalformedRecord(ValueError):

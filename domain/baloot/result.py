@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from domain.baloot.cards import KING, QUEEN
 from domain.baloot.dealstate import DealState, actor_of, check_seat, team_letter
-from domain.baloot.events import CallQayd, DealResult, DealScored, QaydCalled, QaydVerdict, RecordResult
+from domain.baloot.events import AwardDeal, CallQayd, DealResult, DealScored, QaydCalled, QaydVerdict, RecordResult
 from domain.errors import DomainError
 from domain.baloot.projects import Project, compare, evaluate
-from domain.baloot.scoring import score_deal, score_qayd
+from domain.baloot.scoring import score_deal, score_qayd, score_taken
 
 
 def deal_result(s: DealState) -> DealResult:
@@ -54,6 +54,21 @@ def decide_qayd(s: DealState, cmd: CallQayd) -> list:
     event = QaydCalled(verdict)
     result = score_qayd(s.profile, s.contract, verdict, s.points, s.tricks, _projects(s), _baloots(s))
     return [event, DealScored(result)]
+
+
+def decide_award(s: DealState, cmd: AwardDeal) -> list:
+    """A referee gives the deal being played to one team, as a proven Qayd would (the contract fixed: before,
+    there is no deal value to give; annul the deal instead)."""
+    if cmd.team not in (0, 1):
+        raise DomainError("bad_team", "teams are 0 (seats 0+2) and 1 (seats 1+3)")
+    if not cmd.reason.strip():
+        raise DomainError("award_reason", "a referee awards a deal with a reason")
+    if s.phase not in ("doubling", "playing", "review"):
+        raise DomainError("award_closed", f"a deal is awarded once its contract is fixed and until its result is "
+                                          f"recorded; this one is in {s.phase} (annul it instead)")
+    why = f"the referee awards the deal to team {'AB'[cmd.team]}: {cmd.reason.strip()}"
+    return [DealScored(score_taken(s.profile, s.contract, cmd.team, s.points, s.tricks, _projects(s), _baloots(s),
+                                   why, awarded=cmd.reason.strip()))]
 
 
 def _projects(s: DealState) -> list[Project]:

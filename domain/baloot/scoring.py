@@ -179,7 +179,16 @@ def score_qayd(profile: RuleProfile, contract: Contract | None, verdict: QaydVer
                declared: list[Project], baloot: tuple[int, int]) -> DealResult:
     """A Qayd ends the deal: the losing team gets 0, the other the full deal value plus its own projects."""
     loser = verdict.accused & 1 if verdict.proven else verdict.caller & 1
-    winner = 1 - loser
+    return score_taken(profile, contract, 1 - loser, card_points, tricks, declared, baloot, verdict.message,
+                       qayd=verdict)
+
+
+def score_taken(profile: RuleProfile, contract: Contract | None, winner: int, card_points, tricks,
+                declared: list[Project], baloot: tuple[int, int], why: str, *, qayd: QaydVerdict | None = None,
+                awarded: str | None = None) -> DealResult:
+    """The deal taken whole by team ``winner`` (a Qayd, or a referee's award): the other team gets 0, the
+    winner the full deal value plus its own projects; ``why`` is the first note."""
+    loser = 1 - winner
     kind = contract.kind if contract else "hokum"
     mult = contract.multiplier if contract else 1
     own = sum(p.value for p in declared if p.seat & 1 == winner)
@@ -189,14 +198,14 @@ def score_qayd(profile: RuleProfile, contract: Contract | None, verdict: QaydVer
     bal = (unit * baloot[0], unit * baloot[1])
     balance = bal if profile.baloot_on_failure == "holder" else _pair(winner, bal[0] + bal[1])
     gp = _add(_pair(winner, base + own), balance)
-    notes = [verdict.message, f"team {'AB'[winner]} takes the deal: {base} + its projects {own}"]
+    notes = [why, f"team {'AB'[winner]} takes the deal: {base} + its projects {own}"]
     gahwa_winner = None
     if contract is not None and contract.gahwa:
         gahwa_winner = winner
         gp = _pair(winner, GAHWA_POINTS)
         notes.append(f"Gahwa (قهوة): team {'AB'[winner]} wins the game")
-    awarded = tuple(p.score() for p in declared if p.seat & 1 == winner)
-    return DealResult(card_points=card_points, game_points=gp, tricks=tricks, projects=awarded,
+    scored = tuple(p.score() for p in declared if p.seat & 1 == winner)
+    return DealResult(card_points=card_points, game_points=gp, tricks=tricks, projects=scored,
                       project_gp=_pair(winner, own), baloot=balance, failed=contract is not None and
-                      contract.buyer & 1 == loser, winner=winner, gahwa_winner=gahwa_winner, qayd=verdict,
-                      notes=tuple(notes))
+                      contract.buyer & 1 == loser, winner=winner, gahwa_winner=gahwa_winner, qayd=qayd,
+                      awarded=awarded, notes=tuple(notes))

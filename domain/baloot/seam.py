@@ -6,7 +6,7 @@ from __future__ import annotations
 from domain.baloot import audit, bots, deal, game, handrecord, views
 from domain.baloot import profiles as profiles_mod
 from domain.baloot.events import (
-    EVENT_TYPES, AbandonGame, Bid, DealNext, DealStarted, Double, ForfeitGame, GameEnded, RevealHeldSeeds,
+    EVENT_TYPES, AbandonGame, AwardDeal, Bid, CallQayd, DealNext, DealStarted, Double, ForfeitGame, GameEnded, RevealHeldSeeds,
     SeedRevealed, StartGame,
 )
 from domain.baloot.profiles import SAUDI
@@ -110,6 +110,16 @@ class Baloot(Decided):
         if not result.winners:
             return None
         return MatchGame(result.scores[0], result.scores[1], "a" if 0 in result.winners else "b", result.reason)
+
+    def part_no(self, state):
+        return state.deal_no
+
+    def accusation(self, seat, index):
+        """Qayd (قيد) by ``seat`` on action ``index`` of the deal (recorded tables, §8)."""
+        return CallQayd(seat, index)
+
+    def award(self, team, reason):
+        return AwardDeal(team=team, reason=reason)
 
 
 GAME = Baloot()

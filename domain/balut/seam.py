@@ -103,5 +103,14 @@ class Balut(Decided):
         a_wins = (points[0], -best[0]) > (points[1], -best[1])
         return MatchGame(points[0], points[1], "a" if a_wins else "b", "complete")
 
+    def part_no(self, state):
+        return state.round
+
+    def accusation(self, seat, index):
+        return None             # dice break no rule a player could accuse: the engine refuses what is illegal
+
+    def award(self, team, reason):
+        return None             # no deal value to give: a referee annuls nothing here, he ends the game
+
 
 GAME = Balut()

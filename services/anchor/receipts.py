@@ -1,4 +1,5 @@
-"""Receipts: the server's signature over a stream's head at the end of a deal or a game.
+"""Receipts: the server's signature over a stream's head at the end of a deal or a game, and after a
+referee's ruling.
 
 Signed bytes: ``b"baloot-receipt/1\\n"`` followed by the compact JSON array
 ``[stream, version, hash, kind, ref]`` (hash in lower-case hex, as msgspec writes JSON: no spaces,
@@ -17,7 +18,7 @@ import msgspec
 from services.anchor.keys import Signer, verify_signature
 
 Db = asyncpg.Pool | asyncpg.Connection
-Kind = Literal["deal", "game"]
+Kind = Literal["deal", "game", "ruling"]
 
 RECEIPT_DOMAIN = b"baloot-receipt/1\n"
 
@@ -29,7 +30,8 @@ class Receipt(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     hash: str
     kind: Kind
-    ref: str          # what ended: the deal number for a deal, the table id (or game number) for a game
+    ref: str          # what ended: the deal number for a deal, the table id (or game number) for a game;
+                      # a ruling: its deal number and call, "<deal>/<call>" ("-" for no call)
     key_id: str
     signature: str
 

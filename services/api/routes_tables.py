@@ -16,10 +16,12 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from domain.baloot import game as game_mod
 from domain.baloot.audit import audit_record
-from domain.baloot.events import AnnulDeal, CallQayd, CardsDealt, DealStarted, EndGame, RecordResult, SeedRevealed
-from domain.baloot.handrecord import HandReceipt, HandRecord, export_record
+from domain.baloot.events import (
+    AnnulDeal, CallQayd, CardsDealt, DealScored, DealStarted, EndGame, RecordResult, SeedRevealed,
+)
+from domain.baloot.handrecord import HandReceipt, HandRecord, RecordRuling, export_record
 from domain.games import GAMES, record_format_of
-from domain.table import TABLE_EVENTS, HandSeatToBot, game_of, terms_problem
+from domain.table import TABLE_EVENTS, HandSeatToBot, Rule, RulingMade, game_of, terms_problem
 from domain.baloot.shuffle import deck_from_seed, seed_commitment
 from domain.baloot.views import contract_view
 from services.anchor import Receipt, receipts_of
@@ -189,6 +191,7 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
     if table.opened is None:
         raise Problem(409, "table_not_open", f"table {table_id} has not started")
     r = data.ruling
+    kind = type(r).__struct_config__.tag
     match r:
         case schemas.RefereeQayd():
             command = CallQayd(r.seat, r.index)
@@ -196,6 +199,14 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
             command = RecordResult()
         case schemas.AnnulRuling():
             command = AnnulDeal(reason=r.reason, replay=r.replay)
+            kind = "replay_deal" if r.replay else "annul_deal"
+        case schemas.UpholdRuling() | schemas.RejectRuling():
+            command = None                  # "uphold": the call's own accusation, decided by the engine
+        case schemas.AwardRuling():
+            command = game_of(table).award(r.team, r.reason)
+            if command is None:
+                raise Problem(409, "no_award", f"a {game_of(table).info.name} game has no deal to award: end the "
+                                               "game instead", field="ruling")
         case schemas.EndGameRuling():
             if r.winner is None and table.opened.championship_id is not None:
                 raise Problem(400, "invalid_field", "a championship game ends with a winner; for a match "
@@ -210,8 +221,9 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
                 raise Problem(400, "invalid_field", f"this game's bots are {', '.join(levels)}, not {r.level!r}",
                               field="ruling.level")
             command = HandSeatToBot(seat=seat, level=r.level or table.opened.timeout_bot_level, reason=r.reason)
-    outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
-                                       role="referee", digest=command_digest(command),
+    ruling = Rule(ruling=kind, reason=r.reason, referee=user.user_id, command=command, call=data.call)
+    outcome, table = await tables.execute(table_id, data.command_id, lambda _: ruling, actor=user.user_id,
+                                       role="referee", digest=command_digest(ruling),
                                        expected_version=data.expected_version, table=table)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
                                    table_view(table, None), outcome.receipts)
@@ -334,6 +346,12 @@ async def list_deals(table_id: FromPath[str], user: Caller, tables: Tables, visi
     return out
 
 
+def _deal_rows(events, deal_no: int) -> list:
+    """A finished deal's events as (version, at, event): from its ``deal_started`` to the next deal's."""
+    ids = {id(e) for e in _finished_deal(events, deal_no)}          # the very events deal_spans put in it
+    return [row for row in events if id(row[2]) in ids]
+
+
 def _finished_deal(events, deal_no: int) -> list:
     spans = deal_spans(events)
     if not 1 <= deal_no <= len(spans):
@@ -346,14 +364,34 @@ def _finished_deal(events, deal_no: int) -> list:
     return evs
 
 
+def _record_of(deal_events: list, receipts: list[Receipt]) -> HandRecord:
+    """A deal's hand record from its events (as (version, at, event)), with the referee's rulings on it and
+    their signed receipts (an award is the audit's to apply: its team is the deal's winner)."""
+    events = [e for _, _, e in deal_events]
+    record = export_record(events)
+    signed = {r.version: r for r in receipts if r.kind == "ruling"}
+    state, rulings, team = game_mod.deal_mod.INITIAL, [], None
+    for version, _, e in deal_events:
+        state = game_mod.deal_mod.evolve(state, e)
+        if isinstance(e, DealScored) and e.result.awarded is not None:
+            team = e.result.winner
+        if isinstance(e, RulingMade):
+            receipt = signed.get(version)
+            rulings.append(RecordRuling(
+                after=state.actions, ruling=e.ruling, reason=e.reason, referee=e.referee, call=e.call,
+                team=team if e.ruling == "award_deal" else None,
+                receipt=None if receipt is None else msgspec.convert(msgspec.to_builtins(receipt), HandReceipt)))
+    return msgspec.structs.replace(record, rulings=rulings) if rulings else record
+
+
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord",
      summary="A finished deal as a baloot-hand/1 hand record, with the server's signed receipt of its end")
 async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
                       tables: Tables, visibility: Seen) -> HandRecord:
     events = await _visible_events(tables, visibility, table_id, user, hands=True)
-    record = export_record(_finished_deal(events, deal_no))
-    receipt = next((r for r in await receipts_of(pool, stream_of(table_id))
-                    if r.kind == "deal" and r.ref == str(deal_no)), None)
+    receipts = await receipts_of(pool, stream_of(table_id))
+    record = _record_of(_deal_rows(events, deal_no), receipts)
+    receipt = next((r for r in receipts if r.kind == "deal" and r.ref == str(deal_no)), None)
     if receipt is not None:
         record = msgspec.structs.replace(record, receipt=msgspec.convert(msgspec.to_builtins(receipt), HandReceipt))
     return record
@@ -406,7 +444,7 @@ async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Ca
         seed_check = "seed does NOT give the dealt deck"
     else:
         seed_check = "seed matches the commitment and the dealt hands"
-    report = audit_record(export_record(evs))
+    report = audit_record(_record_of(_deal_rows(events, deal_no), await receipts_of(pool, stream_of(table_id))))
     return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, report, anchor)
 
 

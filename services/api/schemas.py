@@ -10,7 +10,7 @@ from litestar.dto import MsgspecDTO
 from litestar.typing import FieldDefinition
 
 from domain.events import HandsPolicy
-from domain.table import OnTimeout
+from domain.table import CallReason, OnTimeout
 from domain.events import TableMode
 from domain.baloot.audit import AuditReport
 from domain.baloot.events import BidValue, DoubleValue
@@ -125,13 +125,38 @@ class PlayerCommand(msgspec.Struct, forbid_unknown_fields=True):
 
 # ---- referee rulings ----
 
+Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+OptionalReason = Annotated[str, msgspec.Meta(max_length=500)]
+
+
 class RefereeQayd(msgspec.Struct, tag="qayd", forbid_unknown_fields=True):
     seat: Seat                        # the seat on whose behalf the Qayd is called
     index: Annotated[int, msgspec.Meta(ge=0, le=1000)]
+    reason: OptionalReason = ""
 
 
 class RecordResultRuling(msgspec.Struct, tag="record_result", forbid_unknown_fields=True):
-    pass
+    reason: OptionalReason = ""
+
+
+class UpholdRuling(msgspec.Struct, tag="uphold", forbid_unknown_fields=True):
+    """On an accusation (a call for "qayd"): the engine's verdict on the accused action, with its penalty
+    (proven: the offenders lose the deal; unfounded: the accusers do)."""
+
+    reason: Reason
+
+
+class RejectRuling(msgspec.Struct, tag="reject", forbid_unknown_fields=True):
+    """On a call: nothing changes at the table; the call is closed with the referee's reason."""
+
+    reason: Reason
+
+
+class AwardRuling(msgspec.Struct, tag="award_deal", forbid_unknown_fields=True):
+    """The deal being played ends now, taken whole by ``team`` 0 (seats 0+2) or 1 (seats 1+3)."""
+
+    team: Annotated[int, msgspec.Meta(ge=0, le=1)]
+    reason: Reason
 
 
 class AnnulRuling(msgspec.Struct, tag="annul_deal", forbid_unknown_fields=True):
@@ -155,13 +180,44 @@ class BotSeatRuling(msgspec.Struct, tag="hand_seat_to_bot", forbid_unknown_field
     level: AnyBotLevel | None = None
 
 
-RefereeAction = RefereeQayd | RecordResultRuling | AnnulRuling | EndGameRuling | BotSeatRuling
+RefereeAction = (RefereeQayd | RecordResultRuling | AnnulRuling | EndGameRuling | BotSeatRuling | UpholdRuling
+                 | RejectRuling | AwardRuling)
 
 
 class RefereeCommand(msgspec.Struct, forbid_unknown_fields=True):
+    """A ruling; ``call``: the call it answers (and closes), which needs a reason whatever the ruling."""
+
     command_id: CommandId
     ruling: RefereeAction
     expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    call: Annotated[int, msgspec.Meta(ge=1)] | None = None
+
+
+class NewCall(msgspec.Struct, forbid_unknown_fields=True):
+    """A player calls the referee to his table; ``index``: the accused action of the deal (reason "qayd")."""
+
+    command_id: CommandId
+    reason: CallReason
+    note: OptionalReason = ""
+    index: Annotated[int, msgspec.Meta(ge=0, le=1000)] | None = None
+
+
+class ClaimCall(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: CommandId
+
+
+class CallView(msgspec.Struct):
+    """A call of the referee as the table's players and spectators see it (the caller's note is the
+    referee's: it may say what the caller holds)."""
+
+    call: int
+    seat: int
+    reason: CallReason
+    deal_no: int
+    index: int | None
+    status: Literal["open", "claimed", "ruled"]
+    ruling: str | None
+    ruling_reason: str
 
 
 # ---- tables ----
@@ -240,6 +296,7 @@ class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):
     terms: TableTerms | None                 # None: no table at all
     clock_seat: int | None = None            # the person whose turn clock runs now
     turn_deadline: dt.datetime | None = None  # when it runs out
+    calls: list[CallView] = []               # the referee's calls at this table, and his rulings
 
 
 class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
@@ -256,6 +313,7 @@ class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
     terms: TableTerms | None
     clock_seat: int | None = None
     turn_deadline: dt.datetime | None = None
+    calls: list[CallView] = []
 
 
 AnyTableView = TableView | BalutTableView

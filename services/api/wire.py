@@ -9,7 +9,7 @@ from domain.balut.views import BalutView
 from domain.baloot.cards import card_name, parse_card, parse_suit, suit_name
 from domain.baloot.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
 from domain.games import GAMES
-from domain.table import game_of
+from domain.table import Call, game_of
 from domain.baloot.views import GameView
 from services.api import schemas
 from services.tables.pending import pending_work
@@ -75,6 +75,11 @@ def table_terms(opened) -> schemas.TableTerms | None:
         match_id=opened.match_id)
 
 
+def call_view(c: Call) -> schemas.CallView:
+    status = "ruled" if not c.open else "claimed" if c.claimed_by is not None else "open"
+    return schemas.CallView(c.call, c.seat, c.reason, c.part_no, c.index, status, c.ruling, c.ruling_reason)
+
+
 def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
     """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says): the view is
     the game's own (``Game.view``); here only its legal actions take their wire form and the table's frame
@@ -89,7 +94,8 @@ def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
     clock = work is not None and work.kind == "clock"
     frame = dict(table_id=table.table_id, status=status, seats=list(table.seats), waiting=list(table.waiting),
                  seat=seat, version=table.version, terms=table_terms(opened or table.proposed),
-                 clock_seat=work.seat if clock else None, turn_deadline=work.due if clock else None)
+                 clock_seat=work.seat if clock else None, turn_deadline=work.due if clock else None,
+                 calls=[call_view(c) for c in table.calls])
     match view:
         case GameView():
             deal = None

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.table import game_of
+from domain.table import awaiting_referee, game_of
 from services.tables import Table
 
 
@@ -27,6 +27,8 @@ def pending_work(table: Table) -> Work | None:
     game = game_of(table)                   # who is to act is the game's to say (domain/games.py)
     tid = opened.table_id
     if game.in_review(table.game):
+        if awaiting_referee(table) is not None:
+            return None                     # the deal's result waits for the referee, not for a clock
         due = table.last_at + dt.timedelta(seconds=opened.review_seconds) if table.last_at else None
         return Work("review", tid, table.version, None, due)
     seat = game.to_act(table.game)

@@ -35,7 +35,7 @@ from domain import table as table_rules
 from domain.baloot.events import DealAnnulled, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed
 from domain.errors import DomainError
 from domain.games import GAMES
-from domain.table import TABLE_EVENTS, AnswerInvitation, TableOpened, TableProposed, TableState, game_of
+from domain.table import TABLE_EVENTS, AnswerInvitation, RulingMade, TableOpened, TableProposed, TableState, game_of
 from services.anchor import Receipt, Signer, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
 from services.tables.seeds import boards_named_by_id
@@ -369,7 +369,7 @@ class TableService:
 
     async def _sign(self, table_id: str, table: Table, events: list, appended) -> list[Receipt]:
         """Sign the stream head when this append ended a deal (its seed is revealed; games with such a
-        ``receipt_event``) or the game, and keep the receipts (given to the players, and put in the deal's
+        ``receipt_event``) or the game, or holds a referee's ruling, and keep the receipts (given to the players, and put in the deal's
         hand record)."""
         if self.signer is None:
             return []
@@ -386,6 +386,10 @@ class TableService:
         if any(isinstance(e, game.info.end_event) for e in events):
             out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash, "game",
                                     table_id))
+        for e in events:
+            if isinstance(e, RulingMade):
+                out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash,
+                                        "ruling", f"{e.part_no}/{e.call if e.call is not None else '-'}"))
         for receipt in out:
             await store_receipt(self.pool, receipt)
         return out

@@ -1,0 +1,322 @@
+"""The referee's desk: a player calls the referee to his table, a referee sees the calls of the tables he
+referees (his queue, oldest first), claims one, steps through the disputed deal with every hand, and rules
+(``POST /tables/{id}/rulings`` with the call). Who may do what is settled first, as everywhere: calling is for
+the seated players, the desk and the claims for the table's referees (``Seen.referee``: never one of its
+players). The calls, claims and rulings are events of the table's stream; the queue reads them from the log."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated
+
+import msgspec
+from litestar import Router, get, post
+from litestar.params import FromPath, FromQuery, JSONBody, Parameter, QueryParameter
+
+from domain.baloot import deal as deal_mod
+from domain.baloot.audit import _action_text
+from domain.baloot.events import CallQayd, QaydCalled, QaydVerdict
+from domain.baloot.result import decide_qayd
+from domain.baloot.views import DealView, view as deal_view
+from domain.errors import DomainError
+from domain.table import CallClaimed, CallReason, CallReferee, ClaimCall, RefereeCalled, RulingMade, game_of
+from services.anchor import Receipt, receipts_of
+from services.api import schemas
+from services.api.deps import Caller, Championships, Pool, Seen, Tables
+from services.api.problems import Problem
+from services.api.schemas import Strict
+from services.api.wire import table_view
+from services.tables import command_digest, deal_spans, stream_of
+
+# The engine's rule names, with where docs/rules.md states them and the rule in a sentence.
+RULE_TEXT = {
+    "revoke": ("§5 Play", "Everyone follows the led suit if able (revoke, قاطع)."),
+    "must_trump": ("§5 Play", "In Hokum, a player void in the led plain suit must trump (ما دق بحكم)."),
+    "must_overtrump": ("§5 Play", "In Hokum, a player who trumps or follows trump must beat the highest trump "
+                                  "on the table if he can (ما كبّر بحكم)."),
+    "closed_trump_lead": ("§5 Play", "In a closed game, no trump lead while holding a plain card."),
+    "false_sawa": ("§5 Play", "Sawa (سوا) holds only if the claimer's team wins every remaining trick against "
+                              "every defence."),
+}
+QAYD_SECTION = ("§9 Strict and recorded tables, Qayd (قيد)",
+                "Proven: the deal ends, the offending team gets 0 and the other the full deal value plus its own "
+                "projects. Unfounded: the accusing team loses the deal the same way.")
+CALL_EVENTS = ("referee_called", "referee_call_claimed", "ruling_made")
+
+
+class QueueItem(msgspec.Struct):
+    """One call at a table the caller referees, with who called, why, and where it stands."""
+
+    table_id: str
+    call: int
+    seat: int
+    caller: str
+    caller_name: str
+    reason: CallReason
+    note: str
+    deal_no: int
+    index: int | None
+    called_at: dt.datetime
+    status: str                               # open, claimed, ruled
+    claimed_by: str | None
+    claimed_by_name: str | None
+    ruling: str | None
+    ruling_reason: str
+    ruled_at: dt.datetime | None
+    players: list[str]                        # the seats' names
+    championship_id: str | None
+    championship_name: str | None
+    match_id: str | None
+
+
+class DeskStep(msgspec.Struct):
+    """The deal after one stored event that changed it: the words of the action, when it was stored, and the
+    deal with every hand (the referee's view)."""
+
+    version: int
+    at: dt.datetime
+    index: int | None                         # the action's index in the deal (what a Qayd names)
+    text: str
+    deal: DealView
+
+
+class DeskCall(msgspec.Struct):
+    call: int
+    seat: int
+    caller_name: str
+    reason: CallReason
+    note: str
+    index: int | None
+    called_at: dt.datetime
+    status: str
+    claimed_by_name: str | None
+    ruling: str | None
+    ruling_reason: str
+    verdict: QaydVerdict | None               # an accusation: the engine's verdict on the accused action
+    verdict_problem: str | None               # why the engine cannot rule on it now
+    rule_section: str | None
+    rule_text: str | None
+
+
+class DeskDeal(msgspec.Struct):
+    table_id: str
+    deal_no: int
+    deals: int                                # the table's deals so far
+    players: list[str]
+    table_mode: str
+    championship_id: str | None
+    championship_name: str | None
+    steps: list[DeskStep]
+    calls: list[DeskCall]
+    rulings: list[dict]                       # RulingMade of this deal, with when and by whom
+    receipts: list[Receipt]                   # the deal's end, and its rulings, signed
+    qayd_section: str
+    qayd_text: str
+
+
+async def _names(pool, user_ids) -> dict[str, str]:
+    rows = await pool.fetch("SELECT user_id, name FROM users WHERE user_id = ANY($1)", list(set(user_ids)))
+    return {r["user_id"]: r["name"] for r in rows}
+
+
+@post("/tables/{table_id:str}/calls", operation_id="callReferee", status_code=201,
+      summary="A seated player calls the referee to his table (a claim dispute, a misclick, a connection loss, "
+              "suspected collusion, an accusation of an action: \"qayd\" with its index, whose deal's result "
+              "then waits for the ruling)", dto=Strict[schemas.NewCall], return_dto=None)
+async def call_referee(table_id: FromPath[str], data: JSONBody[schemas.NewCall], user: Caller, tables: Tables,
+                       visibility: Seen,
+                       seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)
+                       ) -> schemas.CommandAccepted:
+    table = await tables.load(table_id)
+    my_seat = await visibility.player_seat(table, user.user_id, seat)      # who asks, before anything else
+    if table.opened is None:
+        raise Problem(409, "table_not_open", f"table {table_id} has not started")
+    command = CallReferee(seat=my_seat, user=user.user_id, reason=data.reason, note=data.note.strip(),
+                          index=data.index)
+    outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
+                                          role="player", digest=command_digest(command), seat=my_seat,
+                                          table=table)
+    return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
+                                   table_view(table, my_seat), outcome.receipts)
+
+
+async def _referee_of(tables, visibility, table_id: str, user_id: str):
+    table = await tables.load(table_id)
+    if not await visibility.referee(table, user_id):
+        raise Problem(403, "not_referee", "only this table's referee or its championship's organiser or referees "
+                                          "see its desk and rule, and never one of its players")
+    return table
+
+
+@post("/tables/{table_id:str}/calls/{call:int}/claim", operation_id="claimCall", status_code=200,
+      summary="Referee: take a call (the other referees see it is taken; claiming one's own again changes "
+              "nothing)", dto=Strict[schemas.ClaimCall], return_dto=None)
+async def claim_call(table_id: FromPath[str], call: FromPath[int], data: JSONBody[schemas.ClaimCall],
+                     user: Caller, tables: Tables, visibility: Seen) -> schemas.CommandAccepted:
+    table = await _referee_of(tables, visibility, table_id, user.user_id)
+    mine = next((c for c in table.calls if c.call == call and c.claimed_by == user.user_id and c.open), None)
+    if mine is not None:
+        return schemas.CommandAccepted(table_id, table.version, True, [], table_view(table, None))
+    command = ClaimCall(call=call, referee=user.user_id)
+    outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
+                                          role="referee", digest=command_digest(command), table=table)
+    return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
+                                   table_view(table, None), outcome.receipts)
+
+
+async def _refereed_tables(pool, user_id: str, table_ids: list[str]) -> dict[str, dict]:
+    """Of ``table_ids``, the tables ``user_id`` referees (as ``Seen.is_referee`` says: the table's referee, its
+    championship's referee or organiser, and not seated), with their index row."""
+    rows = await pool.fetch(
+        "SELECT t.table_id, t.championship_id, t.match_id, t.seats FROM tables_index t "
+        "WHERE t.table_id = ANY($1) AND NOT ($2 = ANY(t.seats)) AND EXISTS (SELECT 1 FROM grants g "
+        "WHERE g.user_id = $2 AND ((g.scope = 'table' AND g.scope_id = t.table_id AND g.role = 'referee') "
+        "OR (g.scope = 'championship' AND g.scope_id = t.championship_id AND g.role IN ('referee', 'organiser'))))",
+        table_ids, user_id)
+    return {r["table_id"]: dict(r) for r in rows}
+
+
+@get("/referee/queue", operation_id="refereeQueue",
+     summary="Referee: the calls at every table the caller referees, the open ones oldest first (ruled=true: "
+             "the ruled ones too, newest first after them)")
+async def referee_queue(user: Caller, pool: Pool, championships: Championships, ruled: FromQuery[bool] = False,
+                        limit: Annotated[int, QueryParameter(ge=1, le=500)] = 200) -> list[QueueItem]:
+    if not await pool.fetchval("SELECT true FROM grants WHERE user_id = $1 AND role IN ('referee', 'organiser') "
+                               "LIMIT 1", user.user_id):
+        raise Problem(403, "not_referee", "the desk is for referees: a table's creator who does not sit at it, "
+                                          "a championship's organiser and the referees he names")
+    rows = await pool.fetch(
+        "SELECT stream_id, event_type, data, recorded_at FROM events WHERE event_type = ANY($1) ORDER BY position",
+        list(CALL_EVENTS))
+    prefix = len(stream_of(""))
+    refereed = await _refereed_tables(pool, user.user_id, sorted({r["stream_id"][prefix:] for r in rows}))
+    calls: dict[tuple[str, int], dict] = {}
+    for r in rows:
+        table_id = r["stream_id"][prefix:]
+        if table_id not in refereed:
+            continue
+        e = msgspec.json.decode(r["data"].encode() if isinstance(r["data"], str) else r["data"])
+        if r["event_type"] == "referee_called":
+            calls[(table_id, e["call"])] = dict(e, table_id=table_id, called_at=r["recorded_at"], claimed_by=None,
+                                                ruling=None, ruling_reason="", ruled_at=None)
+        elif (key := (table_id, e.get("call"))) in calls:
+            c = calls[key]
+            c["claimed_by"] = e.get("referee")
+            if r["event_type"] == "ruling_made":
+                c.update(ruling=e["ruling"], ruling_reason=e.get("reason", ""), ruled_at=r["recorded_at"])
+    shown = [c for c in calls.values() if ruled or c["ruling"] is None]
+    shown.sort(key=lambda c: (c["ruling"] is not None, c["called_at"] if c["ruling"] is None
+                              else -c["ruled_at"].timestamp()))
+    shown = shown[:limit]
+    names = await _names(pool, [u for c in shown for u in (c["user"], c["claimed_by"],
+                                                           *refereed[c["table_id"]]["seats"]) if u])
+    titles: dict[str, str] = {}
+    for cid in {refereed[c["table_id"]]["championship_id"] for c in shown} - {None}:
+        titles[cid] = (await championships.load(cid)).state.settings.name
+    out = []
+    for c in shown:
+        t = refereed[c["table_id"]]
+        status = "ruled" if c["ruling"] is not None else "claimed" if c["claimed_by"] else "open"
+        out.append(QueueItem(
+            c["table_id"], c["call"], c["seat"], c["user"], names.get(c["user"], c["user"]), c["reason"],
+            c.get("note", ""), c.get("part_no", 0), c.get("index"), c["called_at"], status, c["claimed_by"],
+            names.get(c["claimed_by"]) if c["claimed_by"] else None, c["ruling"], c["ruling_reason"], c["ruled_at"],
+            [names.get(u, u) for u in t["seats"]], t["championship_id"], titles.get(t["championship_id"]),
+            t["match_id"]))
+    return out
+
+
+def _steps(evs: list, players: list[str]) -> list[DeskStep]:
+    """The deal after each stored event that changed it, with every hand; the words name the players."""
+    state = deal_mod.INITIAL
+    steps = []
+    for version, at, e in evs:
+        before = state
+        state = deal_mod.evolve(state, e)
+        if getattr(e, "private", False) and type(e).__struct_config__.tag != "cards_dealt":
+            continue
+        text = _action_text(before.actions, e) if state.actions > before.actions or isinstance(e, QaydCalled) else None
+        index = before.actions if text else None
+        if text is None:
+            tag = type(e).__struct_config__.tag
+            if tag in ("cards_dealt", "contract_fixed", "deal_scored", "deal_voided", "seed_revealed",
+                       "deal_annulled", "referee_called", "ruling_made", "referee_call_claimed"):
+                text = _event_text(e)
+            else:
+                continue
+        if text:
+            text = text.split(" ", 1)[1] if text.startswith("#") else text
+            text = re.sub(r"\bseat (\d)", lambda m: players[int(m[1])], text)
+            steps.append(DeskStep(version, at, index, text, deal_view(state, None, hands="always")))
+    return steps
+
+
+def _event_text(e) -> str:
+    match e:
+        case RefereeCalled():
+            what = f" on action {e.index}" if e.index is not None else ""
+            return f"seat {e.seat} calls the referee ({e.reason}{what})"
+        case CallClaimed():
+            return f"call {e.call} taken by a referee"
+        case RulingMade():
+            return f"ruling: {e.ruling}" + (f" on call {e.call}" if e.call else "") + f" — {e.reason}"
+    tag = type(e).__struct_config__.tag
+    return {"cards_dealt": "the cards are dealt", "contract_fixed": "the contract is fixed",
+            "deal_scored": "the deal is scored", "deal_voided": "the deal is void",
+            "seed_revealed": "the deal's seed is revealed", "deal_annulled": "the deal is annulled"}.get(tag, tag)
+
+
+def _verdict(evs: list, call) -> tuple[QaydVerdict | None, str | None]:
+    """The engine's verdict on an accusation: the one it gave (upheld), else what it would give now."""
+    for _, _, e in evs:
+        if isinstance(e, QaydCalled) and e.verdict.caller == call.seat and e.verdict.index == call.index:
+            return e.verdict, None
+    state = deal_mod.fold(e for _, _, e in evs)
+    try:
+        return decide_qayd(state, CallQayd(call.seat, call.index))[0].verdict, None
+    except DomainError as err:
+        return None, f"{err.rule}: {err.message}"
+
+
+@get("/tables/{table_id:str}/deals/{deal_no:int}/desk", operation_id="refereeDesk",
+     summary="Referee: a deal step by step with all four hands (at any time, the deal being played included), "
+             "its calls with the engine's verdict on each accusation and the rule's text, its rulings and "
+             "signed receipts")
+async def desk(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool, tables: Tables,
+               visibility: Seen, championships: Championships) -> DeskDeal:
+    table = await _referee_of(tables, visibility, table_id, user.user_id)
+    if game_of(table).info.record_scope != "deal":
+        raise Problem(409, "records_per_game", "this game's desk is its table: rule from the queue")
+    events = await tables.events(table_id)
+    spans = deal_spans(events)
+    if not 1 <= deal_no <= len(spans):
+        raise Problem(404, "unknown_deal", f"table {table_id} has {len(spans)} deal(s); there is no deal {deal_no}")
+    first = spans[deal_no - 1][1]
+    last = spans[deal_no][1] - 1 if deal_no < len(spans) else events[-1][0]
+    evs = [row for row in events if first <= row[0] <= last]
+    names = await _names(pool, [*table.seats, *(c.user for c in table.calls),
+                                *(c.claimed_by for c in table.calls if c.claimed_by)])
+    called = {e.call: when for _, when, e in events if isinstance(e, RefereeCalled)}
+    calls = []
+    for c in table.calls:
+        if c.part_no != deal_no:
+            continue
+        verdict, problem = _verdict(evs, c) if c.reason == "qayd" and c.index is not None else (None, None)
+        section, text = RULE_TEXT.get(verdict.rule, (None, None)) if verdict and verdict.rule else (None, None)
+        status = "ruled" if not c.open else "claimed" if c.claimed_by else "open"
+        calls.append(DeskCall(c.call, c.seat, names.get(c.user, c.user), c.reason, c.note, c.index, called[c.call],
+                              status, names.get(c.claimed_by) if c.claimed_by else None, c.ruling, c.ruling_reason,
+                              verdict, problem, section, text))
+    rulings = [dict(msgspec.to_builtins(e), at=when.isoformat(), referee_name=names.get(e.referee, e.referee),
+                    version=v) for v, when, e in evs if isinstance(e, RulingMade)]
+    ruling_versions = {r["version"] for r in rulings}
+    receipts = [r for r in await receipts_of(pool, stream_of(table_id))
+                if (r.kind == "deal" and r.ref == str(deal_no)) or (r.kind == "ruling" and r.version in ruling_versions)]
+    opened = table.opened
+    title = (await championships.load(opened.championship_id)).state.settings.name if opened.championship_id else None
+    return DeskDeal(table_id, deal_no, len(spans), [names.get(u, u) for u in table.seats], opened.table_mode,
+                    opened.championship_id, title, _steps(evs, [names.get(u, u) for u in table.seats]), calls, rulings, receipts, *QAYD_SECTION)
+
+
+referee_router = Router("/", route_handlers=[call_referee, claim_call, referee_queue, desk])
