@@ -41,12 +41,15 @@ from services.anchor.checkpoints import (
     verify_checkpoint,
 )
 from services.anchor.keys import ALGORITHM, Signer, default_signer, key_id_of, load_or_create_key, signing_key_path
-from services.anchor.receipts import Receipt, load_receipts, receipts_of, sign_receipt, store_receipt, verify_receipt
+from services.anchor.receipts import (
+    Receipt, load_receipts, receipt_of_ruling, receipts_of, ruling_ref, sign_receipt, store_receipt, verify_receipt,
+)
 from services.anchor.verify import Finding, VerifyReport, verify_log
 
 __all__ = [
     "ALGORITHM", "CheckpointPublisher", "Finding", "Receipt", "SignedCheckpoint", "Signer", "VerifyReport",
     "checkpoints", "checkpoints_page", "consistency", "default_signer", "inclusion", "key_id_of", "leaf_data",
-    "load_checkpoints", "load_or_create_key", "load_receipts", "log_leaves", "publish_checkpoint", "receipts_of",
+    "load_checkpoints", "load_or_create_key", "load_receipts", "log_leaves", "publish_checkpoint", "receipt_of_ruling",
+    "receipts_of", "ruling_ref",
     "sign_receipt", "signing_key_path", "store_receipt", "verify_checkpoint", "verify_log", "verify_receipt",
 ]

@@ -51,6 +51,19 @@ def sign_receipt(signer: Signer, stream: str, version: int, hash: bytes | str, k
                    key_id=signer.key_id, signature=signature.hex())
 
 
+def ruling_ref(part_no: int, call: int | None) -> str:
+    """What a ruling's receipt names: the deal (turn) it was made in, and the call it answered."""
+    return f"{part_no}/{call if call is not None else '-'}"
+
+
+def receipt_of_ruling(receipts: list[Receipt], version: int, part_no: int, call: int | None) -> Receipt | None:
+    """The receipt of the ruling stored at ``version``: its append's, signed at the append's last version (the
+    ruling may be followed in it by what it caused, a deal dealt again)."""
+    ref = ruling_ref(part_no, call)
+    return min((r for r in receipts if r.kind == "ruling" and r.ref == ref and r.version >= version),
+               key=lambda r: r.version, default=None)
+
+
 def verify_receipt(public_key_hex: str, receipt: Receipt) -> bool:
     """Whether the receipt's signature is valid under this public key."""
     try:

@@ -16,12 +16,15 @@ from litestar.params import FromPath, FromQuery, JSONBody, Parameter, QueryParam
 
 from domain.baloot import deal as deal_mod
 from domain.baloot.audit import _action_text
-from domain.baloot.events import CallQayd, QaydCalled, QaydVerdict
+from domain.baloot.cards import card_name, suit_name
+from domain.baloot.events import (
+    BidMade, CallQayd, CardPlayed, DoubleCalled, ProjectsDeclared, QaydCalled, QaydVerdict, SawaClaimed,
+)
 from domain.baloot.result import decide_qayd
 from domain.baloot.views import DealView, view as deal_view
 from domain.errors import DomainError
 from domain.table import CallClaimed, CallReason, CallReferee, ClaimCall, RefereeCalled, RulingMade, game_of
-from services.anchor import Receipt, receipts_of
+from services.anchor import Receipt, receipt_of_ruling, receipts_of
 from services.api import schemas
 from services.api.deps import Caller, Championships, Pool, Seen, Tables
 from services.api.problems import Problem
@@ -42,6 +45,10 @@ RULE_TEXT = {
 QAYD_SECTION = ("§9 Strict and recorded tables, Qayd (قيد)",
                 "Proven: the deal ends, the offending team gets 0 and the other the full deal value plus its own "
                 "projects. Unfounded: the accusing team loses the deal the same way.")
+RULING_WORDS = {"uphold": "the accusation upheld", "reject": "rejected", "annul_deal": "the deal cancelled",
+                "replay_deal": "the deal cancelled and dealt again", "award_deal": "the deal awarded",
+                "end_game": "the game ended", "hand_seat_to_bot": "a seat handed to a bot",
+                "record_result": "the result recorded", "qayd": "Qayd called by the referee"}
 CALL_EVENTS = ("referee_called", "referee_call_claimed", "ruling_made")
 
 
@@ -77,7 +84,11 @@ class DeskStep(msgspec.Struct):
     version: int
     at: dt.datetime
     index: int | None                         # the action's index in the deal (what a Qayd names)
-    text: str
+    text: str                                 # in English, the players named
+    kind: str                                 # bid, double, declare, play, sawa, qayd, call, claimed, ruling, cards_dealt, …
+    seat: int | None
+    value: str | None                         # the bid, call, card(s), reason or ruling
+    words: str | None                         # an offence, a verdict, the referee and his reason
     deal: DealView
 
 
@@ -227,44 +238,68 @@ async def referee_queue(user: Caller, pool: Pool, championships: Championships, 
     return out
 
 
-def _steps(evs: list, players: list[str]) -> list[DeskStep]:
-    """The deal after each stored event that changed it, with every hand; the words name the players."""
+def _step_of(e, names: dict[str, str]) -> tuple[str, int | None, str | None, str | None] | None:
+    """What a deal's event says, as (kind, seat, value, words) for the page to put in its reader's language, or
+    None for an event that is no step of its own."""
+    match e:
+        case BidMade():
+            return "bid", e.seat, e.bid + (f" {suit_name(e.suit)}" if e.suit is not None else ""), None
+        case DoubleCalled():
+            return "double", e.seat, e.call, None
+        case ProjectsDeclared():
+            return "declare", e.seat, " ".join(card_name(c) for g in e.projects for c in g), None
+        case CardPlayed():
+            return "play", e.seat, card_name(e.card), e.offence
+        case SawaClaimed():
+            return "sawa", e.seat, "holds" if e.valid else "false", None
+        case QaydCalled():
+            return "qayd", e.verdict.caller, str(e.verdict.index), e.verdict.message
+        case RefereeCalled():
+            return "call", e.seat, e.reason, None if e.index is None else str(e.index)
+        case CallClaimed():
+            return "claimed", None, str(e.call), names.get(e.referee, e.referee)
+        case RulingMade():
+            return "ruling", None, e.ruling, f"{names.get(e.referee, e.referee)}: {e.reason}"
+    tag = type(e).__struct_config__.tag
+    if tag in ("cards_dealt", "contract_fixed", "deal_scored", "deal_voided", "seed_revealed", "deal_annulled"):
+        return tag, None, None, None
+    return None
+
+
+def _steps(evs: list, players: list[str], names: dict[str, str]) -> list[DeskStep]:
+    """The deal after each stored event that changed it, with every hand; the English words name the players
+    (the page says each step in its reader's language from its kind, seat and value)."""
     state = deal_mod.INITIAL
     steps = []
     for version, at, e in evs:
         before = state
         state = deal_mod.evolve(state, e)
-        if getattr(e, "private", False) and type(e).__struct_config__.tag != "cards_dealt":
+        step = _step_of(e, names)
+        if step is None:
             continue
-        text = _action_text(before.actions, e) if state.actions > before.actions or isinstance(e, QaydCalled) else None
-        index = before.actions if text else None
-        if text is None:
-            tag = type(e).__struct_config__.tag
-            if tag in ("cards_dealt", "contract_fixed", "deal_scored", "deal_voided", "seed_revealed",
-                       "deal_annulled", "referee_called", "ruling_made", "referee_call_claimed"):
-                text = _event_text(e)
-            else:
-                continue
-        if text:
-            text = text.split(" ", 1)[1] if text.startswith("#") else text
-            text = re.sub(r"\bseat (\d)", lambda m: players[int(m[1])], text)
-            steps.append(DeskStep(version, at, index, text, deal_view(state, None, hands="always")))
+        kind, seat, value, words = step
+        acted = state.actions > before.actions
+        text = _action_text(before.actions, e) if acted else _event_text(e, names)
+        text = re.sub(r"\bseat (\d)", lambda m: players[int(m[1])], text.split(" ", 1)[1] if text.startswith("#") else text)
+        steps.append(DeskStep(version, at, before.actions if acted else None, text, kind, seat, value, words,
+                              deal_view(state, None, hands="always")))
     return steps
 
 
-def _event_text(e) -> str:
+def _event_text(e, names: dict[str, str]) -> str:
     match e:
         case RefereeCalled():
             what = f" on action {e.index}" if e.index is not None else ""
             return f"seat {e.seat} calls the referee ({e.reason}{what})"
         case CallClaimed():
-            return f"call {e.call} taken by a referee"
+            return f"call {e.call} taken by {names.get(e.referee, e.referee)}"
         case RulingMade():
-            return f"ruling: {e.ruling}" + (f" on call {e.call}" if e.call else "") + f" — {e.reason}"
+            on = f" on call {e.call}" if e.call else ""
+            return f"{names.get(e.referee, e.referee)} rules{on} ({RULING_WORDS.get(e.ruling, e.ruling)}): {e.reason}"
     tag = type(e).__struct_config__.tag
     return {"cards_dealt": "the cards are dealt", "contract_fixed": "the contract is fixed",
             "deal_scored": "the deal is scored", "deal_voided": "the deal is void",
-            "seed_revealed": "the deal's seed is revealed", "deal_annulled": "the deal is annulled"}.get(tag, tag)
+            "seed_revealed": "the deal's seed is revealed", "deal_annulled": "the deal is cancelled"}.get(tag, tag)
 
 
 def _verdict(evs: list, call) -> tuple[QaydVerdict | None, str | None]:
@@ -296,7 +331,8 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, po
     last = spans[deal_no][1] - 1 if deal_no < len(spans) else events[-1][0]
     evs = [row for row in events if first <= row[0] <= last]
     names = await _names(pool, [*table.seats, *(c.user for c in table.calls),
-                                *(c.claimed_by for c in table.calls if c.claimed_by)])
+                                *(c.claimed_by for c in table.calls if c.claimed_by),
+                                *(e.referee for _, _, e in events if isinstance(e, RulingMade))])
     called = {e.call: when for _, when, e in events if isinstance(e, RefereeCalled)}
     calls = []
     for c in table.calls:
@@ -310,13 +346,13 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, po
                               verdict, problem, section, text))
     rulings = [dict(msgspec.to_builtins(e), at=when.isoformat(), referee_name=names.get(e.referee, e.referee),
                     version=v) for v, when, e in evs if isinstance(e, RulingMade)]
-    ruling_versions = {r["version"] for r in rulings}
-    receipts = [r for r in await receipts_of(pool, stream_of(table_id))
-                if (r.kind == "deal" and r.ref == str(deal_no)) or (r.kind == "ruling" and r.version in ruling_versions)]
+    stored = await receipts_of(pool, stream_of(table_id))
+    receipts = [r for r in stored if r.kind == "deal" and r.ref == str(deal_no)] + [
+        r for r in (receipt_of_ruling(stored, x["version"], x["part_no"], x["call"]) for x in rulings) if r is not None]
     opened = table.opened
     title = (await championships.load(opened.championship_id)).state.settings.name if opened.championship_id else None
     return DeskDeal(table_id, deal_no, len(spans), [names.get(u, u) for u in table.seats], opened.table_mode,
-                    opened.championship_id, title, _steps(evs, [names.get(u, u) for u in table.seats]), calls, rulings, receipts, *QAYD_SECTION)
+                    opened.championship_id, title, _steps(evs, [names.get(u, u) for u in table.seats], names), calls, rulings, receipts, *QAYD_SECTION)
 
 
 referee_router = Router("/", route_handlers=[call_referee, claim_call, referee_queue, desk])

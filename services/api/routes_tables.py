@@ -24,7 +24,7 @@ from domain.games import GAMES, record_format_of
 from domain.table import TABLE_EVENTS, HandSeatToBot, Rule, RulingMade, game_of, terms_problem
 from domain.baloot.shuffle import deck_from_seed, seed_commitment
 from domain.baloot.views import contract_view
-from services.anchor import Receipt, receipts_of
+from services.anchor import Receipt, receipt_of_ruling, receipts_of
 from services.anchor.audit import AnchorCheck, check_anchor
 from services.anchor.keys import Signer
 from services.api import schemas
@@ -369,14 +369,13 @@ def _record_of(deal_events: list, receipts: list[Receipt]) -> HandRecord:
     their signed receipts (an award is the audit's to apply: its team is the deal's winner)."""
     events = [e for _, _, e in deal_events]
     record = export_record(events)
-    signed = {r.version: r for r in receipts if r.kind == "ruling"}
     state, rulings, team = game_mod.deal_mod.INITIAL, [], None
     for version, _, e in deal_events:
         state = game_mod.deal_mod.evolve(state, e)
         if isinstance(e, DealScored) and e.result.awarded is not None:
             team = e.result.winner
         if isinstance(e, RulingMade):
-            receipt = signed.get(version)
+            receipt = receipt_of_ruling(receipts, version, e.part_no, e.call)
             rulings.append(RecordRuling(
                 after=state.actions, ruling=e.ruling, reason=e.reason, referee=e.referee, call=e.call,
                 team=team if e.ruling == "award_deal" else None,

@@ -36,7 +36,7 @@ from domain.baloot.events import DealAnnulled, DealScored, DealStarted, DealVoid
 from domain.errors import DomainError
 from domain.games import GAMES
 from domain.table import TABLE_EVENTS, AnswerInvitation, RulingMade, TableOpened, TableProposed, TableState, game_of
-from services.anchor import Receipt, Signer, sign_receipt, store_receipt
+from services.anchor import Receipt, Signer, ruling_ref, sign_receipt, store_receipt
 from services.errors import Conflict, NotFound, StaleVersion
 from services.tables.seeds import boards_named_by_id
 from services.eventstore import (
@@ -389,7 +389,7 @@ class TableService:
         for e in events:
             if isinstance(e, RulingMade):
                 out.append(sign_receipt(self.signer, stream_of(table_id), appended.version, appended.head_hash,
-                                        "ruling", f"{e.part_no}/{e.call if e.call is not None else '-'}"))
+                                        "ruling", ruling_ref(e.part_no, e.call)))
         for receipt in out:
             await store_receipt(self.pool, receipt)
         return out

@@ -1,5 +1,5 @@
 """Pages for people: to play under ``/play/`` (sign in, the lobby, a table to play at), to run championships
-under ``/organise/`` (organisers) and to watch under ``/watch/`` (championships, brackets, live tables,
+under ``/organise/`` (organisers), to rule on calls under ``/referee/`` (referees) and to watch under ``/watch/`` (championships, brackets, live tables,
 replays and audits).
 
 Plain HTML, CSS and ES modules shipped in the package (``static/``), with no build step: the pages call only
@@ -20,4 +20,6 @@ watch_router = create_static_files_router(path="/watch", directories=[STATIC], h
 play_router = create_static_files_router(path="/play", directories=[STATIC / "play"], html_mode=True, name="play")
 organise_router = create_static_files_router(path="/organise", directories=[STATIC / "organise"], html_mode=True,
                                              name="organise")
-web_routers = (watch_router, play_router, organise_router)
+referee_router = create_static_files_router(path="/referee", directories=[STATIC / "referee"], html_mode=True,
+                                            name="referee")
+web_routers = (watch_router, play_router, organise_router, referee_router)

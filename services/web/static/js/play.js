@@ -8,6 +8,7 @@ import {listText, onChange, setUp, t} from "./i18n.js";
 import {balutKeys, balutPlayEl} from "./play_balut.js";
 import {termsEl} from "./terms.js";
 import "./words_play.js";
+import "./words_referee.js";
 
 const main = document.getElementById("main");
 const id = new URLSearchParams(location.search).get("id");
@@ -16,6 +17,7 @@ let refusal = null;          // the server's last refusal of my action: {rule, t
 let busy = false;            // an action of mine is on its way
 let announceBaloot = true;   // play a king or queen of trumps that makes Baloot with the announcement
 let qayd = null;             // the Qayd dialog's choice: {trick, position}
+let calling = null;          // the call-the-referee dialog's choice: {reason, note}
 let ticker = null;
 let lastDeal = null;         // the deal just over ({deal_no, result}), shown while the next one is bid
 
@@ -53,14 +55,15 @@ function contractText(c) {
 
 // ---- acting ----
 
-async function act(action) {
+async function act(action, path = "commands") {
   if (busy) return;
   busy = true;
   refusal = null;
   render();
   try {
-    const answer = await send("POST", `/tables/${encodeURIComponent(id)}/commands`,
-                              {command_id: crypto.randomUUID(), action, expected_version: v.version});
+    const body = path === "commands" ? {command_id: crypto.randomUUID(), action, expected_version: v.version}
+      : {command_id: crypto.randomUUID(), ...action};
+    const answer = await send("POST", `/tables/${encodeURIComponent(id)}/${path}`, body);
     await showView(answer.view);
   } catch (error) {
     refusal = {rule: error.rule ?? "", text: error.message};
@@ -212,10 +215,56 @@ function qaydDialogEl() {
           ` ${seatName(p.seat)}: `, cardEl(p.card)))),
       h("p", {class: "hint"}, t("qayd_rule")),
       h("div", {class: "controls"}, h("button", {type: "submit", class: "primary", id: "qayd-send", disabled: choice.position < 0}, t("accuse")),
+        h("button", {type: "button", id: "qayd-referee", disabled: choice.position < 0, onclick: () => {
+          const index = actionIndex(choice.trick, choice.position);
+          document.getElementById("qayd-dialog").close();
+          qayd = null;
+          if (index !== null) act({reason: "qayd", index}, "calls");
+        }}, t("ask_referee_to_rule")),
         h("button", {type: "button", onclick: () => { qayd = null; document.getElementById("qayd-dialog").close(); }},
           t("cancel")))]
       : [h("p", {}, t("nothing_to_accuse")), h("button", {type: "button", onclick: () => {
           qayd = null; document.getElementById("qayd-dialog").close(); }}, t("cancel"))]));
+}
+
+// ---- the referee: calling him, and what he ruled ----
+
+const REASONS = ["claim_dispute", "misclick", "connection_loss", "collusion", "other"];
+
+function callsEl() {
+  const open = v.calls.find(c => c.seat === v.seat && c.status !== "ruled");
+  return h("section", {class: "referee-box", id: "referee"},
+    v.calls.length ? h("ul", {class: "calls", id: "calls"}, v.calls.map(c => h("li", {"data-call": c.call, "data-status": c.status},
+      h("strong", {}, t("call_by", {n: c.call, name: seatName(c.seat)})), " ",
+      t(`reason_${c.reason}`), c.index !== null ? ` (${t("action_n", {n: c.index})})` : "", " · ",
+      h("span", {class: `call-status ${c.status}`}, t(`call_${c.status}`)),
+      c.ruling ? h("p", {class: "ruling", "data-ruling": c.ruling}, `${t("ruled")}: ${t(`ruling_${c.ruling}`)} — ${c.ruling_reason}`)
+        : null))) : null,
+    v.status === "live" ? h("button", {type: "button", id: "call-referee", disabled: busy || !!open,
+                                       title: open ? t("call_waiting") : "",
+                                       onclick: () => { calling = {reason: "claim_dispute", note: ""}; render(); }},
+                            t("call_referee")) : null,
+    calling ? callDialogEl() : null);
+}
+
+function callDialogEl() {
+  const close = () => { calling = null; document.getElementById("call-dialog").close(); };
+  return h("dialog", {id: "call-dialog", "aria-labelledby": "call-title"},
+    h("form", {method: "dialog", onsubmit: e => {
+      e.preventDefault();
+      const choice = {reason: calling.reason, note: calling.note};
+      close();
+      act(choice, "calls");
+    }},
+    h("h2", {id: "call-title"}, t("call_referee")),
+    h("p", {class: "hint"}, t("call_explained")),
+    h("p", {class: "field"}, h("label", {for: "call-reason"}, t("call_reason")),
+      h("select", {id: "call-reason", onchange: e => { calling.reason = e.target.value; }},
+        REASONS.map(r => h("option", {value: r, selected: r === calling.reason}, t(`reason_${r}`))))),
+    h("p", {class: "field"}, h("label", {for: "call-note"}, t("call_note")),
+      h("textarea", {id: "call-note", maxlength: 500, rows: 3, oninput: e => { calling.note = e.target.value; }}, calling.note)),
+    h("div", {class: "controls"}, h("button", {type: "submit", class: "primary", id: "call-send"}, t("send_call")),
+      h("button", {type: "button", onclick: close}, t("cancel")))));
 }
 
 // ---- the clock, the score, the deal's end ----
@@ -345,9 +394,11 @@ function draw() {
   const title = h("h1", {}, t("table_of", {names: listText(v.seats.map((_, s) => s).filter(s => s !== v.seat).map(seatName))}));
   fill(main, title, v.game === "balut" ? balutPlayEl(v, {act, busy, refusal: refusalEl(), seatName, clockEl, clockNoteEl,
                                                           rerender: render, live: h("span", {class: `state ${liveState}`, id: "live-state"}, t(liveState))})
-                                       : cardGameEl(), v.game === "balut" ? gameEndEl() : null);
+                                       : cardGameEl(), v.game === "balut" ? gameEndEl() : null, callsEl());
   const dialog = document.getElementById("qayd-dialog");
   if (qayd && dialog && !dialog.open) dialog.showModal();
+  const call = document.getElementById("call-dialog");
+  if (calling && call && !call.open) call.showModal();
 }
 
 function keys(e) {

@@ -1,0 +1,263 @@
+// The referee's desk (/referee/): the calls at the tables I referee, the open ones oldest first, each claimed
+// once (the others see it is taken); a call opened (?table=T&deal=N&call=C): its deal step by step with every
+// hand, who led and who wins each trick, the bids, the calls with the engine's verdict on an accusation and
+// the rule's text, the rulings and signed receipts, and the ruling form (a reason always). Every action is one
+// API request, refused in place in the server's words.
+import {get, send, signedIn} from "./api.js";
+import {cardEl, fill, h, suitName} from "./cards.js";
+import {onChange, setUp, t} from "./i18n.js";
+import "./words_play.js";
+import "./words_referee.js";
+
+const main = document.getElementById("main");
+const params = new URLSearchParams(location.search);
+const tableId = params.get("table"), dealNo = Number(params.get("deal") || 0), callNo = Number(params.get("call") || 0);
+const enc = encodeURIComponent;
+let me = null, queue = null, desk = null, step = 0, showRuled = false, refusal = null, notice = null;
+let form = {ruling: "", reason: "", team: 0, winner: 0, seat: 0, level: "normal"};
+const when = iso => new Date(iso).toLocaleString(document.documentElement.lang, {dateStyle: "medium", timeStyle: "medium"});
+const PLACES = ["south", "east", "north", "west"];
+
+async function act(what, after) {
+  refusal = null; notice = null;
+  try {
+    notice = await what();
+  } catch (error) {
+    refusal = {rule: error.rule ?? "", text: error.message};
+  }
+  await after();
+}
+
+function noticeEl() {
+  if (refusal) return h("p", {class: "error", role: "alert", id: "refusal", "data-rule": refusal.rule},
+    refusal.rule ? h("code", {}, refusal.rule) : null, refusal.rule ? " — " : "", refusal.text);
+  return notice ? h("p", {class: "ok", role: "status", id: "notice"}, notice) : null;
+}
+
+// ---- the queue ----
+
+function claimButton(c) {
+  return h("button", {type: "button", class: "claim", "data-claim": `${c.table_id}/${c.call}`,
+                      onclick: () => act(async () => {
+                        await send("POST", `/tables/${enc(c.table_id)}/calls/${c.call}/claim`, {command_id: crypto.randomUUID()});
+                        return t("claimed_done");
+                      }, loadQueue)}, t("claim"));
+}
+
+function queueEl() {
+  const rows = queue.filter(c => showRuled || c.status !== "ruled");
+  return [h("h1", {}, t("desk")), noticeEl(),
+    h("p", {}, h("label", {}, h("input", {type: "checkbox", id: "show-ruled", checked: showRuled,
+                                           onchange: e => { showRuled = e.target.checked; loadQueue(); }}), " ", t("show_ruled"))),
+    h("h2", {}, t("queue")),
+    rows.length ? h("table", {class: "list", id: "queue"},
+      h("thead", {}, h("tr", {}, [t("called_at"), t("table_col"), t("deal"), t("caller"), t("why"), t("note"), t("status"), ""]
+        .map(x => h("th", {}, x)))),
+      h("tbody", {}, rows.map(c => h("tr", {"data-call": `${c.table_id}/${c.call}`, "data-status": c.status},
+        h("td", {}, when(c.called_at)),
+        h("td", {}, c.championship_name ? h("div", {}, c.championship_name) : null, h("small", {}, c.players.join(" · "))),
+        h("td", {}, String(c.deal_no)),
+        h("td", {}, c.caller_name),
+        h("td", {}, t(`reason_${c.reason}`), c.index !== null ? ` (${t("action_n", {n: c.index})})` : ""),
+        h("td", {class: "note"}, c.note || "—"),
+        h("td", {}, c.status === "claimed" ? t("taken_by", {name: c.claimed_by_name}) : c.status === "ruled"
+          ? `${t(`ruling_${c.ruling}`)} — ${c.ruling_reason}` : t("call_open")),
+        h("td", {class: "controls"}, c.status === "open" ? claimButton(c) : null,
+          h("a", {class: "button", href: `/referee/?table=${enc(c.table_id)}&deal=${c.deal_no}&call=${c.call}`}, t("open_call")))))))
+      : h("p", {id: "queue-empty"}, t("queue_empty"))];
+}
+
+// ---- one deal, step by step ----
+
+// A step in the reader's language, from its kind, seat and value (the server's English is its title).
+function stepText(s) {
+  const who = s.seat !== null ? desk.players[s.seat] : "";
+  switch (s.kind) {
+    case "bid": { const [bid, suit] = s.value.split(" "); return `${who}: ${t(bid)}${suit ? ` ${suitName(suit)}` : ""}`; }
+    case "double": return `${who}: ${t(s.value === "pass" ? "no_double" : s.value)}`;
+    case "declare": return [t("step_declares", {name: who}), " ", s.value.split(" ").map(cardEl)];
+    case "play": return [t("step_plays", {name: who}), " ", cardEl(s.value),
+                         s.words ? [" · ", h("strong", {class: "bad"}, t("step_offence")), " ", h("code", {}, s.words)] : ""];
+    case "sawa": return `${who}: ${t("claim_sawa")} — ${t(s.value === "holds" ? "step_holds" : "step_false")}`;
+    case "qayd": return `${who}: ${t("qayd")} (${t("action_n", {n: s.value})})`;
+    case "call": return `${who}: ${t("call_referee")} — ${t(`reason_${s.value}`)}${s.words ? ` (${t("action_n", {n: s.words})})` : ""}`;
+    case "claimed": return t("step_claimed", {n: s.value, name: s.words});
+    case "ruling": return `${t("ruled")}: ${t(`ruling_${s.value}`)} — ${s.words}`;
+    default: return t(`step_${s.kind}`);
+  }
+}
+
+function stepEl(s) {
+  const d = s.deal;
+  const onTable = new Map(d.trick.map(p => [p.seat, p.card]));
+  const leader = d.trick.length ? d.trick[0].seat : null;
+  const seatEl = seat => h("section", {class: `seat ${PLACES[seat]}${d.turn === seat ? " turn" : ""}`, "data-seat": seat},
+    h("div", {class: "who"}, h("strong", {}, desk.players[seat]),
+      [d.dealer === seat ? t("dealer") : "", d.turn === seat ? t("to_act") : "", leader === seat ? t("led") : "",
+       d.winning === seat ? t("wins_trick") : ""].filter(Boolean).map(m => h("span", {class: "mark"}, ` · ${m}`))),
+    h("div", {class: "hand"}, (d.hands?.[seat] ?? []).map(cardEl)));
+  return h("div", {class: "desk-step", id: "step", "data-step": step, "data-version": s.version},
+    h("p", {class: "step-text", id: "step-text", title: s.text}, h("strong", {}, t("step", {n: step + 1, of: desk.steps.length})),
+      " · ", stepText(s), " · ", h("time", {datetime: s.at}, when(s.at))),
+    h("div", {class: "board", id: "board"}, [0, 1, 2, 3].map(seatEl),
+      h("div", {class: "trick", id: "trick"}, [0, 1, 2, 3].map(seat =>
+        h("div", {class: `slot ${PLACES[seat]}`}, onTable.has(seat) ? cardEl(onTable.get(seat)) : null))),
+      d.faceup && d.faceup_taken_by === null ? h("div", {class: "faceup"}, `${t("faceup")}: `, cardEl(d.faceup)) : null),
+    h("dl", {class: "facts"},
+      h("dt", {}, t("contract")), h("dd", {id: "desk-contract"}, d.contract ? [d.contract.ashkal ? t("ashkal") : t(d.contract.type),
+        d.contract.suit ? ` ${suitName(d.contract.suit)}` : "", ` · ${desk.players[d.contract.buyer]}`,
+        d.contract.multiplier > 1 ? ` ×${d.contract.multiplier}` : ""] : "—"),
+      h("dt", {}, t("points")), h("dd", {}, `${d.points[0]} – ${d.points[1]}`),
+      h("dt", {}, t("bids_and_doubles")), h("dd", {}, [...d.bids.map(b => `${desk.players[b.seat]}: ${b.bid === "hokum" && b.suit
+        ? `${t("hokum")} ${suitName(b.suit)}` : t(b.bid)}`), ...d.doubles.map(x => `${desk.players[x.seat]}: ${t(x.call === "pass" ? "no_double" : x.call)}`)]
+        .join(" · ") || "—")),
+    d.tricks.length ? h("ol", {class: "tricks", id: "tricks"}, d.tricks.map(tr => h("li", {},
+      `${desk.players[tr.leader]} ${t("led")}: `, tr.cards.map(p => h("span", {class: "played"}, cardEl(p.card))),
+      ` → ${desk.players[tr.winner]}`))) : null);
+}
+
+function stepControls() {
+  const go = n => { step = Math.max(0, Math.min(desk.steps.length - 1, n)); render(); };
+  return h("div", {class: "controls step-controls"},
+    h("button", {type: "button", id: "step-first", onclick: () => go(0)}, t("first")),
+    h("button", {type: "button", id: "step-prev", onclick: () => go(step - 1)}, t("previous")),
+    h("input", {type: "range", id: "step-range", min: 0, max: desk.steps.length - 1, value: step,
+                "aria-label": t("timeline"), oninput: e => go(Number(e.target.value))}),
+    h("button", {type: "button", id: "step-next", onclick: () => go(step + 1)}, t("next")),
+    h("button", {type: "button", id: "step-last", onclick: () => go(desk.steps.length - 1)}, t("last")));
+}
+
+function verdictEl(c) {
+  if (c.reason !== "qayd") return null;
+  if (!c.verdict) return h("p", {class: "bad verdict"}, `${t("cannot_rule")}: ${c.verdict_problem}`);
+  return h("div", {class: `verdict ${c.verdict.proven ? "ok" : "bad"}`, id: `verdict-${c.call}`},
+    h("p", {}, h("strong", {}, `${t("verdict")}: ${c.verdict.proven ? t("proven") : t("unfounded")}`),
+      c.verdict.rule ? [" · ", h("code", {}, c.verdict.rule)] : "", ` — ${c.verdict.message}`),
+    c.rule_text ? h("p", {class: "rule-text"}, h("strong", {}, t("rule_of", {section: c.rule_section})), " ", c.rule_text) : null,
+    h("p", {class: "rule-text"}, h("strong", {}, t("rule_of", {section: desk.qayd_section})), " ", desk.qayd_text));
+}
+
+function callEl(c) {
+  return h("li", {"data-call": c.call, "data-status": c.status, class: c.call === callNo ? "current" : ""},
+    h("p", {}, h("strong", {}, t("call_by", {n: c.call, name: c.caller_name})), " ", t(`reason_${c.reason}`),
+      c.index !== null ? ` (${t("action_n", {n: c.index})})` : "", " · ", when(c.called_at), " · ",
+      c.status === "claimed" ? t("taken_by", {name: c.claimed_by_name}) : t(`call_${c.status}`)),
+    c.note ? h("blockquote", {}, c.note) : null, verdictEl(c),
+    c.ruling ? h("p", {class: "ruling"}, `${t("ruled")}: ${t(`ruling_${c.ruling}`)} — ${c.ruling_reason}`) : null);
+}
+
+function rulingChoices(c) {
+  const kinds = [c?.reason === "qayd" ? "uphold" : null, c ? "reject" : null, "replay_deal", "annul_deal", "award_deal",
+                 "end_game", "hand_seat_to_bot"].filter(Boolean);
+  if (!kinds.includes(form.ruling)) form.ruling = kinds[0];
+  return kinds;
+}
+
+function rulingBody() {
+  const reason = form.reason.trim();
+  switch (form.ruling) {
+    case "replay_deal": case "annul_deal": return {type: "annul_deal", reason, replay: form.ruling === "replay_deal"};
+    case "award_deal": return {type: "award_deal", team: Number(form.team), reason};
+    case "end_game": return {type: "end_game", reason, winner: Number(form.winner)};
+    case "hand_seat_to_bot": return {type: "hand_seat_to_bot", reason, seat: Number(form.seat), level: form.level};
+    default: return {type: form.ruling, reason};
+  }
+}
+
+function teamOptions(key) {
+  return [0, 1].map(team => h("option", {value: team, selected: Number(form[key]) === team},
+    t("team_of", {a: desk.players[team], b: desk.players[team + 2]})));
+}
+
+function rulingFormEl(c) {
+  if (c && c.status === "ruled") return null;
+  const kinds = rulingChoices(c);
+  const field = (label, id, control) => h("p", {class: "field"}, h("label", {for: id}, label), control);
+  const extra = {
+    award_deal: field(t("team"), "ruling-team", h("select", {id: "ruling-team", onchange: e => { form.team = e.target.value; }}, teamOptions("team"))),
+    end_game: field(t("winner"), "ruling-winner", h("select", {id: "ruling-winner", onchange: e => { form.winner = e.target.value; }}, teamOptions("winner"))),
+    hand_seat_to_bot: [field(t("seat_col"), "ruling-seat", h("select", {id: "ruling-seat", onchange: e => { form.seat = e.target.value; }},
+      [0, 1, 2, 3].map(s => h("option", {value: s, selected: Number(form.seat) === s}, desk.players[s])))),
+      field(t("level"), "ruling-level", h("select", {id: "ruling-level", onchange: e => { form.level = e.target.value; }},
+        ["easy", "normal", "hard"].map(l => h("option", {value: l, selected: form.level === l}, t(`level_${l}`)))))],
+  }[form.ruling];
+  return h("form", {class: "ruling-form", id: "ruling-form", onsubmit: e => {
+    e.preventDefault();
+    act(async () => {
+      await send("POST", `/tables/${enc(tableId)}/rulings`, {command_id: crypto.randomUUID(), ruling: rulingBody(),
+                                                            ...(c ? {call: c.call} : {})});
+      form.reason = "";
+      return t("ruled_done");
+    }, loadDesk);
+  }},
+    h("h2", {}, t("rule_now")),
+    field(t("ruling"), "ruling-kind", h("select", {id: "ruling-kind", onchange: e => { form.ruling = e.target.value; render(); }},
+      kinds.map(k => h("option", {value: k, selected: form.ruling === k}, t(`ruling_${k}`))))),
+    extra ?? null,
+    field(t("ruling_reason_label"), "ruling-reason", h("textarea", {id: "ruling-reason", required: true, maxlength: 500, rows: 3,
+                                                                    oninput: e => { form.reason = e.target.value; }}, form.reason)),
+    h("div", {class: "controls"}, h("button", {type: "submit", class: "primary", id: "ruling-send"}, t("send_ruling"))));
+}
+
+function deskEl() {
+  const c = desk.calls.find(x => x.call === callNo) ?? null;
+  const s = desk.steps[step];
+  return [h("p", {}, h("a", {href: "/referee/"}, t("back_to_queue"))),
+    h("h1", {}, `${desk.championship_name ? `${desk.championship_name} · ` : ""}${desk.players.join(" · ")}`),
+    h("p", {class: "hint"}, `${t("deal")} ${desk.deal_no} / ${desk.deals} · `,
+      h("a", {href: `/watch/audit.html?table=${enc(tableId)}&deal=${desk.deal_no}`}, t("audit_link"))),
+    noticeEl(),
+    h("div", {class: "desk-layout"},
+      h("div", {class: "desk-main"}, h("h2", {}, t("timeline")), stepControls(), s ? stepEl(s) : null),
+      h("aside", {class: "desk-side"},
+        h("h2", {}, t("calls_here")), desk.calls.length ? h("ol", {class: "calls", id: "desk-calls"}, desk.calls.map(callEl)) : h("p", {}, "—"),
+        desk.table_mode === "recorded" ? h("p", {class: "hint"}, t("qayd_window", {n: 30})) : null,
+        rulingFormEl(c),
+        desk.rulings.length ? [h("h2", {}, t("rulings")), h("ol", {id: "desk-rulings"}, desk.rulings.map(r => h("li", {},
+          `${t(`ruling_${r.ruling}`)} — ${r.reason} · ${r.referee_name} · ${when(r.at)}`)))] : null,
+        desk.receipts.length ? [h("h2", {}, t("receipts")), h("ul", {class: "receipts", id: "desk-receipts"}, desk.receipts.map(r =>
+          h("li", {}, t("receipt_kind", {kind: t(`receipt_${r.kind}`), version: r.version}), " · ", h("code", {title: r.signature}, `${r.key_id} ${r.signature.slice(0, 16)}…`))))] : null))];
+}
+
+function render() {
+  if (!me) return;
+  if (tableId && desk) fill(main, ...deskEl());
+  else if (queue) fill(main, ...queueEl());
+}
+
+async function loadQueue() {
+  try {
+    queue = await get(`/referee/queue${showRuled ? "?ruled=true" : ""}`);
+  } catch (error) {
+    if (error.rule === "not_referee") { fill(main, h("h1", {}, t("desk")), h("p", {id: "not-referee"}, t("not_referee_here"))); return; }
+    throw error;
+  }
+  render();
+}
+
+async function loadDesk() {
+  const first = desk === null;
+  desk = await get(`/tables/${enc(tableId)}/deals/${dealNo}/desk`);
+  if (first) {
+    // Open on the accused action's step, else the call's, else the last.
+    const c = desk.calls.find(x => x.call === callNo);
+    const accused = c?.index ?? null;
+    const at = accused !== null ? desk.steps.findIndex(s => s.index === accused) : -1;
+    step = at >= 0 ? at : desk.steps.length - 1;
+  }
+  render();
+}
+
+async function load() {
+  me = await signedIn();
+  if (!me) { location.href = `/play/?next=${enc(location.pathname + location.search)}`; return; }
+  const account = document.getElementById("account");
+  if (account) fill(account, h("span", {class: "me"}, me.name, me.login ? ` (${me.login})` : ""));
+  document.title = t("desk_title");
+  await (tableId ? loadDesk() : loadQueue());
+}
+
+setUp();
+onChange(() => { document.title = t("desk_title"); render(); });
+load().catch(error => fill(main, h("p", {class: "error", role: "alert", "data-rule": error.rule ?? ""},
+  `${t("error")}: ${error.message}`)));
