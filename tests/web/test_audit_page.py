@@ -6,6 +6,8 @@ headers' Content-Security-Policy: the browser reports no violation and no script
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import asyncpg
 from selenium.webdriver.common.by import By
@@ -90,3 +92,45 @@ def test_every_page_runs_under_the_content_security_policy(served, browser):
     policy = served.http.get("/watch/").headers["content-security-policy"]
     assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
     assert text_of(browser, "main") is not None
+
+
+async def test_the_audit_page_names_the_players_breaks_the_score_down_checks_the_receipt_and_audits_a_file(
+        served, browser, tmp_path):
+    table_id, referee = bot_table(served)
+    served.start_workers()
+    served.follow_to_end(table_id, referee)
+    url = f"{served.base}/watch/audit.html?table={table_id}&deal=1"
+    checked = lambda d: "checking" not in (text_of(d, "receipt-browser") or "checking")
+    in_four_looks(browser, url, "audit-names", checked)
+    browser.get(url)
+    wait(browser, checked)
+    page = text_of(browser, "main")
+    assert "seat " not in page and "Bot (normal)" in text_of(browser, "actions")      # who, not a seat number
+    assert text_of(browser, "receipt-browser").startswith("verifies against the server's published key")
+    record = served.http.get(f"/tables/{table_id}/deals/1/record", headers=referee).json()
+    report = served.http.get(f"/tables/{table_id}/deals/1/audit", headers=referee).json()["report"]
+    rows = browser.execute_script("return [...document.querySelectorAll('#breakdown tbody tr')].map(r => "
+                                  "[...r.cells].map(c => c.innerText))")
+    assert rows[-1][1:] == [str(p) for p in report["game_points"]] and rows[0][1:] == [str(p) for p in report["card_points"]]
+    numbers = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#actions li.action .index")]
+    assert numbers == [str(i) for i in range(len(record["actions"]))]               # each action numbered once
+
+    # A record tampered with (a card its player never held), uploaded: the page names the first bad action,
+    # as `baloot audit` does.
+    index, action = next((i, a) for i, a in enumerate(record["actions"]) if "play" in a)
+    other = next(a["play"] for a in record["actions"] if "play" in a and a["seat"] != action["seat"])   # not his
+    tampered = {**record, "actions": [*record["actions"][:index], {**action, "play": other},
+                                      *record["actions"][index + 1:]]}
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(tampered))
+    cli = subprocess.run([sys.executable, "-m", "services.cli", "audit", str(path), "--json"], capture_output=True,
+                         text=True, timeout=120)
+    first = json.loads(cli.stdout)["violations"][0]
+    browser.find_element(By.ID, "record-file").send_keys(str(path))
+    wait(browser, lambda d: d.find_elements(By.ID, "uploaded"))
+    assert browser.find_element(By.ID, "uploaded").get_attribute("data-valid") == "false"
+    assert text_of(browser, "uploaded-valid") == f"Not valid: the first bad action is {first['index']} ({first['rule']})."
+    assert first["index"] == index
+    bad = browser.find_element(By.CSS_SELECTOR, "#uploaded-violations tr[data-index]")
+    assert (bad.get_attribute("data-index"), bad.get_attribute("data-rule")) == (str(index), first["rule"])
+    in_four_looks(browser, f"{served.base}/watch/audit.html", "audit-upload", lambda d: d.find_elements(By.ID, "record-file"))
