@@ -6,12 +6,16 @@ with it. The queue, the desk and the ruling in English and Arabic, desktop and p
 
 from __future__ import annotations
 
+import random
+
+import httpx
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from services.anchor.keys import default_signer
 from services.anchor.verify import verify_log
 from tests.web.conftest import in_four_looks, requested_urls, same_origin
+from tests.api.test_tables import Ids, act, action_count, play_until, to_revoke_chance
 from tests.web.people import as_browser, shown, sign_up, type_into, version_of, wait
 
 
@@ -111,3 +115,65 @@ async def test_a_player_calls_the_referee_who_claims_steps_through_and_rules_rep
     report = await verify_log(pool, default_signer().public_key_hex, stream=f"table-{table_id}")
     assert report.ok and report.receipts >= 1, report
     assert same_origin(requested_urls(referee_browser), served.base) == []
+
+
+async def test_the_desk_shows_the_engines_verdict_and_the_referee_upholds_one_accusation_and_rejects_another(
+        served, browser, pool):
+    sign_up(browser, served.base, "hakam", name="Hakam")
+    people = [served.user(name) for name in ("Fahad", "Saad", "Majed", "Turki")]
+    with as_browser(browser, served.base) as hakam:
+        r = hakam.post("/tables", json={"seats": [uid for uid, _ in people], "mode": "recorded"})
+        assert r.status_code == 201, r.text
+        table_id = r.json()["table_id"]
+    for _, headers in people:
+        assert served.http.post(f"/tables/{table_id}/accept", headers=headers).status_code == 200
+    ids = Ids()
+    async with httpx.AsyncClient(base_url=served.base, timeout=30) as api:
+        # Deal 1: a revoke, stored as made (a recorded table); an opponent asks the referee to rule on it.
+        mine, _, other_card = await to_revoke_chance(api, table_id, people, random.Random(9), ids)
+        seat, index = mine["seat"], action_count(mine["deal"])
+        assert (await act(api, table_id, people[seat][1], {"type": "play", "card": other_card}, "revoke")).status_code == 200
+        accuser = (seat + 1) % 4
+        r = await api.post(f"/tables/{table_id}/calls", headers=people[accuser][1],
+                           json={"command_id": "accuse-1", "reason": "qayd", "index": index, "note": "he had the suit"})
+        assert r.status_code == 201, r.text
+
+    def open_desk(call: int, deal: int) -> None:
+        browser.get(f"{served.base}/referee/?table={table_id}&deal={deal}&call={call}")
+        wait(browser, lambda d: d.find_elements(By.ID, f"verdict-{call}"))
+
+    open_desk(1, 1)
+    verdict = browser.find_element(By.ID, "verdict-1")
+    assert "proven" in verdict.text and "revoke" in verdict.text and "follows the led suit" in verdict.text
+    assert "ok" in verdict.get_attribute("class").split()
+    assert browser.find_element(By.ID, "step").get_attribute("data-step") != "0"     # opened on the accused card
+    assert "plays" in browser.find_element(By.ID, "step-text").text
+    in_four_looks(browser, browser.current_url, "referee-verdict", lambda d: d.find_elements(By.ID, "verdict-1"))
+    open_desk(1, 1)
+    assert Select(browser.find_element(By.ID, "ruling-kind")).first_selected_option.get_attribute("value") == "uphold"
+    type_into(browser, "ruling-reason", "the log shows the revoke")
+    browser.find_element(By.ID, "ruling-send").click()
+    wait(browser, lambda d: d.find_elements(By.ID, "notice") or d.find_elements(By.ID, "refusal"))
+    assert not browser.find_elements(By.ID, "refusal"), browser.find_element(By.ID, "refusal").text
+    first = served.http.get(f"/tables/{table_id}/deals", headers=people[0][1]).json()[0]
+    assert first["game_points"][seat % 2] == 0 and first["game_points"][accuser % 2] > 0     # the penalty
+
+    # Deal 2: an accusation of a legal lead: the engine finds it unfounded; the referee rejects it, no penalty.
+    async with httpx.AsyncClient(base_url=served.base, timeout=30) as api:
+        v = await play_until(api, table_id, people, random.Random(5), ids,
+                             lambda v: v["deal_no"] == 2 and v["deal"]["phase"] == "playing" and len(v["deal"]["trick"]) == 1)
+        leader = v["deal"]["trick"][0]["seat"]
+        r = await api.post(f"/tables/{table_id}/calls", headers=people[(leader + 1) % 4][1],
+                           json={"command_id": "accuse-2", "reason": "qayd", "index": action_count(v["deal"]) - 1})
+        assert r.status_code == 201, r.text
+    open_desk(2, 2)
+    verdict = browser.find_element(By.ID, "verdict-2")
+    assert "unfounded" in verdict.text and "bad" in verdict.get_attribute("class").split()
+    Select(browser.find_element(By.ID, "ruling-kind")).select_by_value("reject")
+    type_into(browser, "ruling-reason", "a legal lead; no penalty for asking")
+    browser.find_element(By.ID, "ruling-send").click()
+    wait(browser, lambda d: d.find_elements(By.ID, "notice") or d.find_elements(By.ID, "refusal"))
+    assert not browser.find_elements(By.ID, "refusal"), browser.find_element(By.ID, "refusal").text
+    after = served.http.get(f"/tables/{table_id}/view", headers=people[0][1]).json()
+    assert after["deal_no"] == 2 and after["deal"]["phase"] == "playing"             # play goes on, nobody penalised
+    assert [c["ruling"] for c in after["calls"]] == ["uphold", "reject"]

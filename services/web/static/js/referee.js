@@ -127,12 +127,15 @@ function stepControls() {
     h("button", {type: "button", id: "step-last", onclick: () => go(desk.steps.length - 1)}, t("last")));
 }
 
+// The engine's words say "seat 2": here they say who.
+const named = text => text.replace(/\bseat (\d)\b/g, (_, seat) => desk.players[Number(seat)] ?? _);
+
 function verdictEl(c) {
   if (c.reason !== "qayd") return null;
-  if (!c.verdict) return h("p", {class: "bad verdict"}, `${t("cannot_rule")}: ${c.verdict_problem}`);
+  if (!c.verdict) return h("p", {class: "bad verdict"}, `${t("cannot_rule")}: ${named(c.verdict_problem)}`);
   return h("div", {class: `verdict ${c.verdict.proven ? "ok" : "bad"}`, id: `verdict-${c.call}`},
     h("p", {}, h("strong", {}, `${t("verdict")}: ${c.verdict.proven ? t("proven") : t("unfounded")}`),
-      c.verdict.rule ? [" · ", h("code", {}, c.verdict.rule)] : "", ` — ${c.verdict.message}`),
+      c.verdict.rule ? [" · ", h("code", {}, c.verdict.rule)] : "", ` — ${named(c.verdict.message)}`),
     c.rule_text ? h("p", {class: "rule-text"}, h("strong", {}, t("rule_of", {section: c.rule_section})), " ", c.rule_text) : null,
     h("p", {class: "rule-text"}, h("strong", {}, t("rule_of", {section: desk.qayd_section})), " ", desk.qayd_text));
 }
