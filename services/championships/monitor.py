@@ -4,7 +4,7 @@ round ready to start).
 
 A match is ``waiting_check_in`` (a window is open and a team has not checked in), ``waiting`` (no table yet),
 ``playing``, ``stalled`` (its table live with nothing stored for ``stall_seconds``), ``disputed`` (a Qayd under
-review at its table), or ``finished`` (decided: played, forfeit, bye). Built from the championship's fold, its
+review at its table, or a call waiting for the referee), or ``finished`` (decided: played, forfeit, bye). Built from the championship's fold, its
 check-in stream, the tables index and each live table's last event: one query for all the round's tables.
 """
 
@@ -104,6 +104,11 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
         "SELECT t.table_id, e.event_type, e.recorded_at FROM unnest($1::text[]) AS t(table_id) "
         "CROSS JOIN LATERAL (SELECT event_type, recorded_at FROM events WHERE stream_id = 'table-' || t.table_id "
         "ORDER BY version DESC LIMIT 1) e", live)} if live else {}
+    # The live tables with a call waiting for the referee (called, not ruled): disputed too.
+    calling = {r["stream_id"][len("table-"):] for r in await championships.pool.fetch(
+        "SELECT stream_id FROM events WHERE event_type IN ('referee_called', 'ruling_made') AND stream_id = ANY($1) "
+        "AND data->>'call' IS NOT NULL GROUP BY stream_id, data->>'call' "
+        "HAVING NOT bool_or(event_type = 'ruling_made')", [f"table-{t}" for t in live])} if live else set()
     checks = await championships.check_ins.of(championship_id) if champ.run.check_in_seconds is not None else None
     window = closes_at(champ, number, checks)
     stall = dt.timedelta(seconds=stall_seconds())
@@ -124,7 +129,8 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
             continue
         seen = [last[r["table_id"]] for r in tables.get(m.match_id, ()) if r["table_id"] in last]
         latest = max((at for _, at in seen), default=None)
-        if any(t in DISPUTE_EVENTS for t, _ in seen):
+        called = any(r["table_id"] in calling for r in tables.get(m.match_id, ()))
+        if called or any(t in DISPUTE_EVENTS for t, _ in seen):
             kind: State = "disputed"
         elif latest is not None and now - latest > stall:
             kind = "stalled"
@@ -141,7 +147,8 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
             needs.append(Attention("stalled", f"{pair[0]} v {pair[1]}: nothing played for "
                                               f"{int((now - latest).total_seconds() // 60)} min", m.match_id))
         elif kind == "disputed":
-            needs.append(Attention("disputed", f"{pair[0]} v {pair[1]}: a Qayd is under review", m.match_id))
+            why = "a call waits for the referee" if called else "a Qayd is under review"
+            needs.append(Attention("disputed", f"{pair[0]} v {pair[1]}: {why}", m.match_id))
         elif kind == "waiting_check_in" and now >= window:
             absent = [n for n, c in zip(pair, checked_in(m)) if not c]
             needs.append(Attention("no_show", f"{' and '.join(absent)} did not check in by the window's end",

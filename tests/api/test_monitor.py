@@ -178,3 +178,37 @@ async def test_the_organiser_sees_the_teams_players_proposed(api, pool):
     assert (await api.get(f"/championships/{cid}/proposals", headers=hc)).status_code == 403
     assert (await api.post(f"/championships/{cid}/teams/FALCONS/accept", headers=hb)).status_code == 200
     assert (await api.get(f"/championships/{cid}/proposals", headers=organiser)).json() == []   # registered
+
+
+async def test_a_call_at_a_championship_table_is_a_dispute_in_the_monitor_and_in_its_referees_queue(api, pool):
+    _, organiser = await new_user(api, "organiser")
+    cid, ids, seen = await started(api, pool, organiser)
+    match = seen["matches"][0]
+    (table_id,) = match["tables"]
+    view = (await api.get(f"/tables/{table_id}/view", headers=organiser)).json()
+    caller = next(login for login, uid in ids.items() if uid == view["seats"][0])
+    headers = {"Authorization": f"Bearer {await token_of(pool, ids[caller])}"}
+    r = await api.post(f"/tables/{table_id}/calls", headers=headers,
+                       json={"command_id": "call", "reason": "connection_loss"})
+    assert r.status_code == 201, r.text
+
+    seen = await look(api, cid, organiser)
+    by_id = {m["match_id"]: m for m in seen["matches"]}
+    assert by_id[match["match_id"]]["state"] == "disputed" and seen["counts"]["disputed"] == 1
+    (need,) = [a for a in seen["needs"] if a["kind"] == "disputed"]
+    assert need["match_id"] == match["match_id"] and "a call waits for the referee" in need["detail"]
+    (item,) = (await api.get("/referee/queue", headers=organiser)).json()     # the organiser referees his tables
+    assert item["championship_id"] == cid and item["championship_name"] == "Riyadh Cup"
+    assert item["match_id"] == match["match_id"]
+
+    # Another championship's organiser is no referee here.
+    _, other = await new_user(api, "another organiser")
+    await create(api, other, command_id="other-cup")
+    assert (await api.get("/referee/queue", headers=other)).json() == []
+    r = await api.get(f"/tables/{table_id}/deals/1/desk", headers=other)
+    assert r.status_code == 403 and r.json()["rule"] == "not_referee"
+
+    r = await api.post(f"/tables/{table_id}/rulings", headers=organiser, json={
+        "command_id": "no", "call": 1, "ruling": {"type": "reject", "reason": "the connection is back"}})
+    assert r.status_code == 200, r.text
+    assert {m["match_id"]: m for m in (await look(api, cid, organiser))["matches"]}[match["match_id"]]["state"] == "playing"
