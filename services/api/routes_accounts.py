@@ -54,7 +54,8 @@ class PasswordChange(msgspec.Struct, forbid_unknown_fields=True):
 
 class SignedIn(msgspec.Struct):
     """Who the session (or token) is: ``login`` None for a user with a token only; ``roles`` on the account;
-    ``via``: "session" (a browser's cookie) or "bearer"."""
+    ``via``: "session" (a browser's cookie) or "bearer"; ``referees``: he referees a table or a championship
+    (the desk at /referee/ has calls for him to see)."""
 
     user_id: str
     name: str
@@ -63,6 +64,7 @@ class SignedIn(msgspec.Struct):
     roles: list[str]
     via: str
     expires_at: dt.datetime
+    referees: bool = False
 
 
 def _accounts(state: State) -> Accounts:
@@ -76,8 +78,10 @@ async def _roles(accounts: Accounts, user_id: str) -> list[str]:
 
 
 async def _signed_in(accounts: Accounts, account: Account, via: str, expires_at: dt.datetime) -> SignedIn:
+    referees = bool(await accounts.pool.fetchval(
+        "SELECT true FROM grants WHERE user_id = $1 AND role IN ('referee', 'organiser') LIMIT 1", account.user_id))
     return SignedIn(account.user_id, account.name, account.kind, account.login,
-                    await _roles(accounts, account.user_id), via, expires_at)
+                    await _roles(accounts, account.user_id), via, expires_at, referees)
 
 
 async def _start_session(request: Request, auth: Authenticator, accounts: Accounts, account: Account,

@@ -41,6 +41,12 @@ async def test_a_player_calls_the_referee_who_claims_steps_through_and_rules_rep
     await pool.execute("INSERT INTO grants (scope, scope_id, user_id, role) VALUES ('table', $1, $2, 'referee')",
                        table_id, user_id(second_browser, served.base))
 
+    referee_browser.get(f"{served.base}/play/")                        # his lobby leads him to the desk
+    assert shown(referee_browser, "#to-desk", "href")[1].endswith("/referee/")
+    browser.get(f"{served.base}/play/")
+    wait(browser, lambda d: d.find_elements(By.ID, "me"))
+    assert not browser.find_elements(By.ID, "to-desk")                 # hers does not: she referees nothing
+
     # Noura calls the referee: a misclick, in her words.
     browser.get(f"{served.base}/play/table.html?id={table_id}")
     wait(browser, lambda d: version_of(d) is not None)

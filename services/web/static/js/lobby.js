@@ -7,6 +7,7 @@ import {listText, onChange, setUp, t} from "./i18n.js";
 import {termsEl, whenText} from "./terms.js";
 import "./words_play.js";
 import "./words_organise.js";
+import "./words_referee.js";
 
 const main = document.getElementById("main");
 const account = document.getElementById("account");
@@ -110,6 +111,7 @@ function accountEl() {
   if (!me) return [];
   return [h("span", {id: "me"}, me.name, me.login ? ` (${me.login})` : ""),
     (me.roles ?? []).includes("organiser") ? h("a", {href: "/organise/", id: "to-organise"}, t("organise_title")) : null,
+    me.referees ? h("a", {href: "/referee/", id: "to-desk"}, t("desk")) : null,
     h("button", {type: "button", id: "password-toggle", onclick: () => { showPassword = !showPassword; render(); }},
       t("change_password")),
     h("button", {type: "button", id: "sign-out", onclick: () =>

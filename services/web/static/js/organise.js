@@ -301,7 +301,9 @@ function monitorEl() {
                                       {command_id: commandId(), seconds: 300}))}, t("extend_check_in")) : null) : null,
     h("h3", {}, t("needs_you")),
     mon.needs.length ? h("ul", {class: "list needs", id: "needs"}, mon.needs.map(n => h("li", {"data-kind": n.kind, "data-match": n.match_id ?? ""},
-      h("strong", {}, t(`need_${n.kind}`)), ` — ${n.detail}`))) : h("p", {class: "hint", id: "needs"}, t("nothing_needs_you")),
+      h("strong", {}, t(`need_${n.kind}`)), ` — ${n.detail}`,
+      n.kind === "disputed" ? [" ", h("a", {href: "/referee/", class: "desk-link"}, t("to_the_desk"))] : null)))
+      : h("p", {class: "hint", id: "needs"}, t("nothing_needs_you")),
     h("form", {class: "search", onsubmit: e => { e.preventDefault(); refilter({q: e.target.elements.q.value}); }},
       h("label", {for: "q"}, t("search_team")), h("input", {id: "q", name: "q", value: filter.q, type: "search"}),
       h("button", {type: "submit"}, t("search"))),

@@ -3,6 +3,7 @@ import {addWords} from "./i18n.js";
 
 addWords({
   en: {
+    to_the_desk: "to the referee's desk",
     organise_title: "Organise", my_championships: "My championships", no_championships: "You organise no championship yet.",
     not_an_organiser: "This console is for organisers.", sign_in_first: "Sign in to organise",
     new_championship: "New championship", name: "Name", format: "Format", game: "Game", best_of: "Best of",
@@ -44,6 +45,7 @@ addWords({
     at_once: "as soon as the last one is decided", days: "{n} day", every_time: "every {time} (or when the last one is decided, if later)",
   },
   ar: {
+    to_the_desk: "إلى مكتب الحكم",
     organise_title: "التنظيم", my_championships: "بطولاتي", no_championships: "لا تنظّم أي بطولة بعد.",
     not_an_organiser: "هذه الصفحة للمنظّمين.", sign_in_first: "سجّل الدخول لتنظّم",
     new_championship: "بطولة جديدة", name: "الاسم", format: "النظام", game: "اللعبة", best_of: "أفضل من",
