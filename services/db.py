@@ -19,11 +19,13 @@ pgserver stops the server from an `atexit` hook, once the exiting process is the
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import warnings
 from dataclasses import dataclass
@@ -106,6 +108,35 @@ def _forget_dead_users(handle) -> None:
         if users != pids:
             log.info("embedded PostgreSQL: dropping dead users %s", sorted(set(pids) - set(users)))
             handle.global_process_id_list.put(users)
+
+
+@contextlib.contextmanager
+def quiet_output(what: str):
+    """Keep what this process and its children write to stdout and stderr (initdb's ~45 lines) in a file, shown
+    only if the block fails."""
+    with tempfile.TemporaryFile() as kept:
+        saved = [os.dup(1), os.dup(2)]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(kept.fileno(), 1)
+        os.dup2(kept.fileno(), 2)
+        try:
+            yield
+        except BaseException:
+            _restore(saved)
+            kept.seek(0)
+            sys.stderr.write(f"{what} failed; what it said:\n{kept.read().decode(errors='replace')}")
+            raise
+        _restore(saved)
+
+
+def _restore(saved: list[int]) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for fd, copy in zip((1, 2), saved):
+        os.dup2(copy, fd)
+        os.close(copy)
+    saved.clear()
 
 
 def database_server() -> Server:

@@ -119,6 +119,10 @@ def verify_command(args: argparse.Namespace) -> int:
     except Exception as exc:  # no such database, or not migrated: not a finding about the log
         print(f"Cannot verify: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.stream and report.events == 0 and not report.findings:
+        print(f"Cannot verify: the log has no stream {args.stream!r} (streams are named table-<id>, "
+              "championship-<id>, …: see GET /tables/{id}/receipts)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.json:
         print(msgspec.json.encode({**msgspec.to_builtins(report), "ok": report.ok}).decode())
     else:

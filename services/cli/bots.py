@@ -11,6 +11,7 @@ import time
 from domain.baloot.bots import LEVELS
 from domain.baloot.bots.match import BoardResult, Summary, play_board, summarize
 from domain.baloot.profiles import PROFILES, profile_named
+from services.cli import positive
 
 
 def register(subparsers) -> None:
@@ -19,22 +20,30 @@ def register(subparsers) -> None:
     match = sub.add_parser("match", help="level a against level b in duplicate: each board twice, teams swapped")
     match.add_argument("--a", choices=LEVELS, default="hard", help="the level measured (default hard)")
     match.add_argument("--b", choices=LEVELS, default="normal", help="its opponent (default normal)")
-    match.add_argument("--boards", type=int, default=100, help="number of boards (default 100)")
+    match.add_argument("--boards", type=positive, default=100, help="number of boards (default 100)")
     match.add_argument("--seed", default="1", help="seed of the boards (default 1)")
     match.add_argument("--games", action="store_true", help="a board is a whole game to the target, not a deal")
     match.add_argument("--profile", choices=sorted(PROFILES), default="saudi")
-    match.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes")
+    match.add_argument("--jobs", type=positive, default=os.cpu_count() or 1, help="parallel processes")
     match.set_defaults(func=match_command)
 
 
 def run_match(a: str, b: str, boards: int, seed: str, *, games: bool = False, profile: str = "saudi",
-              jobs: int = 1) -> list[BoardResult]:
-    """The boards' results, played in ``jobs`` processes (one: in this process), each decision timed."""
+              jobs: int = 1, done=lambda: None) -> list[BoardResult]:
+    """The boards' results, played in ``jobs`` processes (one: in this process), each decision timed;
+    ``done()`` after each board (a progress bar)."""
     play = functools.partial(_board, a, b, seed, games, profile)
+    out = []
     if jobs <= 1:
-        return [play(i) for i in range(boards)]
+        for i in range(boards):
+            out.append(play(i))
+            done()
+        return out
     with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
-        return list(pool.map(play, range(boards), chunksize=max(1, boards // (8 * jobs))))
+        for result in pool.map(play, range(boards), chunksize=max(1, boards // (8 * jobs))):
+            out.append(result)
+            done()
+    return out
 
 
 def _board(a: str, b: str, seed: str, games: bool, profile: str, board: int) -> BoardResult:
@@ -56,10 +65,12 @@ def render(a: str, b: str, summary: Summary, what: str) -> str:
 
 
 def match_command(args) -> int:
-    if args.boards < 1:
-        print("baloot bots match: --boards must be at least 1", file=sys.stderr)
-        return 2
-    results = run_match(args.a, args.b, args.boards, args.seed, games=args.games, profile=args.profile,
-                        jobs=args.jobs)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(f"{args.a} vs {args.b}: boards played", total=args.boards)
+        results = run_match(args.a, args.b, args.boards, args.seed, games=args.games, profile=args.profile,
+                            jobs=args.jobs, done=lambda: progress.advance(task))
     print(render(args.a, args.b, summarize(results), "games to the target" if args.games else "deals"))
     return 0

@@ -7,28 +7,30 @@ import argparse
 import asyncio
 import datetime as dt
 
+from services.cli import day, positive
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("daily", help="the daily deal: boards, a simulated day, leaderboards")
     commands = parser.add_subparsers(dest="daily_command", required=True)
     boards = commands.add_parser("boards", help="a set's commitment and boards from its (revealed) seed")
     boards.add_argument("--seed", required=True, help="the set's seed (GET /daily/{day}/{profile} once closed)")
-    boards.add_argument("--boards", type=int, default=8)
+    boards.add_argument("--boards", type=positive, default=8, help="boards in the set (default 8)")
     boards.set_defaults(func=boards_command)
     sim = commands.add_parser("simulate", help="play a day's boards in memory (bots for the players) and rank")
-    sim.add_argument("--players", type=int, default=20)
-    sim.add_argument("--boards", type=int, default=8)
+    sim.add_argument("--players", type=positive, default=20, help="simulated players (default 20)")
+    sim.add_argument("--boards", type=positive, default=8, help="boards in the set (default 8)")
     sim.add_argument("--seed", default="1", help="the set's seed (the players' choices derive from it too)")
     sim.add_argument("--level", default="normal", choices=("easy", "normal", "hard"))
     sim.add_argument("--scoring", default="mp", choices=("mp", "imps"))
-    sim.add_argument("--top", type=int, default=10)
+    sim.add_argument("--top", type=positive, default=10, help="leaderboard rows to print (default 10)")
     sim.set_defaults(func=simulate_command)
     board = commands.add_parser("leaderboard", help="a day's leaderboard from a server's database")
-    board.add_argument("--day", default=None, help="YYYY-MM-DD (default: today, UTC)")
+    board.add_argument("--day", type=day, default=None, help="YYYY-MM-DD (default: today, UTC)")
     board.add_argument("--profile", default="saudi")
     board.add_argument("--scoring", default="mp", choices=("mp", "imps"))
     board.add_argument("--after", type=int, default=0, help="ranks after this one")
-    board.add_argument("--limit", type=int, default=20)
+    board.add_argument("--limit", type=positive, default=20, help="rows per page (default 20)")
     board.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL, else embedded)")
     board.set_defaults(func=leaderboard_command)
 
@@ -71,20 +73,24 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     from services.db import database_server
 
     url = args.database_url or database_server().url
-    day = dt.date.fromisoformat(args.day) if args.day else dt.datetime.now(dt.timezone.utc).date()
+    on = args.day or dt.datetime.now(dt.timezone.utc).date()
 
     async def run():
         pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
         try:
-            return await leaderboard(pool, day, args.profile, scoring=args.scoring, after=args.after,
+            page = await leaderboard(pool, on, args.profile, scoring=args.scoring, after=args.after,
                                      limit=args.limit)
+            names = {r["user_id"]: r["name"] for r in await pool.fetch(
+                "SELECT user_id, name FROM users WHERE user_id = ANY($1)", [r.user_id for r in page.rows])}
+            return page, names
         finally:
             await pool.close()
 
-    page = asyncio.run(run())
-    print(f"{'rank':>6}  {'user':<34} {'MP':>8} {'IMPs':>5} {'boards':>6}")
+    page, names = asyncio.run(run())
+    print(f"{'rank':>6}  {'player':<34} {'MP':>8} {'IMPs':>5} {'boards':>6}")
     for r in page.rows:
-        print(f"{r.rank:>6}  {r.user_id:<34} {r.mp / daily_unit():>8.2f} {r.imps:>5} {r.boards:>6}")
+        print(f"{r.rank:>6}  {names.get(r.user_id, r.user_id)[:34]:<34} {r.mp / daily_unit():>8.2f} {r.imps:>5} "
+              f"{r.boards:>6}")
     if page.next_after is not None:
         print(f"next page: --after {page.next_after}")
     return 0

@@ -39,6 +39,7 @@ TEAMS = ("Riyadh-Falcons", "Jeddah-Waves", "Dammam-Pearls", "Madinah-Palms", "Ab
          "Hail-Poets", "Buraidah-Dates", "Taif-Roses", "Jazan-Mangoes", "Najran-Oasis", "Khobar-Corniche",
          "Yanbu-Reefs", "AlUla-Rocks", "Jubail-Harbour", "Sakaka-Olives")
 BOT_LEVEL = "normal"
+TURN_SECONDS = 120.0          # the person's turn clock at the demo table (two minutes a turn)
 PASSWORD_ALPHABET = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
@@ -247,8 +248,10 @@ async def _table(platform, table_id: str, person: Person, pace: float) -> dict:
     game = GAMES[FIRST]
     bot = await table_bot(platform.pool, BOT_LEVEL)
     seats = (person.user_id, bot, bot, bot)
-    opened = TableOpened(table_id=table_id, seats=seats, opened_by=person.user_id,
-                         bots=(None, BOT_LEVEL, BOT_LEVEL, BOT_LEVEL), timeout_bot_level=BOT_LEVEL,
+    # A turn clock, so that a table nobody comes to ends: each of his turns plays itself after TURN_SECONDS,
+    # and after max_timeouts of them in a row the game is abandoned.
+    opened = TableOpened(table_id=table_id, seats=seats, opened_by=person.user_id, turn_seconds=TURN_SECONDS,
+                         on_timeout="auto_play", bots=(None, BOT_LEVEL, BOT_LEVEL, BOT_LEVEL), timeout_bot_level=BOT_LEVEL,
                          bot_pace=pace, game=game.info.name, **game.profile_fields(game.profile(None)))
     table = await platform.tables.propose_table(opened, {person.user_id, bot})
     return {"table_id": table_id, "status": "live" if table.opened else "invited", "seats": list(seats),
@@ -265,7 +268,7 @@ def print_demo(doc: dict) -> None:
     print(f"organiser  login {o['login']:<{width}}  password {o['password']}  organises {c['name']}")
     print(f"           {links['organiser']}")
     print(f"player     login {p['login']:<{width}}  password {p['password']}  a table with three {BOT_LEVEL} "
-          "bots waits for you")
+          f"bots waits for you ({TURN_SECONDS / 60:g} minutes a turn)")
     print(f"           {links['player']}")
     print(f"           {links['table']}")
     print(f"spectator  no account needed: {c['name']}, {len(c['teams'])} bot teams, single elimination, "

@@ -13,11 +13,12 @@ from domain.games import record_format_of
 from domain.baloot.handrecord import encode_record, export_record
 from domain.baloot.profiles import PROFILES, profile_named
 from domain.baloot.simulate import POLICIES, deal_events_of_game, play_game_events
+from services.cli import positive
 
 
 def register(subparsers) -> None:
     sim = subparsers.add_parser("simulate", help="play whole games with a simple legal policy")
-    sim.add_argument("--deals", type=int, default=100, help="number of deals to play (default 100)")
+    sim.add_argument("--deals", type=positive, default=100, help="number of deals to play (default 100)")
     sim.add_argument("--seed", type=int, default=1, help="seed of the first game (default 1)")
     sim.add_argument("--profile", choices=sorted(PROFILES), default="saudi")
     sim.add_argument("--policy", choices=sorted(POLICIES), default="random")
@@ -70,8 +71,12 @@ def simulate(args) -> int:
         while deals_done < args.deals:
             state, events = play_game_events(game_seed, profile, args.policy, args.table_mode)
             stats["games"] += 1
-            stats[f"won by team {'AB'[state.winner]}"] += 1
-            for deal_events in deal_events_of_game(events):
+            deals = deal_events_of_game(events)
+            if deals_done + len(deals) <= args.deals:       # the whole game is counted: its winner too
+                stats[f"games won by team {'AB'[state.winner]}"] += 1
+            else:
+                stats["games cut short by --deals"] += 1
+            for deal_events in deals:
                 if deals_done >= args.deals:
                     break
                 deals_done += 1

@@ -9,12 +9,20 @@ import sys
 
 
 def register(subparsers) -> None:
-    serve = subparsers.add_parser("serve", help="migrate and serve the HTTP API")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--log-level", default="info")
-    serve.add_argument("--worker-threads", type=int, default=2, help="in-process worker threads (no BROKER_URL)")
+    serve = subparsers.add_parser("serve", help="migrate and serve the HTTP API, the pages and (with no BROKER_URL) "
+                                                 "the workers")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000)")
+    serve.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"),
+                       help="what the server and its libraries log (default: warnings and errors only)")
+    serve.add_argument("--access-log", action="store_true", help="log every request (off by default)")
+    serve.add_argument("--worker-threads", type=int, default=2,
+                       help="threads of the in-process workers, when no BROKER_URL sends the work elsewhere (default 2)")
     serve.set_defaults(func=run)
+
+
+def say(line: str) -> None:
+    print(f"baloot serve: {line}", file=sys.stderr, flush=True)
 
 
 def proxy_options() -> dict:
@@ -29,14 +37,17 @@ def run(args) -> int:
     import uvicorn
 
     from services.api.app import create_app
-    from services.db import database_server
+    from services.db import database_server, quiet_output
 
     from services.workers.entry import build
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    server = database_server()
+    if not os.environ.get("DATABASE_URL"):
+        say("starting the embedded PostgreSQL (its first start makes its data folder: about 15 s)…")
+    with quiet_output("the embedded PostgreSQL"):
+        server = database_server()
     broker, workers, where = build(server.url)
-    print(f"baloot serve: database: {server.description}", file=sys.stderr, flush=True)
+    say(f"database: {server.description}")
     # The API's appends queue the workers' part (bot turns, clocks, championship ticks): services/flow.py.
     app = create_app(server.url, work=workers)
     worker = None
@@ -44,11 +55,15 @@ def run(args) -> int:
         import dramatiq
         worker = dramatiq.Worker(broker, worker_threads=args.worker_threads)
         worker.start()
-        print(f"baloot serve: workers in-process ({where}, {args.worker_threads} threads)", file=sys.stderr,
-              flush=True)
+        say(f"workers: in-process ({where}, {args.worker_threads} threads)")
     else:
-        print(f"baloot serve: work goes to {where}; run `baloot worker` for it", file=sys.stderr, flush=True)
-    print(f"baloot serve: API on http://{args.host}:{args.port} (OpenAPI at /schema)", file=sys.stderr, flush=True)
+        say(f"workers: the work goes to {where}; run `baloot worker` for it")
+    base = f"http://{args.host}:{args.port}"
+    say(f"API: {base} (its reference at {base}/schema)")
+    say(f"pages: play at {base}/play/, watch at {base}/watch/, organise at {base}/organise/, referee at "
+        f"{base}/referee/")
+    if not args.access_log:
+        say("request logs are off (--access-log to see each request); Ctrl+C stops")
     # Thousands of live streams keep ~0.5 M objects alive (each stream's tasks and coroutines): a full scan by
     # the cyclic GC paused the event loop 0.1-0.5 s (p99 of commands 700 ms at 800 tables). What was loaded
     # before serving is left out of its scans, and young collections come seldom enough that a request's
@@ -56,7 +71,8 @@ def run(args) -> int:
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, **proxy_options())
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=args.access_log,
+                    **proxy_options())
     finally:
         if worker is not None:
             worker.stop()

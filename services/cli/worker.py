@@ -6,14 +6,17 @@ import asyncio
 import os
 import sys
 
+from services.cli import positive
+
 QUEUES = ("bots", "clocks", "championships", "projections")
 
 
 def register(subparsers) -> None:
     worker = subparsers.add_parser("worker", help="run worker processes (bots, clocks, schedules)")
-    worker.add_argument("--queues", nargs="+", default=list(QUEUES), choices=QUEUES)
-    worker.add_argument("--processes", type=int, default=1)
-    worker.add_argument("--threads", type=int, default=4)
+    worker.add_argument("--queues", nargs="+", default=list(QUEUES), choices=QUEUES,
+                        help="the queues this worker takes work from (default: all)")
+    worker.add_argument("--processes", type=positive, default=1, help="worker processes (default 1)")
+    worker.add_argument("--threads", type=positive, default=4, help="threads per process (default 4)")
     worker.set_defaults(func=run_worker)
 
     status = subparsers.add_parser("status", help="queue depths, lagging projections, overdue clocks")
