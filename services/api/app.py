@@ -25,6 +25,7 @@ from services.api.routes_daily import daily_router
 from services.api.routes_exports import export_router
 from services.api.routes_lobby import lobby_router
 from services.api.routes_profiles import profile_router
+from services.api.reference import OfflineSwagger
 from services.api.routes_referee import referee_router
 from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
@@ -103,7 +104,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         request_class=GuardedRequest,
         request_max_body_size=MAX_BODY,
         openapi_config=OpenAPIConfig(title="baloot-arena", version="0.1.0", path="/schema",
-                                     render_plugins=[JsonRenderPlugin()],
+                                     render_plugins=[OfflineSwagger(), JsonRenderPlugin()],
                                      description="Saudi Baloot championships: organisers, players, referees, "
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )

@@ -215,5 +215,6 @@ async def find_account(login: FromPath[str], user: Caller, state: State) -> Foun
     return Found(found.user_id, found.name, found.login)
 
 
-account_router = Router(path="/", route_handlers=[create_account, claim_account, sign_in, current_session, sign_out,
-                                                  set_credentials, change_password, find_account])
+account_router = Router(path="/", tags=["accounts"], route_handlers=[
+    create_account, claim_account, sign_in, current_session, sign_out,
+    set_credentials, change_password, find_account])

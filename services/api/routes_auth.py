@@ -90,4 +90,5 @@ async def revoke_all(request: Request, auth: Auth) -> TokensRevoked:
     return TokensRevoked(await auth.revoke_all(session.user.user_id))
 
 
-auth_router = Router(path="/", route_handlers=[create_user, list_users, who_am_i, create_token, revoke_current, revoke_all])
+auth_router = Router(path="/", tags=["users and tokens"], route_handlers=[
+    create_user, list_users, who_am_i, create_token, revoke_current, revoke_all])

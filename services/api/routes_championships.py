@@ -764,7 +764,7 @@ async def get_monitor(championship_id: FromPath[str], user: Caller, pool: Pool, 
                          after=after, limit=limit)
 
 
-championship_router = Router(path="/championships", route_handlers=[
+championship_router = Router(tags=["championships"], path="/championships", route_handlers=[
     create_championship, import_teams, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
     make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,

@@ -332,6 +332,6 @@ async def export_records(championship_id: FromPath[str], user: Caller, pool: Poo
                   media_type=ZIP_MEDIA, headers=_attachment(championship_id, "records.zip"))
 
 
-export_router = Router(path="/championships", route_handlers=[
+export_router = Router(tags=["championships"], path="/championships", route_handlers=[
     export_teams, export_matches, export_standings, export_records,
 ])

@@ -57,4 +57,4 @@ async def my_lobby(user: Caller, lobby: Lobby) -> LobbyOut:
     return LobbyOut(invited, teams, championships, live, finished)
 
 
-lobby_router = Router(path="/", route_handlers=[my_lobby])
+lobby_router = Router(tags=["accounts"], path="/", route_handlers=[my_lobby])

@@ -56,4 +56,4 @@ async def list_profiles() -> dict[str, list[ProfileOut]]:
     return {game: profiles_of(game) for game in GAMES}
 
 
-profile_router = Router(path="/profiles", route_handlers=[list_profiles])
+profile_router = Router(tags=["tables"], path="/profiles", route_handlers=[list_profiles])

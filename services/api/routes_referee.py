@@ -355,4 +355,4 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, po
                     opened.championship_id, title, _steps(evs, [names.get(u, u) for u in table.seats], names), calls, rulings, receipts, *QAYD_SECTION)
 
 
-referee_router = Router("/", route_handlers=[call_referee, claim_call, referee_queue, desk])
+referee_router = Router("/", tags=["referees"], route_handlers=[call_referee, claim_call, referee_queue, desk])

@@ -511,7 +511,7 @@ async def audit_upload(request: Request, user: Caller) -> dict[str, Any]:
     return msgspec.to_builtins(fmt.audit(record))
 
 
-table_router = Router(path="/", route_handlers=[
+table_router = Router(tags=["tables"], path="/", route_handlers=[
     create_table, accept_invitation, decline_invitation, list_tables, view_table, act, rule, follow, list_deals,
     hand_record, table_receipts,
     state_at, audit_stored, audit_upload, game_record, audit_game,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from litestar.static_files import create_static_files_router
+import swagger_ui
 
 STATIC = Path(__file__).parent / "static"
 
@@ -22,4 +23,7 @@ organise_router = create_static_files_router(path="/organise", directories=[STAT
                                              name="organise")
 referee_router = create_static_files_router(path="/referee", directories=[STATIC / "referee"], html_mode=True,
                                             name="referee")
-web_routers = (watch_router, play_router, organise_router, referee_router)
+# The API reference's page (/schema, services/api/reference.py) loads Swagger UI from here, not from a CDN.
+reference_router = create_static_files_router(path="/schema-assets", directories=[Path(swagger_ui.__file__).parent / "static"],
+                                              name="schema-assets")
+web_routers = (watch_router, play_router, organise_router, referee_router, reference_router)
