@@ -23,6 +23,8 @@ class Node(msgspec.Struct, frozen=True):
     note: str = ""
     winner: str | None = None
     decided: str = ""          # played, forfeit, double_forfeit, bye, walkover, void
+    games: tuple[int, int] | None = None       # a played match: games won by team A and team B
+    points: tuple[int, int] | None = None      # and their game points
 
 
 class Edge(msgspec.Struct, frozen=True):
@@ -44,9 +46,11 @@ def initial() -> Bracket:
     return Bracket()
 
 
-def _decide(state: Bracket, match_id: str, winner: str | None, losers: tuple[str, ...], kind: str
-            ) -> Bracket:
-    nodes = state.nodes.set(match_id, replace(state.nodes[match_id], winner=winner, decided=kind))
+def _decide(state: Bracket, match_id: str, winner: str | None, losers: tuple[str, ...], kind: str,
+            result=None) -> Bracket:
+    score = {} if result is None else {"games": (result.team_a_games, result.team_b_games),
+                                       "points": (result.team_a_points, result.team_b_points)}
+    nodes = state.nodes.set(match_id, replace(state.nodes[match_id], winner=winner, decided=kind, **score))
     last = state.last
     if winner is not None:
         last = last.set(winner, (match_id, "winner"))
@@ -76,8 +80,8 @@ def evolve(state: Bracket, event) -> Bracket:
                 elif m.note == "void":
                     state = _decide(state, m.match_id, None, (), "void")
             return state
-        case e.MatchResultRecorded(match_id, winner, loser):
-            return _decide(state, match_id, winner, (loser,), "played")
+        case e.MatchResultRecorded(match_id, winner, loser, result):
+            return _decide(state, match_id, winner, (loser,), "played", result)
         case e.MatchForfeited(match_id, winner, absent):
             return _decide(state, match_id, winner, (absent,), "forfeit")
         case e.MatchDoubleForfeited(match_id, absent):

@@ -17,7 +17,9 @@ from domain.tournament.events import Settings
 from domain.tournament.simulation import Simulation
 from services.roles import grant
 from services.championships import RunSettings
+from services.eventstore.subscriptions import rebuild_projection
 from services.platform import Platform
+from services.workers.projections import standings_read_model
 from tests.web.conftest import requested_urls, same_origin, screenshot
 
 WAIT = 60
@@ -80,7 +82,7 @@ def test_a_live_all_bot_table_shows_the_cards_as_the_bots_play(served, browser):
     last = served.follow_to_end(table_id, referee)
     wait(browser, lambda d: game_version(d) == last)
     assert browser.execute_script("return window.notReloaded") is True
-    assert "Game over" in text_of(browser, "score")
+    assert "won by Bot (normal) and Bot (normal)" in text_of(browser, "score") or "nobody won" in text_of(browser, "score")
     assert same_origin(requested_urls(browser), served.base) == []
 
 
@@ -117,7 +119,15 @@ def test_a_finished_deal_steps_to_trick_5_and_its_link_shows_the_same_position(s
     wait(browser, lambda d: game_version(d) == at)
     assert browser.find_element(By.ID, "game").text == shown
     assert cards(browser, "#tricks .card") == played
+    # Each trick says who led it and who won it, as the server's view has them.
+    tricks = served.http.get(f"/tables/{table_id}/state", params={"at": at}, headers=referee).json()["deal"]["tricks"]
+    rows = browser.find_elements(By.CSS_SELECTOR, "#tricks li")
+    assert [(int(r.get_attribute("data-leader")), int(r.get_attribute("data-winner"))) for r in rows] == [
+        (tr["leader"], tr["winner"]) for tr in tricks]
+    assert all(r.find_element(By.CSS_SELECTOR, ".trick-winner").text.startswith("→ Bot") for r in rows)
+    assert not browser.find_elements(By.CSS_SELECTOR, "#title") or "Table" not in text_of(browser, "title")
     screenshot(browser, "replay-trick-5")
+
 
     # In Arabic: right to left, the game's own words, cards labelled for screen readers in Arabic.
     browser.find_element(By.ID, "lang").click()
@@ -130,6 +140,16 @@ def test_a_finished_deal_steps_to_trick_5_and_its_link_shows_the_same_position(s
     wait(browser, lambda d: game_version(d) == at)
     assert browser.execute_script("return document.documentElement.lang") == "ar"
     screenshot(browser, "replay-trick-5-ar")
+
+    # The game's end says who won it, by the teams' players.
+    browser.get(f"{served.base}/watch/table.html?id={table_id}&at={last}")
+    wait(browser, lambda d: game_version(d) == last)
+    end = served.http.get(f"/tables/{table_id}/view", headers=referee).json()
+    said = text_of(browser, "score")
+    assert (f"فاز " in said) == (end["winner"] is not None), said
+    # A table that does not exist: a page that says so.
+    browser.get(f"{served.base}/watch/table.html?id=nosuchtable")
+    assert wait(browser, lambda d: d.find_elements(By.ID, "not-found"))[0].text == "لا توجد طاولة بهذا الرابط"
 
 
 def choose(actions: list[dict], rng: random.Random) -> dict:
@@ -269,3 +289,21 @@ async def test_a_1024_team_bracket_renders_and_a_team_search_finds_its_path(serv
     browser.find_element(By.CSS_SELECTOR, "form.search button").click()
     wait(browser, lambda d: d.find_element(By.ID, "path").text == "No team with that name.")
     assert browser.find_elements(By.CSS_SELECTOR, ".team.found") == []
+
+    # The final's card shows its score (a best of one: the game points), as the championship recorded it.
+    final_round = sim.state.rounds[-1]
+    result = final_round.outcomes[0].result
+    browser.get(f"{served.base}/watch/championship.html?id={cid}&round=10")
+    card = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#bracket .match .score"))[0]
+    assert card.get_attribute("data-score") == f"{result.team_a_points} – {result.team_b_points}"
+    # The standings of a knock-out: no Buchholz (a Swiss tie-break), and the two beaten semi-finalists share third.
+    await rebuild_projection(pool, standings_read_model())
+    browser.get(f"{served.base}/watch/championship.html?id={cid}&tab=standings")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#standings tbody tr"))
+    columns = [e.get_attribute("data-col") for e in browser.find_elements(By.CSS_SELECTOR, "#standings th")]
+    assert "buchholz" not in columns and columns[:2] == ["rank", "team"]
+    semis = sim.state.rounds[-2]
+    beaten = {m.team_a if o.winner == m.team_b else m.team_b for m, o in zip(semis.matches, semis.outcomes)}
+    ranks = {tr.get_attribute("data-team"): tr.find_element(By.CSS_SELECTOR, "td").text
+             for tr in browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")[:4]}
+    assert ranks[sim.state.champion] == "1" and {ranks[t] for t in beaten} == {"3="}

@@ -2,6 +2,7 @@
 import {get, userNames} from "./api.js";
 import {fill, h} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
+import "./words_watch.js";
 
 const PER_SECTION = 32;
 const main = document.getElementById("main");
@@ -12,6 +13,9 @@ const view = {
   team: params.get("team") || "", match: params.get("match") || "",
 };
 let summary, bracket, standings, rounds = new Map(), byRound = new Map(), nameOf = () => undefined;
+let teamNames = new Map();         // team id -> what people call it (its name, else its players)
+const teamName = team => teamNames.get(team) || team;
+const KNOCKOUT = ["single_elimination", "double_elimination"];
 const matchTables = new Map();     // round -> Map(match_id -> tables)
 
 function remember() {
@@ -33,7 +37,20 @@ async function tablesOf(round) {
 function teamCell(team, winner) {
   if (!team) return h("span", {class: "team bye"}, t("bye"));
   return h("span", {class: ["team", team === winner ? "winner" : "", team === view.team ? "found" : ""].join(" "),
-                    "data-team": team}, team);
+                    "data-team": team, title: team}, teamName(team));
+}
+
+const STAGES = new Set(["main", "winners", "losers", "grand final", "grand final reset", "swiss", "round robin", "duplicate"]);
+function stageText(stage) {
+  const group = /^group (\d+)$/.exec(stage);
+  return group ? t("stage_group", {n: group[1]}) : STAGES.has(stage) ? t(`stage_${stage}`) : stage;
+}
+
+// A played match's score: its games when it was a best of several, else the game points.
+function scoreText(node) {
+  if (!node.games) return "";
+  const [a, b] = summary.settings.match_games > 1 ? node.games : node.points;
+  return `${a} – ${b}`;
 }
 
 function matchEl(node, tables) {
@@ -42,8 +59,10 @@ function matchEl(node, tables) {
   return h("li", {class: `match${node.match_id === view.match ? " selected" : ""}`, id: `m-${node.match_id}`,
                   "data-match": node.match_id},
     h("div", {class: "match-head"}, h("span", {class: "match-id"}, node.match_id),
-      h("span", {class: "stage"}, `${node.stage}${node.decided ? " · " + node.decided : ""}`)),
-    h("div", {class: "teams"}, teamCell(node.team_a, node.winner), h("span", {class: "vs"}, "—"),
+      h("span", {class: "stage"}, [stageText(node.stage), node.decided && node.decided !== "played"
+        ? t(`decided_${node.decided}`) : ""].filter(Boolean).join(" · "))),
+    h("div", {class: "teams"}, teamCell(node.team_a, node.winner),
+      h("span", {class: "vs score", "data-score": scoreText(node)}, scoreText(node) || "—"),
       teamCell(node.team_b, node.winner)),
     links.length ? h("div", {class: "links"}, links) : null);
 }
@@ -61,14 +80,15 @@ function pathEl() {
   if (!view.team) return null;
   const path = bracket.paths[view.team];
   if (!path) return h("p", {class: "error", id: "path"}, t("no_team"));
-  return h("section", {id: "path"}, h("h3", {}, `${t("path_of")} ${view.team}`),
+  return h("section", {id: "path"}, h("h3", {}, `${t("path_of")} ${teamName(view.team)}`),
     h("ol", {}, path.map(match_id => {
       const n = byRound.get(rounds.get(match_id).round)[rounds.get(match_id).position];
       const other = n.team_a === view.team ? n.team_b : n.team_a;
       return h("li", {"data-match": match_id},
         h("a", {href: "#", onclick: e => { e.preventDefault(); goTo(match_id); }},
           `${t("round")} ${n.round}: ${match_id}`),
-        ` — ${other ?? t("bye")}${n.winner ? ` · ${t("winner")}: ${n.winner}` : ""}`);
+        ` — ${other ? teamName(other) : t("bye")}${scoreText(n) ? ` · ${scoreText(n)}` : ""}`
+        + `${n.winner ? ` · ${t("winner")}: ${teamName(n.winner)}` : ""}`);
     })));
 }
 
@@ -83,7 +103,9 @@ async function renderBracket() {
   const search = h("form", {class: "search", role: "search", onsubmit: e => {
       e.preventDefault();
       const wanted = e.target.elements.team.value.trim();
-      view.team = Object.keys(bracket.paths).find(k => k.toLowerCase() === wanted.toLowerCase()) ?? wanted;
+      const folded = wanted.toLowerCase();
+      view.team = Object.keys(bracket.paths).find(k => k.toLowerCase() === folded
+        || teamName(k).toLowerCase() === folded) ?? wanted;
       const path = bracket.paths[view.team];
       if (path) goTo(path[path.length - 1]); else renderBracket();
     }},
@@ -103,13 +125,26 @@ async function renderBracket() {
     h("ol", {class: "matches", id: "bracket", "data-round": view.round}, shown.map(n => matchEl(n, tables.get(n.match_id)))));
 }
 
+// A knock-out ranks a team by how far it went: the teams knocked out in the same round share a place (the two
+// semi-finalists who lost are both third), and Buchholz, a Swiss tie-break, is no column of it.
+function knockoutRanks(rows) {
+  const key = r => `${r.wins}/${r.losses}`;
+  const better = (a, b) => a.wins > b.wins || (a.wins === b.wins && a.losses < b.losses);
+  return rows.map(r => [rows.filter(o => better(o, r)).length + 1, r]).sort((a, b) => a[0] - b[0] || 0)
+    .map(([rank, r]) => ({...r, rank, tied: rows.some(o => o !== r && key(o) === key(r))}));
+}
+
 function renderStandings() {
   remember();
-  const cols = ["rank", "team", "points", "wins", "losses", "byes", "buchholz", "gp_diff"];
-  fill(document.getElementById("tab-body"), h("table", {class: "list", id: "standings"},
-    h("thead", {}, h("tr", {}, cols.map(c => h("th", {}, t(c))))),
-    h("tbody", {}, standings.map(r => h("tr", {}, [r.rank, r.team_id, r.points, r.wins, r.losses, r.byes, r.buchholz,
-      r.game_point_difference].map(v => h("td", {}, String(v))))))));
+  const knockout = KNOCKOUT.includes(summary.settings.format);
+  const cols = knockout ? ["rank", "team", "wins", "losses", "byes", "gp_diff"]
+    : ["rank", "team", "points", "wins", "losses", "byes", ...(summary.settings.format === "swiss" ? ["buchholz"] : []), "gp_diff"];
+  const rows = knockout ? knockoutRanks(standings) : standings;
+  const cell = (r, c) => ({rank: `${r.rank}${r.tied ? "=" : ""}`, team: teamName(r.team_id), points: r.points, wins: r.wins,
+    losses: r.losses, byes: r.byes, buchholz: r.buchholz, gp_diff: r.game_point_difference})[c];
+  fill(document.getElementById("tab-body"), h("table", {class: "list", id: "standings", "data-format": summary.settings.format},
+    h("thead", {}, h("tr", {}, cols.map(c => h("th", {"data-col": c}, t(c))))),
+    h("tbody", {}, rows.map(r => h("tr", {"data-team": r.team_id}, cols.map(c => h("td", {}, String(cell(r, c)))))))));
 }
 
 function render() {
@@ -118,10 +153,11 @@ function render() {
   const tabs = byRound.size ? ["bracket", "standings"] : ["standings"];
   if (!tabs.includes(view.tab)) view.tab = ["swiss", "round_robin"].includes(s.settings.format) ? "standings" : tabs[0];
   const players = new Map(s.teams.map(tm => [tm.team_id, tm.players.map(p => nameOf(p)?.name ?? p).join(" & ")]));
+  teamNames = new Map(s.teams.map(tm => [tm.team_id, tm.name || (s.teams.length <= 200 ? players.get(tm.team_id) : "")]));
   fill(main, 
     h("h1", {}, s.name),
-    h("p", {class: "facts"}, `${t("format")}: ${s.settings.format.replaceAll("_", " ")} · ${t("status")}: ${s.status} · `
-      + `${t("teams")}: ${s.teams.length}${s.champion ? ` · ${t("champion")}: ${s.champion}` : ""}`),
+    h("p", {class: "facts"}, `${t("format")}: ${t(`format_${s.settings.format}`)} · ${t("status")}: ${t(`status_${s.status}`)} · `
+      + `${t("teams")}: ${s.teams.length}${s.champion ? ` · ${t("champion")}: ${teamName(s.champion)}` : ""}`),
     h("datalist", {id: "team-ids"}, s.teams.slice(0, 2000).map(tm => h("option", {value: tm.team_id}, players.get(tm.team_id)))),
     h("nav", {class: "tabs"}, tabs.map(tab => h("button", {type: "button", "aria-pressed": String(tab === view.tab),
       onclick: () => { view.tab = tab; render(); }}, t(tab)))),

@@ -4,12 +4,14 @@ import {follow, get, userNames} from "./api.js";
 import {balutEl, balutScore} from "./balut.js";
 import {backEl, cardEl, fill, h, suitName} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
+import "./words_watch.js";
 
 const main = document.getElementById("main");
 const params = new URLSearchParams(location.search);
 const id = params.get("id");
 let current = null, nameOf = () => undefined, mode = "live", liveState = "live";
-let last = 0, deals = [], timer = null;    // replay: the last visible version, the deals, the play timer
+let last = 0, deals = [], timer = null;
+let championshipName = null;         // the championship the table belongs to, once asked    // replay: the last visible version, the deals, the play timer
 
 const SEAT_PLACE = ["south", "east", "north", "west"];   // seat 0 at the bottom; play goes round to the right
 
@@ -31,12 +33,32 @@ function seatName(seat) {
   return `${user?.name ?? `${t("seat")} ${seat + 1}`}`;
 }
 
+// A team as people call it: its two players (seats 0 and 2, 1 and 3).
+const teamName = team => t("team_of_players", {a: seatName(team), b: seatName(team + 2)});
+
+// The page's title: who plays (and the championship, linked, when the table is one of its matches).
+function titleEl(v) {
+  const sides = v.game === "balut" ? v.seats.map((_, s) => seatName(s)).join(" · ")
+    : `${teamName(0)} ${t("versus")} ${teamName(1)}`;
+  const cid = v.terms?.championship_id;
+  return [h("h1", {id: "title", title: id}, sides),
+    cid ? h("p", {class: "hint"}, h("a", {href: `/watch/championship.html?id=${encodeURIComponent(cid)}`, id: "championship-link"},
+      championshipName ?? t("championship_page")), v.terms.match_id ? ` · ${t("match")} ${v.terms.match_id}` : "") : null];
+}
+
+// A finished game: who won it, and by what score.
+function endEl(v) {
+  if (v.phase !== "ended") return "";
+  return v.winner === null || v.winner === undefined ? ` · ${t("ended")}: ${t("nobody_won")}`
+    : ` · ${t("won_by", {team: teamName(v.winner)})}`;
+}
+
 function seatEl(deal, seat) {
   const hand = deal.hands ? deal.hands[seat].map(cardEl)
     : Array.from({length: deal.hand_sizes[seat]}, backEl);
   const marks = [deal.dealer === seat ? t("dealer") : "", deal.turn === seat ? t("to_play") : ""].filter(Boolean);
   return h("section", {class: `seat ${SEAT_PLACE[seat]}${deal.turn === seat ? " turn" : ""}`, "data-seat": seat},
-    h("div", {class: "who"}, h("strong", {}, seatName(seat)), ` · ${t(seat % 2 ? "team_them" : "team_us")}`,
+    h("div", {class: "who"}, h("strong", {}, seatName(seat)),
       marks.length ? h("span", {class: "marks"}, ` (${marks.join(", ")})`) : null),
     h("div", {class: "hand", "aria-label": `${t("seat")} ${seat + 1}`}, hand));
 }
@@ -64,10 +86,12 @@ function panelEl(v, deal) {
     h("ol", {class: "bids", id: "bids"}, deal.bids.map(b => h("li", {}, `${seatName(b.seat)}: ${bidText(b)}`)),
       deal.doubles.map(d => h("li", {}, `${seatName(d.seat)}: ${t(d.call)}${d.closed ? ` (${t("closed")})` : ""}`))),
     deal.declarations.length ? [h("h3", {}, t("projects")), h("ul", {id: "projects"}, deal.declarations.map(d =>
-      h("li", {}, `${seatName(d.seat)}: ${d.kinds.join(", ")} `, (d.cards || []).flat().map(cardEl))))] : null,
+      h("li", {}, `${seatName(d.seat)}: ${d.kinds.map(k => t(`project_${k}`)).join(", ")} `, (d.cards || []).flat().map(cardEl))))] : null,
     h("h3", {}, t("tricks")),
-    h("ol", {class: "tricks-list", id: "tricks"}, deal.tricks.map(tr => h("li", {},
-      tr.cards.map(p => h("span", {class: "played", title: seatName(p.seat)}, cardEl(p.card)))))));
+    h("ol", {class: "tricks-list", id: "tricks"}, deal.tricks.map(tr => h("li", {"data-leader": tr.leader, "data-winner": tr.winner},
+      h("span", {class: "led"}, `${seatName(tr.leader)}: `),
+      tr.cards.map(p => h("span", {class: `played${p.seat === tr.winner ? " won" : ""}`, title: seatName(p.seat)}, cardEl(p.card))),
+      h("span", {class: "trick-winner"}, ` ${document.documentElement.dir === "rtl" ? "←" : "→"} ${seatName(tr.winner)}`)))));
 }
 
 function controlsEl(v) {
@@ -102,21 +126,25 @@ function render() {
   const v = current;
   if (!v) return;
   if (v.game === "balut") {
-    fill(main, h("h1", {}, `${t("table")} ${id}`), h("p", {class: "facts", id: "score"}, balutScore(v)),
+    fill(main, ...titleEl(v), h("p", {class: "facts", id: "score"}, balutScore(v)),
                          controlsEl(v), balutEl(v, seatName));
     return;
   }
   const deal = v.deal;
   fill(main, 
-    h("h1", {}, `${t("table")} ${id}`),
-    h("p", {class: "facts", id: "score"}, `${t("deal")} ${v.deal_no} · ${t("score")}: ${v.scores[0]} – ${v.scores[1]}`
-      + ` (${t("target")} ${v.target})${v.phase === "ended" ? ` · ${t("ended")}` : ""}`),
+    ...titleEl(v),
+    h("p", {class: "facts", id: "score"}, `${t("deal")} ${v.deal_no} · ${teamName(0)} ${v.scores[0]} – ${v.scores[1]} ${teamName(1)}`
+      + ` (${t("target")} ${v.target})${endEl(v)}`),
     controlsEl(v),
     deal ? h("div", {class: "game", "data-version": v.version, id: "game"}, boardEl(deal), panelEl(v, deal)) : null);
 }
 
 async function showView(v) {
   if (!current || current.seats.join() !== v.seats.join()) nameOf = await userNames(v.seats);
+  const cid = v.terms?.championship_id;
+  if (cid && championshipName === null) {
+    championshipName = (await get(`/championships/${encodeURIComponent(cid)}`).catch(() => null))?.name ?? t("championship_page");
+  }
   current = v;
   render();
 }
@@ -178,4 +206,7 @@ async function load() {
 
 setUp();
 onChange(render);
-load().catch(error => fill(main, h("p", {class: "error"}, `${t("error")}: ${error.message}`)));
+load().catch(error => fill(main, error.status === 404
+  ? [h("h1", {id: "not-found"}, t("table_not_found")), h("p", {}, t("table_not_found_hint")),
+     h("p", {}, h("a", {href: "/watch/"}, t("home")))]
+  : h("p", {class: "error", role: "alert"}, `${t("error")}: ${error.message}`)));
