@@ -97,9 +97,10 @@ async def test_the_demo_is_a_championship_under_way_a_table_waiting_for_a_person
     assert table.seats[0] == player["user_id"] and table.bots == (None, "normal", "normal", "normal")
     bots = await pool.fetch("SELECT DISTINCT kind FROM users WHERE user_id = ANY($1)", list(table.seats[1:]))
     assert [r["kind"] for r in bots] == ["bot"]
-    assert table.opened.turn_seconds is None and table.opened.bot_pace == 1.0   # it waits for him, however long
+    # His turns have a clock (a table nobody comes to ends: turns play themselves, then it is abandoned).
+    assert (table.opened.turn_seconds, table.opened.on_timeout, table.opened.bot_pace) == (120.0, "auto_play", 1.0)
     work = pending_work(table)
-    assert work is None or (work.kind == "bot" and work.seat != 0)   # a bot to play, else his turn
+    assert (work.kind, work.seat != 0) == ("bot", True) or (work.kind, work.seat) == ("clock", 0)
     assert (await pool.fetchval("SELECT status FROM tables_index WHERE table_id = $1", tid)) == "live"
 
     assert doc["links"] == {
