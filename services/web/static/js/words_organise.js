@@ -1,5 +1,6 @@
 // The words of the organiser console (/organise/), in English and Arabic.
 import {addWords} from "./i18n.js";
+import "./words_watch.js";         // the formats' names, shared with the championship's page
 
 addWords({
   en: {
@@ -9,9 +10,7 @@ addWords({
     new_championship: "New championship", name: "Name", format: "Format", game: "Game", best_of: "Best of",
     seeding: "Seeding", seeding_draw: "random draw (committed seed)", seeding_rating: "by rating", seeding_manual: "in my order (the teams' list, as imported)",
     check_in_window: "Check-in window", no_check_in: "none", bot_pace_label: "Bot pace", create: "Create",
-    format_single_elimination: "knock-out", format_groups_knockout: "groups, then knock-out",
-    format_double_elimination: "double elimination", format_swiss: "Swiss", format_round_robin: "round robin",
-    format_duplicate: "duplicate", game_baloot: "Baloot (cards)", game_balut: "Balut (dice)",
+    game_baloot: "Baloot (cards)", game_balut: "Balut (dice)",
     teams_count: "{n} teams", rounds_count: "round {n}", open_it: "Open",
     participants: "Participants", import_csv: "Import teams from a CSV file", choose_file: "The file",
     csv_hint: "UTF-8, a header row: team, player_1, player_2 (logins, or bot), and optionally club, region, rating.",
@@ -51,9 +50,7 @@ addWords({
     new_championship: "بطولة جديدة", name: "الاسم", format: "النظام", game: "اللعبة", best_of: "أفضل من",
     seeding: "التوزيع", seeding_draw: "قرعة عشوائية (بذرة ملتزم بها)", seeding_rating: "حسب التصنيف", seeding_manual: "بترتيبي (قائمة الفرق كما استوردت)",
     check_in_window: "مهلة تأكيد الحضور", no_check_in: "بلا", bot_pace_label: "إيقاع الآليين", create: "أنشئ",
-    format_single_elimination: "خروج المغلوب", format_groups_knockout: "مجموعات ثم خروج المغلوب",
-    format_double_elimination: "خروج بخسارتين", format_swiss: "سويسري", format_round_robin: "دوري",
-    format_duplicate: "مكرر", game_baloot: "بلوت (ورق)", game_balut: "بالوت (نرد)",
+    game_baloot: "بلوت (ورق)", game_balut: "بالوت (نرد)",
     teams_count: "{n} فريق", rounds_count: "الجولة {n}", open_it: "افتح",
     participants: "المشاركون", import_csv: "استيراد الفرق من ملف CSV", choose_file: "الملف",
     csv_hint: "UTF-8 وسطر عناوين: team و player_1 و player_2 (أسماء الدخول أو bot)، واختيارياً club و region و rating.",
