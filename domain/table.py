@@ -226,6 +226,10 @@ class Call(msgspec.Struct, frozen=True):
     def open(self) -> bool:
         return self.ruling is None
 
+    @property
+    def status(self) -> str:
+        return "ruled" if not self.open else "claimed" if self.claimed_by is not None else "open"
+
 
 class AnswerInvitation(msgspec.Struct, frozen=True, tag="answer_invitation", kw_only=True):
     """An invited user takes his seat (``accept``) or refuses it, which cancels the table."""

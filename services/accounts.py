@@ -32,6 +32,12 @@ INVITATION_DAYS = 30.0
 MIN_PASSWORD, MAX_PASSWORD = 8, 128
 
 
+async def user_names(db, user_ids) -> dict[str, str]:
+    """The public names of these users, by id (unknown ids are left out)."""
+    rows = await db.fetch("SELECT user_id, name FROM users WHERE user_id = ANY($1)", list(set(user_ids)))
+    return {r["user_id"]: r["name"] for r in rows}
+
+
 def code_hash(code: str) -> bytes:
     return hashlib.sha256(code.encode()).digest()
 

@@ -10,6 +10,13 @@ async def grant(db, scope: str, scope_id: str, user_id: str, role: str) -> None:
                      "ON CONFLICT DO NOTHING", scope, scope_id, user_id, role)
 
 
+async def referees_anything(db, user_id: str) -> bool:
+    """Whether ``user_id`` referees a table or a championship, or organises one (the referee's desk has calls
+    for him to see)."""
+    return bool(await db.fetchval("SELECT true FROM grants WHERE user_id = $1 AND role IN ('referee', 'organiser') "
+                                  "LIMIT 1", user_id))
+
+
 async def has_role(db, user_id: str, role: str, *scopes: tuple[str, str | None]) -> bool:
     """Whether ``user_id`` holds ``role`` on any of ``scopes`` ((scope, id) pairs; None ids are skipped)."""
     for scope, scope_id in scopes:

@@ -25,6 +25,7 @@ from services.api.limits import Limits, RateLimited, client_address
 from services.api.problems import Problem
 from services.api.schemas import NUL_FREE, Name, Strict
 from services.api.sessions import cleared_cookies, session_cookies
+from services.roles import referees_anything
 
 Login = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=NUL_FREE)]
 Password = Annotated[str, msgspec.Meta(min_length=1, max_length=256, pattern=NUL_FREE)]
@@ -78,10 +79,9 @@ async def _roles(accounts: Accounts, user_id: str) -> list[str]:
 
 
 async def _signed_in(accounts: Accounts, account: Account, via: str, expires_at: dt.datetime) -> SignedIn:
-    referees = bool(await accounts.pool.fetchval(
-        "SELECT true FROM grants WHERE user_id = $1 AND role IN ('referee', 'organiser') LIMIT 1", account.user_id))
     return SignedIn(account.user_id, account.name, account.kind, account.login,
-                    await _roles(accounts, account.user_id), via, expires_at, referees)
+                    await _roles(accounts, account.user_id), via, expires_at,
+                    await referees_anything(accounts.pool, account.user_id))
 
 
 async def _start_session(request: Request, auth: Authenticator, accounts: Accounts, account: Account,

@@ -29,6 +29,7 @@ from domain.baloot.handrecord import HandReceipt, export_record
 from domain.table import game_of
 from domain.tournament.state import ChampionshipState, parse_match_id
 from projections.standings import StandingRow
+from services.accounts import user_names
 from services.anchor import receipts_of
 from services.api.auth import User
 from services.api.deps import Caller, Championships, Pool, Seen, Tables
@@ -103,11 +104,6 @@ def csv_response(championship_id: str, what: str, header: list[str], rows: Itera
                     headers=_attachment(championship_id, what))
 
 
-async def _names(pool: Pool, user_ids: list[str]) -> dict[str, str]:
-    rows = await pool.fetch("SELECT user_id, name FROM users WHERE user_id = ANY($1)", user_ids)
-    return {r["user_id"]: r["name"] for r in rows}
-
-
 @get("/{championship_id:str}/export/teams.csv", operation_id="exportTeams", media_type=CSV_MEDIA,
      summary="Organisers and referees: the teams as CSV (name, players and substitutes with their public "
              "names, status, seed)", responses=_CSV_RESPONSE)
@@ -118,7 +114,7 @@ async def export_teams(championship_id: FromPath[str], user: Caller, pool: Pool,
     seeds = {team: k for k, team in enumerate(out.draw_order, 1)}
     places = max([duplicate.team_size(out.settings.format), *(len(t.players) for t in out.teams)])
     subs = max([SUBSTITUTE_COLUMNS, *(len(t.substitutes) for t in out.teams)])
-    names = await _names(pool, sorted({u for t in out.teams for u in (*t.players, *t.substitutes)}))
+    names = await user_names(pool, sorted({u for t in out.teams for u in (*t.players, *t.substitutes)}))
     header = ["team_id", *TEAM_INFO, "status", "late", "seed",
               *(f"player_{k}_{what}" for k in range(1, places + 1) for what in ("id", "name")),
               *(f"substitute_{k}_{what}" for k in range(1, subs + 1) for what in ("id", "name"))]

@@ -24,12 +24,14 @@ from domain.baloot.result import decide_qayd
 from domain.baloot.views import DealView, view as deal_view
 from domain.errors import DomainError
 from domain.table import CallClaimed, CallReason, CallReferee, ClaimCall, RefereeCalled, RulingMade, game_of
+from services.accounts import user_names
 from services.anchor import Receipt, receipt_of_ruling, receipts_of
 from services.api import schemas
 from services.api.deps import Caller, Championships, Pool, Seen, Tables
 from services.api.problems import Problem
 from services.api.schemas import Strict
 from services.api.wire import table_view
+from services.roles import referees_anything
 from services.tables import command_digest, deal_spans, stream_of
 
 # The engine's rule names, with where docs/rules.md states them and the rule in a sentence.
@@ -126,11 +128,6 @@ class DeskDeal(msgspec.Struct):
     qayd_text: str
 
 
-async def _names(pool, user_ids) -> dict[str, str]:
-    rows = await pool.fetch("SELECT user_id, name FROM users WHERE user_id = ANY($1)", list(set(user_ids)))
-    return {r["user_id"]: r["name"] for r in rows}
-
-
 @post("/tables/{table_id:str}/calls", operation_id="callReferee", status_code=201,
       summary="A seated player calls the referee to his table (a claim dispute, a misclick, a connection loss, "
               "suspected collusion, an accusation of an action: \"qayd\" with its index, whose deal's result "
@@ -193,8 +190,7 @@ async def _refereed_tables(pool, user_id: str, table_ids: list[str]) -> dict[str
              "the ruled ones too, newest first after them)")
 async def referee_queue(user: Caller, pool: Pool, championships: Championships, ruled: FromQuery[bool] = False,
                         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 200) -> list[QueueItem]:
-    if not await pool.fetchval("SELECT true FROM grants WHERE user_id = $1 AND role IN ('referee', 'organiser') "
-                               "LIMIT 1", user.user_id):
+    if not await referees_anything(pool, user.user_id):
         raise Problem(403, "not_referee", "the desk is for referees: a table's creator who does not sit at it, "
                                           "a championship's organiser and the referees he names")
     rows = await pool.fetch(
@@ -220,7 +216,7 @@ async def referee_queue(user: Caller, pool: Pool, championships: Championships, 
     shown.sort(key=lambda c: (c["ruling"] is not None, c["called_at"] if c["ruling"] is None
                               else -c["ruled_at"].timestamp()))
     shown = shown[:limit]
-    names = await _names(pool, [u for c in shown for u in (c["user"], c["claimed_by"],
+    names = await user_names(pool, [u for c in shown for u in (c["user"], c["claimed_by"],
                                                            *refereed[c["table_id"]]["seats"]) if u])
     titles: dict[str, str] = {}
     for cid in {refereed[c["table_id"]]["championship_id"] for c in shown} - {None}:
@@ -330,7 +326,7 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, po
     first = spans[deal_no - 1][1]
     last = spans[deal_no][1] - 1 if deal_no < len(spans) else events[-1][0]
     evs = [row for row in events if first <= row[0] <= last]
-    names = await _names(pool, [*table.seats, *(c.user for c in table.calls),
+    names = await user_names(pool, [*table.seats, *(c.user for c in table.calls),
                                 *(c.claimed_by for c in table.calls if c.claimed_by),
                                 *(e.referee for _, _, e in events if isinstance(e, RulingMade))])
     called = {e.call: when for _, when, e in events if isinstance(e, RefereeCalled)}
@@ -340,9 +336,8 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, po
             continue
         verdict, problem = _verdict(evs, c) if c.reason == "qayd" and c.index is not None else (None, None)
         section, text = RULE_TEXT.get(verdict.rule, (None, None)) if verdict and verdict.rule else (None, None)
-        status = "ruled" if not c.open else "claimed" if c.claimed_by else "open"
         calls.append(DeskCall(c.call, c.seat, names.get(c.user, c.user), c.reason, c.note, c.index, called[c.call],
-                              status, names.get(c.claimed_by) if c.claimed_by else None, c.ruling, c.ruling_reason,
+                              c.status, names.get(c.claimed_by) if c.claimed_by else None, c.ruling, c.ruling_reason,
                               verdict, problem, section, text))
     rulings = [dict(msgspec.to_builtins(e), at=when.isoformat(), referee_name=names.get(e.referee, e.referee),
                     version=v) for v, when, e in evs if isinstance(e, RulingMade)]
@@ -351,8 +346,9 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, po
         r for r in (receipt_of_ruling(stored, x["version"], x["part_no"], x["call"]) for x in rulings) if r is not None]
     opened = table.opened
     title = (await championships.load(opened.championship_id)).state.settings.name if opened.championship_id else None
-    return DeskDeal(table_id, deal_no, len(spans), [names.get(u, u) for u in table.seats], opened.table_mode,
-                    opened.championship_id, title, _steps(evs, [names.get(u, u) for u in table.seats], names), calls, rulings, receipts, *QAYD_SECTION)
+    players = [names.get(u, u) for u in table.seats]
+    return DeskDeal(table_id, deal_no, len(spans), players, opened.table_mode, opened.championship_id, title,
+                    _steps(evs, players, names), calls, rulings, receipts, *QAYD_SECTION)
 
 
 referee_router = Router("/", tags=["referees"], route_handlers=[call_referee, claim_call, referee_queue, desk])

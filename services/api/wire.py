@@ -76,8 +76,7 @@ def table_terms(opened) -> schemas.TableTerms | None:
 
 
 def call_view(c: Call) -> schemas.CallView:
-    status = "ruled" if not c.open else "claimed" if c.claimed_by is not None else "open"
-    return schemas.CallView(c.call, c.seat, c.reason, c.part_no, c.index, status, c.ruling, c.ruling_reason)
+    return schemas.CallView(c.call, c.seat, c.reason, c.part_no, c.index, c.status, c.ruling, c.ruling_reason)
 
 
 def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:

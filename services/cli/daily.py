@@ -69,6 +69,7 @@ def simulate_command(args: argparse.Namespace) -> int:
 def leaderboard_command(args: argparse.Namespace) -> int:
     import asyncpg
 
+    from services.accounts import user_names
     from services.daily.projection import leaderboard
     from services.db import database_server
 
@@ -80,9 +81,7 @@ def leaderboard_command(args: argparse.Namespace) -> int:
         try:
             page = await leaderboard(pool, on, args.profile, scoring=args.scoring, after=args.after,
                                      limit=args.limit)
-            names = {r["user_id"]: r["name"] for r in await pool.fetch(
-                "SELECT user_id, name FROM users WHERE user_id = ANY($1)", [r.user_id for r in page.rows])}
-            return page, names
+            return page, await user_names(pool, [r.user_id for r in page.rows])
         finally:
             await pool.close()
 
