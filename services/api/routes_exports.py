@@ -25,7 +25,6 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 from litestar.response import Stream
 
-from domain.baloot.handrecord import HandReceipt, export_record
 from domain.table import game_of
 from domain.tournament.state import ChampionshipState, parse_match_id
 from projections.standings import StandingRow
@@ -35,7 +34,7 @@ from services.api.auth import User
 from services.api.deps import Caller, Championships, Pool, Seen, Tables
 from services.api.problems import Problem
 from services.api.routes_championships import _is_organiser, summary
-from services.api.routes_tables import _finished_deal, _visible_events, _whole_game
+from services.api.routes_tables import _visible_events, _whole_game, deal_record
 from services.championships import duplicate
 from services.errors import ServiceError
 from services.roles import has_role
@@ -250,17 +249,13 @@ async def _table_records(row, pool: Pool, tables: Tables, visibility: Seen, user
     # GET /tables/{t}/deals/{n}/record for each deal, on the table's events read once (that route reads them
     # for each deal): its refusal of a deal still being played, its exporter, its receipt attached alike.
     records, left = [], []
-    receipts = [r for r in await receipts_of(pool, stream_of(table_id)) if r.kind == "deal"]
+    receipts = await receipts_of(pool, stream_of(table_id))
     for deal_no in range(1, len(deal_spans(events)) + 1):
         try:
-            record = export_record(_finished_deal(events, deal_no))
+            record = deal_record(events, deal_no, receipts)
         except Problem as refused:
             left.append((deal_no, refused.rule, refused.detail))
             continue
-        receipt = next((r for r in receipts if r.ref == str(deal_no)), None)
-        if receipt is not None:
-            record = msgspec.structs.replace(record, receipt=msgspec.convert(msgspec.to_builtins(receipt),
-                                                                             HandReceipt))
         records.append((deal_no, game.info.record.name, msgspec.json.encode(record)))
     return records, left
 

@@ -346,10 +346,14 @@ async def list_deals(table_id: FromPath[str], user: Caller, tables: Tables, visi
     return out
 
 
-def _deal_rows(events, deal_no: int) -> list:
-    """A finished deal's events as (version, at, event): from its ``deal_started`` to the next deal's."""
-    ids = {id(e) for e in _finished_deal(events, deal_no)}          # the very events deal_spans put in it
+def _rows_of(events, deal_events: list) -> list:
+    """The rows (version, at, event) of ``deal_events``, the very events ``deal_spans`` put in a deal."""
+    ids = {id(e) for e in deal_events}
     return [row for row in events if id(row[2]) in ids]
+
+
+def _hand_receipt(receipt: Receipt) -> HandReceipt:
+    return msgspec.convert(msgspec.to_builtins(receipt), HandReceipt)
 
 
 def _finished_deal(events, deal_no: int) -> list:
@@ -379,7 +383,7 @@ def _record_of(deal_events: list, receipts: list[Receipt]) -> HandRecord:
             rulings.append(RecordRuling(
                 after=state.actions, ruling=e.ruling, reason=e.reason, referee=e.referee, call=e.call,
                 team=team if e.ruling == "award_deal" else None,
-                receipt=None if receipt is None else msgspec.convert(msgspec.to_builtins(receipt), HandReceipt)))
+                receipt=None if receipt is None else _hand_receipt(receipt)))
     return msgspec.structs.replace(record, rulings=rulings) if rulings else record
 
 
@@ -388,12 +392,16 @@ def _record_of(deal_events: list, receipts: list[Receipt]) -> HandRecord:
 async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
                       tables: Tables, visibility: Seen) -> HandRecord:
     events = await _visible_events(tables, visibility, table_id, user, hands=True)
-    receipts = await receipts_of(pool, stream_of(table_id))
-    record = _record_of(_deal_rows(events, deal_no), receipts)
+    return deal_record(events, deal_no, await receipts_of(pool, stream_of(table_id)))
+
+
+def deal_record(events, deal_no: int, receipts: list[Receipt]) -> HandRecord:
+    """Deal ``deal_no``'s hand record from the table's events (``409 deal_in_progress`` before its end), with
+    the referee's rulings on it and the signed receipt of its end: the record route's, and the championship
+    archive's for each deal."""
+    record = _record_of(_rows_of(events, _finished_deal(events, deal_no)), receipts)
     receipt = next((r for r in receipts if r.kind == "deal" and r.ref == str(deal_no)), None)
-    if receipt is not None:
-        record = msgspec.structs.replace(record, receipt=msgspec.convert(msgspec.to_builtins(receipt), HandReceipt))
-    return record
+    return record if receipt is None else msgspec.structs.replace(record, receipt=_hand_receipt(receipt))
 
 
 @get("/tables/{table_id:str}/receipts", operation_id="tableReceipts",
@@ -443,7 +451,7 @@ async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Ca
         seed_check = "seed does NOT give the dealt deck"
     else:
         seed_check = "seed matches the commitment and the dealt hands"
-    report = audit_record(_record_of(_deal_rows(events, deal_no), await receipts_of(pool, stream_of(table_id))))
+    report = audit_record(_record_of(_rows_of(events, evs), await receipts_of(pool, stream_of(table_id))))
     return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, report, anchor)
 
 
