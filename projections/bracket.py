@@ -102,3 +102,113 @@ def path(state: Bracket, team: str) -> list[Node]:
 def feeders(state: Bracket, match_id: str) -> list[Edge]:
     """The edges into a match: where each of its teams came from."""
     return [edge for edge in state.edges if edge.target == match_id]
+
+
+# ---- a section of the drawing: what a page shows of a bracket too large to send whole ----
+
+FOLLOWED = ("losers", "grand final", "grand final reset")     # stages whose matches are paired as teams come
+TREES = ("main", "winners", "final bracket")                  # trees down to one winner, known from the draw
+NOT_KNOCKOUT = ("swiss", "round robin", "duplicate")
+
+
+def _binary(stage: str) -> bool:
+    """A stage where the winners of matches 2j and 2j+1 meet in match j: a tree (a group's bracket too)."""
+    return stage not in FOLLOWED and stage not in NOT_KNOCKOUT
+
+
+class Slot(msgspec.Struct, frozen=True):
+    node: Node | None              # None: a match of the tree not paired yet (its teams not known)
+    feeders: tuple[int, ...]       # the slots of the previous column whose winners it takes
+
+
+class Column(msgspec.Struct, frozen=True):
+    round: int | None              # None: a round not paired yet
+    slots: tuple[Slot, ...]
+
+
+class StageRounds(msgspec.Struct, frozen=True):
+    stage: str
+    rounds: tuple[tuple[int, int], ...]     # (round, its matches of this stage), paired so far
+    total_rounds: int                       # as many as the tree will have (a binary stage), else paired so far
+
+
+class Section(msgspec.Struct, frozen=True):
+    stage: str
+    round: int
+    section: int                   # from 1: which block of `size` matches of the first column
+    sections: int
+    size: int
+    columns: tuple[Column, ...]
+    stages: tuple[StageRounds, ...]
+
+
+def _by_stage(state: Bracket) -> dict[str, dict[int, list[Node]]]:
+    """Knock-out stages, in the order they started: round -> its matches of the stage, in pairing order."""
+    stages: dict[str, dict[int, list[Node]]] = {}
+    for match_id in state.order:
+        n = state.nodes[match_id]
+        if n.stage not in NOT_KNOCKOUT:
+            stages.setdefault(n.stage, {}).setdefault(n.round, []).append(n)
+    return stages
+
+
+def _total_rounds(stage: str, rounds: dict[int, list[Node]]) -> int:
+    if stage not in TREES:          # a group's bracket stops at its qualifiers: known once paired
+        return len(rounds)
+    return len(rounds) and max(1, len(rounds[min(rounds)]).bit_length())
+
+
+def outline(state: Bracket) -> tuple[StageRounds, ...]:
+    return tuple(StageRounds(stage, tuple((r, len(ns)) for r, ns in sorted(rounds.items())),
+                             _total_rounds(stage, rounds))
+                 for stage, rounds in _by_stage(state).items())
+
+
+def place(state: Bracket, match_id: str) -> tuple[str, int, int] | None:
+    """(stage, round, position among the stage's matches of that round) of a knock-out match."""
+    node = state.nodes.get(match_id)
+    if node is None or node.stage in NOT_KNOCKOUT:
+        return None
+    ids = [n.match_id for n in _by_stage(state)[node.stage][node.round]]
+    return node.stage, node.round, ids.index(match_id)
+
+
+def section(state: Bracket, stage: str, round_no: int, number: int, size: int, depth: int) -> Section | None:
+    """Block ``number`` (from 1) of ``size`` matches of ``stage``'s round ``round_no``, and the matches their
+    winners go on to over ``depth`` columns in all. In a binary stage the later columns are the tree's slots,
+    not paired ones included (so a live bracket shows where each winner goes); elsewhere they are the matches
+    the shown ones' winners were paired into. None: no such stage or round."""
+    stages = _by_stage(state)
+    rounds = stages.get(stage, {})
+    if round_no not in rounds:
+        return None
+    numbers = sorted(rounds)
+    first = rounds[round_no]
+    sections = -(-len(first) // size)
+    number = min(max(number, 1), sections)
+    start = (number - 1) * size
+    columns = [Column(round_no, tuple(Slot(n, ()) for n in first[start:start + size]))]
+    later = numbers[numbers.index(round_no) + 1:]
+    if _binary(stage):
+        remaining = _total_rounds(stage, rounds) - numbers.index(round_no) - 1
+        for c in range(1, min(depth, remaining + 1)):
+            previous = columns[-1].slots
+            lo = start >> c
+            count = (len(previous) + 1) // 2
+            paired = rounds[later[c - 1]] if c - 1 < len(later) else None
+            slots = tuple(Slot(paired[lo + j] if paired is not None and lo + j < len(paired) else None,
+                               tuple(k for k in (2 * j, 2 * j + 1) if k < len(previous)))
+                          for j in range(count))
+            columns.append(Column(later[c - 1] if paired is not None else None, slots))
+    else:
+        for r in later[:depth - 1]:
+            shown = {s.node.match_id: k for k, s in enumerate(columns[-1].slots) if s.node is not None}
+            feeds: dict[str, list[int]] = {}
+            for edge in state.edges:
+                if edge.kind == "winner" and edge.source in shown:
+                    feeds.setdefault(edge.target, []).append(shown[edge.source])
+            slots = tuple(Slot(n, tuple(sorted(feeds[n.match_id]))) for n in rounds[r] if n.match_id in feeds)
+            if not slots:
+                break
+            columns.append(Column(r, slots))
+    return Section(stage, round_no, number, sections, size, tuple(columns), outline(state))

@@ -32,6 +32,7 @@ class StandingRow(msgspec.Struct, frozen=True):
     buchholz: int
     game_point_difference: int
     game_points_for: int
+    name: str = ""                 # what people call the team (filled by the API, not kept in the read model)
 
 
 def initial() -> Standings:

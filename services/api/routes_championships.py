@@ -31,6 +31,7 @@ from domain.tournament import (
 )
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
+from services.accounts import user_names
 from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User
 from services.bots import BOT_SEAT, team_bots
@@ -184,7 +185,9 @@ class ChampionshipSummary(msgspec.Struct):
     champion: str | None
     ranking: list[RankOut]
     version: int
+    team_count: int
     run: RunSettings                          # check-in window, turn clock, bots' level and pace
+    names: dict[str, str] = {}                # teams=false: the champion's and the first eight's names
 
 
 class CheckInOut(msgspec.Struct):
@@ -237,6 +240,22 @@ class BracketOut(msgspec.Struct):
     nodes: list[bracket_projection.Node]
     edges: list[bracket_projection.Edge]
     paths: dict[str, list[str]]
+    names: dict[str, str] = {}                # round= or team=: the names of the teams in its matches
+
+
+class BracketSectionOut(msgspec.Struct):
+    """A section of a bracket as a page draws it: ``size`` matches of one stage's round and, column by column,
+    the matches their winners go on to (slots not paired yet are empty); the stages' outline; the teams' names."""
+
+    section: bracket_projection.Section
+    names: dict[str, str]
+
+
+class TeamFound(msgspec.Struct):
+    team_id: str
+    name: str                                 # its own name, else its players' names
+    players: list[str]
+    last_match: str | None                    # where it is (or went out) in the bracket
 
 
 class ChampionshipListed(msgspec.Struct):
@@ -257,6 +276,14 @@ class RefereeGranted(msgspec.Struct):
 
 
 # ---- helpers ----
+
+async def team_names(pool: Pool, state: ChampionshipState, team_ids) -> dict[str, str]:
+    """What people call each of these teams: the name it was given, else its players' names."""
+    teams = [state.teams[t] for t in set(team_ids) if t in state.teams]
+    people = await user_names(pool, [p for team in teams for p in team.players])
+    return {team.team_id: (team.info.name if team.info and team.info.name else None)
+            or " & ".join(people.get(p, p) for p in team.players) for team in teams}
+
 
 async def _is_organiser(pool: Pool, championship_id: str, user: User) -> bool:
     return await has_role(pool, user.user_id, "organiser", ("championship", championship_id))
@@ -307,7 +334,8 @@ def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
     return ChampionshipSummary(
         championship_id, s.name, state.status, settings, teams, len(state.rounds), state.commitment or None,
         (draw.seed or None) if draw else None, list(draw.order) if draw else [], state.champion,
-        [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version, champ.run)
+        [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version, len(state.team_order),
+        champ.run)
 
 
 def _digest(request: Request, data) -> str:
@@ -688,23 +716,36 @@ async def list_championships(user: Caller, pool: Pool, championships: Championsh
     return out
 
 
-@get("/{championship_id:str}", operation_id="getChampionship", summary="A championship's settings, teams and status")
-async def get_championship(championship_id: FromPath[str], user: Caller, championships: Championships
-                           ) -> ChampionshipSummary:
-    return summary(championship_id, await championships.load(championship_id))
+@get("/{championship_id:str}", operation_id="getChampionship",
+     summary="A championship's settings, teams and status (teams=false: without the teams and the draw's order, "
+             "and only the ranking's first eight: the facts a page of a 10,240-team championship shows)")
+async def get_championship(championship_id: FromPath[str], user: Caller, championships: Championships,
+                           pool: Pool, teams: FromQuery[bool] = True) -> ChampionshipSummary:
+    champ = await championships.load(championship_id)
+    out = summary(championship_id, champ)
+    if not teams:                # a page of a large championship: its facts without the field's lists
+        out.teams, out.draw_order, out.ranking = [], [], out.ranking[:8]
+        out.names = await team_names(pool, champ.state, [*(r.team_id for r in out.ranking),
+                                                         *([out.champion] if out.champion else [])])
+    return out
 
 
 @get("/{championship_id:str}/standings", operation_id="getStandings",
-     summary="Every team, best first, ordered by the championship's tie-breakers")
-async def get_standings(championship_id: FromPath[str], user: Caller, championships: Championships
-                        ) -> list[StandingRow]:
-    return await championships.standings(championship_id)
+     summary="Every team, best first, ordered by the championship's tie-breakers, each with its name "
+             "(offset and limit: a page of them)")
+async def get_standings(championship_id: FromPath[str], user: Caller, championships: Championships, pool: Pool,
+                        offset: Annotated[int, QueryParameter(ge=0)] = 0,
+                        limit: Annotated[int | None, QueryParameter(ge=1, le=10_000)] = None) -> list[StandingRow]:
+    rows = await championships.standings(championship_id)
+    rows = rows[offset:None if limit is None else offset + limit]
+    names = await team_names(pool, (await championships.load(championship_id)).state, [r.team_id for r in rows])
+    return [msgspec.structs.replace(r, name=names.get(r.team_id, "")) for r in rows]
 
 
 @get("/{championship_id:str}/bracket", operation_id="getBracket",
      summary="The bracket as a graph: matches, the winner/loser edges between them, each team's path (round=N: "
              "that round's matches, the edges into them and their teams' paths; team=ID: that team's path)")
-async def get_bracket(championship_id: FromPath[str], user: Caller, championships: Championships,
+async def get_bracket(championship_id: FromPath[str], user: Caller, championships: Championships, pool: Pool,
                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
                       team: FromQuery[str | None] = None) -> BracketOut:
     b = (await championships.load(championship_id)).bracket
@@ -715,16 +756,74 @@ async def get_bracket(championship_id: FromPath[str], user: Caller, championship
              if round_no is None or n.round == round_no]
     ids = {n.match_id for n in nodes}
     teams = {team} if team is not None else {t for n in nodes for t in (n.team_a, n.team_b) if t is not None}
+    state = (await championships.load(championship_id)).state
+    names = await team_names(pool, state, {t for n in nodes for t in (n.team_a, n.team_b) if t is not None})
     return BracketOut(nodes, [e for e in b.edges if e.target in ids],
-                      {t: list(path) for t, path in sorted(b.paths.items()) if t in teams})
+                      {t: list(path) for t, path in sorted(b.paths.items()) if t in teams}, names)
+
+
+@get("/{championship_id:str}/bracket/section", operation_id="getBracketSection",
+     summary="A section of the bracket to draw: `size` matches of a stage's round (section from 1, or the one "
+             "holding `match`) and the matches their winners go on to, over `depth` columns; what a page of a "
+             "10,240-team championship fetches instead of the whole bracket")
+async def get_bracket_section(championship_id: FromPath[str], user: Caller, championships: Championships,
+                              pool: Pool, stage: FromQuery[str | None] = None,
+                              round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
+                              number: Annotated[int, QueryParameter(name="section", ge=1)] = 1,
+                              size: Annotated[int, QueryParameter(ge=1, le=64)] = 8,
+                              depth: Annotated[int, QueryParameter(ge=1, le=8)] = 4,
+                              match: FromQuery[str | None] = None) -> BracketSectionOut:
+    champ = await championships.load(championship_id)
+    b = champ.bracket
+    if match is not None:
+        where = bracket_projection.place(b, match)
+        if where is None:
+            raise Problem(404, "no_such_match", f"no knock-out match {match!r} in this championship", field="match")
+        stage, round_no, position = where
+        number = position // size + 1
+    stages = bracket_projection.outline(b)
+    if not stages:
+        raise Problem(409, "no_bracket", "this championship has no knock-out match paired yet")
+    stage = stage or stages[0].stage
+    known = next((s for s in stages if s.stage == stage), None)
+    if known is None:
+        raise Problem(404, "no_such_stage", f"no knock-out stage {stage!r} in this championship", field="stage")
+    round_no = round_no or known.rounds[0][0]
+    part = bracket_projection.section(b, stage, round_no, number, size, depth)
+    if part is None:
+        raise Problem(404, "no_such_round", f"stage {stage!r} has no round {round_no}", field="round")
+    shown = [t for col in part.columns for slot in col.slots if slot.node is not None
+             for t in (slot.node.team_a, slot.node.team_b) if t is not None]
+    return BracketSectionOut(part, await team_names(pool, champ.state, shown))
+
+
+@get("/{championship_id:str}/teams", operation_id="findTeams",
+     summary="Teams whose id, name or players' names contain `q` (ignoring case), at most `limit`, with where each is "
+             "in the bracket: a spectator's search in a championship too large to send whole")
+async def find_teams(championship_id: FromPath[str], user: Caller, championships: Championships, pool: Pool,
+                     q: Annotated[str, QueryParameter(min_length=1, max_length=100)],
+                     limit: Annotated[int, QueryParameter(ge=1, le=50)] = 10) -> list[TeamFound]:
+    champ = await championships.load(championship_id)
+    state, wanted = champ.state, q.casefold()
+    rows = await pool.fetch(
+        "SELECT user_id FROM users WHERE user_id = ANY($1) AND strpos(lower(name), $2) > 0",
+        [p for t in state.team_order for p in state.teams[t].players], wanted)
+    people = {r["user_id"] for r in rows}
+    found = [t for t in state.team_order
+             if wanted in t.casefold() or any(p in people for p in state.teams[t].players)
+             or (state.teams[t].info is not None and wanted in state.teams[t].info.name.casefold())][:limit]
+    names = await team_names(pool, state, found)
+    paths = champ.bracket.paths
+    return [TeamFound(t, names[t], list(state.teams[t].players), (paths.get(t) or (None,))[-1]) for t in found]
 
 
 @get("/{championship_id:str}/matches", operation_id="listMatches",
-     summary="Every match with its tables and status (mine=true: only the caller's matches)")
+     summary="Every match with its tables and status (mine=true: only the caller's matches; round=N: that round's; "
+             "match=ID: that one)")
 async def list_matches(championship_id: FromPath[str], user: Caller, championships: Championships,
                        mine: FromQuery[bool] = False,
-                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None
-                       ) -> list[MatchOut]:
+                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
+                       match: FromQuery[str | None] = None) -> list[MatchOut]:
     state = (await championships.load(championship_id)).state
     tables: dict[str, list[MatchTable]] = {}
     for r in await championships.matches.tables_of(championship_id):
@@ -736,6 +835,8 @@ async def list_matches(championship_id: FromPath[str], user: Caller, championshi
         if round_no is not None and round_.number != round_no:
             continue
         for m in round_.matches:
+            if match is not None and m.match_id != match:
+                continue
             its_tables = tables.get(m.match_id, [])
             if mine and my_team not in (m.team_a, m.team_b) and not any(
                     user.user_id in t.seats for t in its_tables):
@@ -768,5 +869,5 @@ championship_router = Router(tags=["championships"], path="/championships", rout
     create_championship, import_teams, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
     make_draw, start_round,
     record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
-    list_matches, check_in, list_championships, get_monitor, extend_check_in, list_proposals,
+    get_bracket_section, find_teams, list_matches, check_in, list_championships, get_monitor, extend_check_in, list_proposals,
 ])

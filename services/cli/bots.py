@@ -5,7 +5,6 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import os
-import sys
 import time
 
 from domain.baloot.bots import LEVELS

@@ -13,6 +13,7 @@ from services.championships import CODEC, stream_of
 from services.eventstore import read_stream, rebuild_projection
 from services.workers.projections import standings_read_model
 from tests.api.conftest import new_user
+from tests.stored_championship import knock_out
 
 
 async def create(api, headers, command_id="create-1", **settings) -> str:
@@ -305,7 +306,10 @@ async def test_a_four_team_knockout_played_at_the_tables_reaches_a_champion(api,
     rebuilt = standings_projection.initial()
     for row in await read_stream(pool, stream_of(cid)):
         rebuilt = standings_projection.evolve(rebuilt, CODEC.decode(row))
-    assert standings == msgspec.to_builtins(standings_projection.table(rebuilt))
+    named = {f"T{k + 1}": f"team {k} player 0 & team {k} player 1" for k in range(4)}     # as teams_of named them
+    assert [r.pop("name") for r in standings] == [named[r["team_id"]] for r in standings]
+    assert standings == [{k: v for k, v in r.items() if k != "name"}
+                         for r in msgspec.to_builtins(standings_projection.table(rebuilt))]
     assert standings[0]["team_id"] == final["winner"] and standings[0]["wins"] == 2
 
     r = await api.get(f"/championships/{cid}/bracket", headers=organiser)
@@ -325,6 +329,47 @@ async def test_a_four_team_knockout_played_at_the_tables_reaches_a_champion(api,
     assert [n["match_id"] for n in own["nodes"]] == bracket["paths"][loser] and list(own["paths"]) == [loser]
     bad = await api.get(f"/championships/{cid}/bracket", params={"round": 0}, headers=organiser)
     assert bad.status_code == 400 and bad.json()["rule"] == "invalid_field"
+
+
+async def test_a_large_bracket_is_read_by_sections_and_its_teams_found_by_name(api, pool):
+    cid, sim = await knock_out(pool, 100)                # a bracket of 128: 64 first-round matches, 7 rounds
+    spectator = (await new_user(api, "spectator"))[1]
+    rounds = [r.matches for r in sim.state.rounds]
+
+    def read(**params):
+        return api.get(f"/championships/{cid}/bracket/section", params=params, headers=spectator)
+    part = (await read(section=2, size=8, depth=3)).json()
+    assert [[s["node"]["match_id"] for s in col["slots"]] for col in part["section"]["columns"]] == [
+        [m.match_id for m in rounds[c][8 >> c:(8 >> c) + (8 >> c)]] for c in range(3)]
+    assert part["section"]["sections"] == 8 and [s["stage"] for s in part["section"]["stages"]] == ["main"]
+    shown = {t for col in rounds[:1] for m in col[8:16] for t in (m.team_a, m.team_b) if t}
+    assert shown <= set(part["names"])
+    # The section holding a match; a team found by part of its id, with where it is.
+    deep = rounds[3][5]
+    held = (await read(match=deep.match_id)).json()["section"]
+    assert (held["round"], held["section"]) == (4, 1)
+    assert deep.match_id in [s["node"]["match_id"] for s in held["columns"][0]["slots"]]
+    found = (await api.get(f"/championships/{cid}/teams", params={"q": sim.state.champion.lower()},
+                           headers=spectator)).json()
+    assert [f["team_id"] for f in found] == [sim.state.champion]
+    assert found[0]["last_match"] == rounds[-1][0].match_id
+    assert len((await api.get(f"/championships/{cid}/teams", params={"q": "T0", "limit": 5},
+                              headers=spectator)).json()) == 5
+    # The page's facts without the field's lists; the champion named.
+    brief = (await api.get(f"/championships/{cid}", params={"teams": "false"}, headers=spectator)).json()
+    assert (brief["teams"], brief["team_count"], len(brief["ranking"])) == ([], 100, 8)
+    assert brief["names"][sim.state.champion]
+    # Standings a page at a time.
+    await rebuild_projection(pool, standings_read_model())
+    every = (await api.get(f"/championships/{cid}/standings", headers=spectator)).json()
+    page = (await api.get(f"/championships/{cid}/standings", params={"offset": 10, "limit": 10},
+                          headers=spectator)).json()
+    assert len(every) == 100 and page == every[10:20]
+    # Wrong questions: a precise problem each.
+    for params, status, rule in (({"stage": "losers"}, 404, "no_such_stage"), ({"round": 9}, 404, "no_such_round"),
+                                 ({"match": "99-1"}, 404, "no_such_match"), ({"size": 0}, 400, "invalid_field")):
+        r = await read(**params)
+        assert (r.status_code, r.json()["rule"]) == (status, rule), params
 
 
 async def test_championships_are_listed_newest_first_with_their_progress(api):

@@ -84,3 +84,70 @@ def test_cli_simulate_tables(capsys):
     from services.cli import main
     assert main(["tournament", "simulate", "--teams", "6", "--format", "swiss"]) == 0
     assert "champion: T" in capsys.readouterr().out
+
+
+def folded(sim: Simulation, events=None):
+    graph = bracket.initial()
+    for event in sim.events if events is None else events:
+        graph = bracket.evolve(graph, event)
+    return graph
+
+
+def test_a_section_of_a_knockout_is_the_subtree_its_winners_play_on_to():
+    sim = championship("single_elimination", 100)       # a bracket of 128: 64 matches in round 1, 7 rounds
+    graph = folded(sim)
+    rounds = [r.matches for r in sim.state.rounds]
+    part = bracket.section(graph, "main", 1, 3, 8, 4)   # round 1's matches 17..24 and where their winners went
+    assert (part.sections, len(part.columns)) == (8, 4)
+    assert [[s.node.match_id for s in col.slots] for col in part.columns] == [
+        [m.match_id for m in rounds[c][16 >> c:(16 >> c) + (8 >> c)]] for c in range(4)]
+    assert [col.round for col in part.columns] == [1, 2, 3, 4]
+    assert [s.feeders for s in part.columns[1].slots] == [(0, 1), (2, 3), (4, 5), (6, 7)]
+    # Each later match's teams are the winners of the two it is fed by.
+    for before, after in zip(part.columns, part.columns[1:]):
+        for s in after.slots:
+            assert {s.node.team_a, s.node.team_b} == {before.slots[k].node.winner for k in s.feeders}
+    # Near the final the tree runs out of rounds: the final alone is the last column.
+    top = bracket.section(graph, "main", 6, 1, 8, 4)
+    assert [len(col.slots) for col in top.columns] == [2, 1]
+    assert top.columns[-1].slots[0].node.winner == sim.state.champion
+    assert bracket.outline(graph)[0].rounds == tuple((k + 1, len(r)) for k, r in enumerate(rounds))
+    assert bracket.place(graph, rounds[2][5].match_id) == ("main", 3, 5)
+    assert bracket.section(graph, "main", 9, 1, 8, 4) is None and bracket.section(graph, "losers", 1, 1, 8, 4) is None
+
+
+def test_a_live_section_shows_the_slots_not_paired_yet():
+    sim = championship("single_elimination", 32)
+    second = next(k for k, e in enumerate(sim.events) if type(e).__name__ == "RoundPaired" and e.matches[0].round == 2)
+    graph = folded(sim, sim.events[:second])           # round 1 played, round 2 not paired yet
+    part = bracket.section(graph, "main", 1, 1, 8, 4)
+    assert [col.round for col in part.columns] == [1, None, None, None]
+    assert [len(col.slots) for col in part.columns] == [8, 4, 2, 1]
+    assert all(s.node is None for col in part.columns[1:] for s in col.slots)
+    assert bracket.outline(graph)[0].total_rounds == 5
+
+
+def test_a_losers_bracket_section_follows_the_winners_edges():
+    sim = championship("double_elimination", 16)
+    graph = folded(sim)
+    stages = [s.stage for s in bracket.outline(graph)]
+    assert stages[:2] == ["winners", "losers"] and "grand final" in stages
+    first_losers_round = min(r for r, _ in bracket.outline(graph)[1].rounds)
+    part = bracket.section(graph, "losers", first_losers_round, 1, 8, 3)
+    for before, after in zip(part.columns, part.columns[1:]):
+        for s in after.slots:
+            fed = {before.slots[k].node.winner for k in s.feeders}
+            assert fed and fed <= {s.node.team_a, s.node.team_b}
+
+
+def test_each_group_is_a_bracket_of_its_own():
+    sim = Simulation(Settings("p", "groups_knockout", group_size=8, qualifiers_per_group=2), 32, "proj")
+    sim.run()
+    graph = folded(sim)
+    stages = {s.stage: s for s in bracket.outline(graph)}
+    assert {"group 1", "group 4", "final bracket"} <= set(stages)
+    assert stages["group 2"].total_rounds == 2 and stages["final bracket"].total_rounds == 3
+    part = bracket.section(graph, "group 2", 1, 1, 8, 4)
+    group = {t for m in sim.state.rounds[0].matches if m.stage == "group 2" for t in (m.team_a, m.team_b)}
+    assert [len(col.slots) for col in part.columns] == [4, 2]
+    assert {t for s in part.columns[0].slots for t in (s.node.team_a, s.node.team_b)} == group

@@ -4,7 +4,7 @@
 // (board_hidden); the page shows those refusals and nothing of a board.
 import {get, userNames} from "./api.js";
 import {fill, h} from "./cards.js";
-import {lang, onChange, setUp, t} from "./i18n.js";
+import {locale, onChange, setUp, t} from "./i18n.js";
 
 const main = document.getElementById("main");
 const params = new URLSearchParams(location.search);
@@ -23,7 +23,7 @@ const share = mp => (mp / 10000).toFixed(2);
 const who = id => name(id)?.name ?? id;
 
 // A time as the reader writes it, in UTC (the day's sets close at a UTC time).
-const when = iso => `${new Intl.DateTimeFormat(lang(), {dateStyle: "medium", timeStyle: "short", timeZone: "UTC"})
+const when = iso => `${new Intl.DateTimeFormat(locale(), {dateStyle: "medium", timeStyle: "short", timeZone: "UTC"})
   .format(new Date(iso))} UTC`;
 
 // The server's refusal: a board hidden until the close is said in the reader's words, as the rule of the day

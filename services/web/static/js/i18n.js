@@ -59,7 +59,7 @@ const WORDS = {
     match: "المباراة", stage: "المرحلة", team_a: "الفريق أ", team_b: "الفريق ب", winner: "الفائز",
     result: "النتيجة", bye: "تأهل مباشر", tables: "الطاولات", rank: "المركز", team: "الفريق", points: "النقاط",
     wins: "فوز", losses: "خسارة", byes: "تأهل مباشر", buchholz: "بوخهولز", gp_diff: "فارق النقاط",
-    seat: "المقعد", team_us: "الفريق ١", team_them: "الفريق ٢", dealer: "الموزع", to_play: "دوره",
+    seat: "المقعد", team_us: "الفريق 1", team_them: "الفريق 2", dealer: "الموزع", to_play: "دوره",
     contract: "المشترى", hokum: "حكم", sun: "صن", ashkal: "أشكل", buyer: "المشتري", closed: "مقفول",
     gahwa: "قهوة", bidding: "الشراء", trick: "الأكلة", tricks: "الأكلات", tricks_won: "الأكلات المأخوذة",
     card_points: "الأبناط", score: "النشرة", target: "الهدف", projects: "المشاريع", baloot: "بلوت",
@@ -99,9 +99,15 @@ const WORDS = {
   },
 };
 
+// The locale numbers and dates are written in: Western digits in Arabic too, as the scores, tables and
+// rounds are written everywhere on the pages (one kind of digit on a page, not two).
+export function locale() {
+  return lang() === "ar" ? "ar-u-nu-latn" : "en";
+}
+
 // Names joined as the reader's language joins them ("A, B and C"; "أ، ب و ج").
 export function listText(items) {
-  return new Intl.ListFormat(lang(), {style: "long", type: "conjunction"}).format(items);
+  return new Intl.ListFormat(locale(), {style: "long", type: "conjunction"}).format(items);
 }
 
 // More words, for the pages that bring their own (the play pages: words_play.js).

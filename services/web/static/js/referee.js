@@ -5,7 +5,7 @@
 // API request, refused in place in the server's words.
 import {get, send, signedIn} from "./api.js";
 import {cardEl, fill, h, suitName} from "./cards.js";
-import {onChange, setUp, t} from "./i18n.js";
+import {locale, onChange, setUp, t} from "./i18n.js";
 import "./words_play.js";
 import "./words_referee.js";
 
@@ -15,7 +15,7 @@ const tableId = params.get("table"), dealNo = Number(params.get("deal") || 0), c
 const enc = encodeURIComponent;
 let me = null, queue = null, desk = null, step = 0, showRuled = false, refusal = null, notice = null;
 let form = {ruling: "", reason: "", team: 0, winner: 0, seat: 0, level: "normal"};
-const when = iso => new Date(iso).toLocaleString(document.documentElement.lang, {dateStyle: "medium", timeStyle: "medium"});
+const when = iso => new Date(iso).toLocaleString(locale(), {dateStyle: "medium", timeStyle: "medium"});
 const PLACES = ["south", "east", "north", "west"];
 
 async function act(what, after) {

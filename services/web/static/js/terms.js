@@ -2,11 +2,11 @@
 // game and its rules, what spectators see of the hands and how late, the turn clock and what happens when it
 // runs out.
 import {h} from "./cards.js";
-import {lang, t} from "./i18n.js";
+import {locale, t} from "./i18n.js";
 
 export function whenText(iso) {
   if (!iso) return "—";
-  return new Intl.DateTimeFormat(lang(), {dateStyle: "medium", timeStyle: "short"}).format(new Date(iso));
+  return new Intl.DateTimeFormat(locale(), {dateStyle: "medium", timeStyle: "short"}).format(new Date(iso));
 }
 
 function minutes(seconds) {

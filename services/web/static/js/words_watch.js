@@ -19,6 +19,10 @@ addWords({
     team_of_players: "{a} and {b}", versus: "v", championship_page: "its championship", match: "match",
     nobody_won: "nobody won", won_by: "won by {team}", table_not_found: "No such table",
     table_not_found_hint: "The link may be mistyped, or the table was never opened. The championships and live tables are listed on the start page.",
+    to_be_decided: "to be decided", round_final: "Final", round_semi: "Semi-finals", round_quarter: "Quarter-finals",
+    teams_found: "{n} teams match; which one?", path_won: "won", path_lost: "lost", path_to_play: "to play",
+    no_tables: "No table was played for this match.", matches_of: "matches {from}–{to} of {n}",
+    no_standings: "No standings yet: they start with the first results.", more_teams: "More teams",
   },
   ar: {
     format_single_elimination: "خروج المغلوب", format_groups_knockout: "مجموعات ثم خروج المغلوب",
@@ -36,5 +40,9 @@ addWords({
     team_of_players: "{a} و{b}", versus: "ضد", championship_page: "بطولتها", match: "المباراة",
     nobody_won: "لم يفز أحد", won_by: "فاز {team}", table_not_found: "لا توجد طاولة بهذا الرابط",
     table_not_found_hint: "ربما كُتب الرابط خطأً، أو لم تُفتح الطاولة قط. البطولات والطاولات المباشرة في الصفحة الأولى.",
+    to_be_decided: "لم يتحدد بعد", round_final: "النهائي", round_semi: "نصف النهائي", round_quarter: "ربع النهائي",
+    teams_found: "{n} فرق تطابق البحث؛ أيها تقصد؟", path_won: "فاز", path_lost: "خسر", path_to_play: "لم تُلعب بعد",
+    no_tables: "لم تُلعب طاولة لهذه المباراة.", matches_of: "المباريات {from}–{to} من {n}",
+    no_standings: "لا ترتيب بعد: يبدأ مع أول النتائج.", more_teams: "فرق أخرى",
   },
 });
