@@ -267,6 +267,7 @@ class ChampionshipListed(msgspec.Struct):
     rounds: int                               # rounds paired so far
     champion: str | None
     created_at: dt.datetime
+    champion_name: str = ""                   # what people call the champion (its name, else its players')
 
 
 class RefereeGranted(msgspec.Struct):
@@ -711,8 +712,10 @@ async def list_championships(user: Caller, pool: Pool, championships: Championsh
     out = []
     for r in rows:
         state = (await championships.load(r["scope_id"])).state
+        champion = (await team_names(pool, state, [state.champion])).get(state.champion, "") if state.champion else ""
         out.append(ChampionshipListed(r["scope_id"], state.settings.name, state.settings.format, state.status,
-                                      len(state.team_order), len(state.rounds), state.champion, r["recorded_at"]))
+                                      len(state.team_order), len(state.rounds), state.champion, r["recorded_at"],
+                                      champion))
     return out
 
 

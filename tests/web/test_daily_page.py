@@ -117,20 +117,24 @@ async def test_the_daily_page_hides_the_boards_until_the_close_then_shows_each_f
     href = link.get_attribute("href")
     assert href.startswith(f"{served.base}/watch/daily.html?day=") and href.endswith(f"&profile={PROFILE}")
 
-    # Before the close: the leaderboard, and each board's refusal; nothing of a board.
+    # Before the close, to a spectator who played no board: one note of what is hidden and until when, in his
+    # own time zone; nothing of a board, no leaderboard, no empty sections.
     url = f"{served.base}/watch/daily.html?day={DAY}&profile={PROFILE}&limit=2"
     browser.get(url)
     wait(browser, loaded)
     assert browser.find_element(By.ID, "set-status").get_attribute("data-closed") == "false"
-    for n in range(1, BOARDS + 1):
-        section = browser.find_element(By.ID, f"board-{n}")
-        assert section.find_element(By.CSS_SELECTOR, ".refusal").get_attribute("data-rule") == "board_hidden"
-        assert shown_field(browser, n) == []
+    note = browser.find_element(By.ID, "hidden-note")
+    assert note.get_attribute("data-rule") == "board_hidden"
+    assert "the live leaderboard and the results of its 2 boards" in note.text
+    assert "Whoever has played all 2 boards of the day" in note.text
+    closes = browser.execute_script(
+        "return new Intl.DateTimeFormat('en', {year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', "
+        "minute: '2-digit', timeZoneName: 'short'})"
+        f".format(new Date('{served.http.get(f'/daily/{DAY}/{PROFILE}', headers=players[0][1]).json()['closes_at']}'))")
+    assert note.text.startswith(f"Hidden until {closes},")
+    assert "all 2 boards" in note.get_attribute("title")           # the server's own words, on hover
+    assert browser.find_elements(By.CSS_SELECTOR, ".board-field, #leaderboard, .refusal") == []
     assert browser.find_elements(By.CSS_SELECTOR, "a[data-table]") == []
-    # The live leaderboard, refused to this spectator (he played no board), which the page says.
-    refused = browser.find_element(By.CSS_SELECTOR, "#leaderboard .refusal")
-    assert refused.get_attribute("data-rule") == "board_hidden" and "all 2 boards of the day" in refused.text
-    assert "all 2 boards" in refused.get_attribute("title")           # the server's own words, on hover
     in_four_looks(browser, url, "daily-open", loaded)
     bodies = served.recorder.api_bodies()
     assert any(path.endswith("/boards/1/field") for path, _ in bodies)

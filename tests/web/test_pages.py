@@ -11,7 +11,8 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.web.conftest import requested_urls, same_origin, screenshot
+from tests.stored_championship import knock_out, team_name
+from tests.web.conftest import in_four_looks, requested_urls, same_origin, screenshot
 
 WAIT = 60
 
@@ -219,3 +220,21 @@ def test_hidden_cards_stay_out_of_the_page_and_of_every_response(served, browser
     views = [v for p, b in bodies if p.endswith("/live") for v in sse_views(b)]
     assert views and all(v["deal"]["hands"] is None and v["deal"]["hand"] is None for v in views)
     assert same_origin(requested_urls(browser), served.base) == []
+
+
+async def test_the_start_page_names_tables_by_their_players_and_championships_in_the_readers_words(
+        served, browser, pool):
+    cid, sim = await knock_out(pool, 8)
+    noura, headers = served.user("Noura")
+    r = served.http.post("/tables", headers=headers, json={"seats": [noura, "bot", "bot", "bot"]})
+    assert r.status_code == 201 and r.json()["status"] == "live", r.text
+    table_id = r.json()["table_id"]
+    browser.get(f"{served.base}/watch/?lang=en")
+    link = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#live a[data-table='{table_id}']"))[0]
+    assert link.text == "Noura and Bot (normal) v Bot (normal) and Bot (normal)"
+    row = browser.find_element(By.CSS_SELECTOR, f"#championships tr[data-championship='{cid}']")
+    assert [td.text for td in row.find_elements(By.TAG_NAME, "td")] == [
+        "Riyadh Cup 8", "knock-out", "finished", "8", "3", team_name(sim, sim.state.champion)]
+    seen = in_four_looks(browser, f"{served.base}/watch/", "start", lambda d: d.find_elements(By.ID, "live"),
+                         lambda d: [td.text for td in d.find_elements(By.CSS_SELECTOR, "#championships td")][1:3])
+    assert seen["ar"] == ["خروج المغلوب", "انتهت"]

@@ -1,10 +1,11 @@
 // The daily deal of a day and rule profile: its leaderboard (paged by rank, matchpoints or IMPs) and, once the
 // set has closed, each board's field of results with links to the replays of the players on the page. Before
 // the close the server refuses the fields, and the live leaderboard to whoever has not played every board
-// (board_hidden); the page shows those refusals and nothing of a board.
+// (board_hidden); the page then says once what is hidden and until when (the reader's own time), and shows
+// only what the reader may see.
 import {get, userNames} from "./api.js";
 import {fill, h} from "./cards.js";
-import {locale, onChange, setUp, t} from "./i18n.js";
+import {listText, locale, onChange, setUp, t, tOr} from "./i18n.js";
 
 const main = document.getElementById("main");
 const params = new URLSearchParams(location.search);
@@ -22,22 +23,30 @@ const tableOf = (board, userId) => `daily.${day}.${profile}.${board}.${userId}`;
 const share = mp => (mp / 10000).toFixed(2);
 const who = id => name(id)?.name ?? id;
 
-// A time as the reader writes it, in UTC (the day's sets close at a UTC time).
-const when = iso => `${new Intl.DateTimeFormat(locale(), {dateStyle: "medium", timeStyle: "short", timeZone: "UTC"})
-  .format(new Date(iso))} UTC`;
+// A time as the reader writes it, in his own time zone (named: the day itself is a UTC day).
+const when = iso => new Intl.DateTimeFormat(locale(), {year: "numeric", month: "short", day: "numeric", hour: "2-digit",
+                                                       minute: "2-digit", timeZoneName: "short"}).format(new Date(iso));
+const hiddenByRule = thing => thing instanceof Error && thing.rule === "board_hidden";
 
-// The server's refusal: a board hidden until the close is said in the reader's words, as the rule of the day
-// it is (the server's own words kept for who hovers); anything else is an error.
-function refusal(error, hidden) {
-  if (error.rule === "board_hidden" && set)
-    return h("p", {class: "note refusal", "data-rule": error.rule, title: error.message},
-      t(hidden, {boards: set.boards, time: when(set.closes_at)}));
+// A refusal other than the day's rule: said with the rule the server named.
+function refusal(error) {
   return h("p", {class: "error refusal", "data-rule": error.rule ?? ""},
     error.rule ? [h("code", {}, error.rule), ` — ${error.message}`] : `${t("error")}: ${error.message}`);
 }
 
+// One note for everything the day's rule keeps from this reader until the close (the server's words on hover).
+function hiddenNote() {
+  const boards = fields.flatMap((f, i) => hiddenByRule(f) ? [i + 1] : []);
+  const what = [hiddenByRule(page) ? t("hidden_leaderboard") : null,
+                boards.length ? t("hidden_boards", {n: boards.length}) : null].filter(Boolean);
+  if (!what.length) return null;
+  const example = hiddenByRule(page) ? page : fields[boards[0] - 1];
+  return h("p", {class: "note hidden-note", id: "hidden-note", "data-rule": "board_hidden", title: example.message},
+    t("daily_hidden", {what: listText(what), time: when(set.closes_at), boards: set.boards}));
+}
+
 function leaderboard() {
-  if (page instanceof Error) return [h("h2", {}, t("leaderboard")), h("div", {id: "leaderboard"}, refusal(page, "leaderboard_hidden"))];
+  if (hiddenByRule(page)) return [];
   const rows = page.rows;
   return [
     h("h2", {}, t("leaderboard")),
@@ -59,11 +68,12 @@ function leaderboard() {
 }
 
 function board(n, field) {
+  if (hiddenByRule(field)) return null;
   const closed = set.seed !== null;
   const players = page instanceof Error ? [] : page.rows.filter(r => r.boards >= n);
   return h("section", {class: "board-field", id: `board-${n}`, "data-board": n},
     h("h3", {}, `${t("board")} ${n}`),
-    ...(field instanceof Error ? [refusal(field, "field_hidden")] : [
+    ...(field instanceof Error ? [refusal(field)] : [
       h("table", {class: "list field"},
         h("thead", {}, h("tr", {}, h("th", {}, t("margin")), h("th", {}, t("how_many")))),
         h("tbody", {}, field.map(f => h("tr", {"data-margin": f.margin, "data-count": f.count},
@@ -76,19 +86,20 @@ function board(n, field) {
 }
 
 function render() {
-  if (failure) { fill(main, h("h1", {}, `${t("daily")} — ${day} · ${profile}`), refusal(failure)); return; }
+  if (failure) { fill(main, h("h1", {}, `${t("daily")} — ${day} · ${tOr(`profile_${profile}`, profile)}`), refusal(failure)); return; }
   if (!set || !page) return;
   const closed = set.seed !== null;
   fill(main, 
-    h("h1", {}, `${t("daily")} — ${day} · ${profile}`),
+    h("h1", {}, `${t("daily")} — ${day} · ${tOr(`profile_${profile}`, profile)}`),
     h("dl", {class: "facts daily-facts"},
       h("dt", {}, t("status")), h("dd", {id: "set-status", "data-closed": String(closed)},
         closed ? t("set_closed") : `${t("set_open")} ${when(set.closes_at)}`),
       h("dt", {}, t("commitment")), h("dd", {}, h("code", {}, set.commitment)),
       closed ? [h("dt", {}, t("seed")), h("dd", {}, h("code", {id: "seed"}, set.seed))] : null),
+    hiddenNote(),
     ...leaderboard(),
-    h("h2", {}, t("boards")),
-    h("div", {id: "boards"}, fields.map((f, i) => board(i + 1, f))));
+    fields.some(f => !hiddenByRule(f)) ? [h("h2", {}, t("boards")),
+      h("div", {id: "boards"}, fields.map((f, i) => board(i + 1, f)))] : null);
 }
 
 async function load() {

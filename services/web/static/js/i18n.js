@@ -40,14 +40,16 @@ const WORDS = {
     daily: "Daily deal", daily_deals: "Daily deal (today)", leaderboard: "Leaderboard", scoring_mp: "Matchpoints",
     scoring_imps: "IMPs", player: "Player", boards: "Boards", board: "Board", margin: "Margin (game points)",
     how_many: "How many", replays_of_page: "Replays of this board by the players on this page of the leaderboard:",
-    set_open: "open — the boards stay hidden until", set_closed: "closed — every board is public",
-    leaderboard_hidden: "The live leaderboard is shown to those who have played all {boards} boards of the day, and to everyone once the set closes ({time}).",
-    field_hidden: "This board's results are shown to those who have finished it, and to everyone once the set closes ({time}).",
+    set_open: "open until", set_closed: "closed — every board is public",
+    daily_hidden: "Hidden until {time}, when the day's set closes: {what}. Whoever has played all {boards} boards of the day sees them now.",
+    hidden_leaderboard: "the live leaderboard", hidden_boards: "the results of its {n} boards",
     commitment: "Commitment",
     balut_game: "Balut (dice)", die: "die", dice: "Dice", to_throw: "Throwing", next_to_throw: "Next to throw",
     throws_left: "Throws left", go_round: "Go to round", category: "Row", total: "Total", final_points: "Final points", place: "Place",
     row_fours: "Fours", row_fives: "Fives", row_sixes: "Sixes", row_straight: "Straight", row_house: "Full house",
     row_choice: "Choice", row_balut: "Balut",
+    profile_saudi: "Saudi", profile_belote_classic: "French Belote (classic)",
+    profile_belote_declarations: "French Belote (declarations)", profile_stc: "Balut (STC)", profile_ibf: "Balut (IBF)",
   },
   ar: {
     title: "ساحة البلوت — مشاهدة", home: "البطولات والطاولات", language: "English",
@@ -88,14 +90,16 @@ const WORDS = {
     daily: "اليومي", daily_deals: "اليومي (اليوم)", leaderboard: "لوحة الترتيب", scoring_mp: "نقاط المقارنة",
     scoring_imps: "IMPs", player: "اللاعب", boards: "التوزيعات", board: "التوزيعة", margin: "الفارق (نقاط)",
     how_many: "العدد", replays_of_page: "إعادات هذه التوزيعة للاعبين في هذه الصفحة من لوحة الترتيب:",
-    set_open: "مفتوح — تبقى التوزيعات مخفية حتى", set_closed: "مغلق — كل التوزيعات معلنة",
-    leaderboard_hidden: "تظهر لوحة الترتيب المباشرة لمن لعب توزيعات اليوم كلها ({boards})، وللجميع عند إغلاق المجموعة ({time}).",
-    field_hidden: "تظهر نتائج هذه التوزيعة لمن أنهاها، وللجميع عند إغلاق المجموعة ({time}).",
+    set_open: "مفتوح حتى", set_closed: "مغلق — كل التوزيعات معلنة",
+    daily_hidden: "مخفية حتى {time}، موعد إغلاق مجموعة اليوم: {what}. من لعب توزيعات اليوم كلها ({boards}) يراها الآن.",
+    hidden_leaderboard: "لوحة الترتيب المباشرة", hidden_boards: "نتائج توزيعاتها ({n})",
     commitment: "الالتزام",
     balut_game: "بالوت (النرد)", die: "حجر نرد", dice: "النرد", to_throw: "يرمي الآن", next_to_throw: "يرمي بعده",
     throws_left: "الرميات الباقية", go_round: "اذهب إلى الجولة", category: "الخانة", total: "المجموع", final_points: "النقاط النهائية", place: "الترتيب",
     row_fours: "الأربعات", row_fives: "الخمسات", row_sixes: "الستات", row_straight: "المتتالية", row_house: "الفل هاوس",
     row_choice: "الاختيار", row_balut: "بالوت",
+    profile_saudi: "سعودي", profile_belote_classic: "بلوت فرنسي (كلاسيكي)",
+    profile_belote_declarations: "بلوت فرنسي (بالمشاريع)", profile_stc: "بالوت (STC)", profile_ibf: "بالوت (IBF)",
   },
 };
 
@@ -130,6 +134,11 @@ export function t(key, values = {}) {
   const text = WORDS[lang()][key] ?? WORDS.en[key];
   if (text === undefined) { missingWords.add(key); return key; }
   return text.replace(/\{(\w+)\}/g, (_, k) => values[k] ?? "");
+}
+
+// A word if a language has it, else ``fallback`` (a name from a link, which may be no word of ours).
+export function tOr(key, fallback) {
+  return key in WORDS.en ? t(key) : fallback;
 }
 
 // Static words of the page (data-i18n) and its direction; pages re-render their own content on change.

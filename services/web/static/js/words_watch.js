@@ -23,6 +23,7 @@ addWords({
     teams_found: "{n} teams match; which one?", path_won: "won", path_lost: "lost", path_to_play: "to play",
     no_tables: "No table was played for this match.", matches_of: "matches {from}–{to} of {n}",
     no_standings: "No standings yet: they start with the first results.", more_teams: "More teams",
+    someone: "a player", a_championship: "a championship",
   },
   ar: {
     format_single_elimination: "خروج المغلوب", format_groups_knockout: "مجموعات ثم خروج المغلوب",
@@ -44,5 +45,6 @@ addWords({
     teams_found: "{n} فرق تطابق البحث؛ أيها تقصد؟", path_won: "فاز", path_lost: "خسر", path_to_play: "لم تُلعب بعد",
     no_tables: "لم تُلعب طاولة لهذه المباراة.", matches_of: "المباريات {from}–{to} من {n}",
     no_standings: "لا ترتيب بعد: يبدأ مع أول النتائج.", more_teams: "فرق أخرى",
+    someone: "لاعب", a_championship: "بطولة",
   },
 });
