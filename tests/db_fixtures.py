@@ -115,3 +115,8 @@ async def pool(database_url: str, db_schema: str) -> AsyncIterator[asyncpg.Pool]
     async with asyncpg.create_pool(database_url, min_size=1, max_size=10,
                                    server_settings={"search_path": db_schema}) as pool:
         yield pool
+
+
+def pytest_configure(config):
+    # Wherever the database is, the apps are too: their refusals are checked against the schema's lists.
+    config.pluginmanager.import_plugin("tests.declared_problems")

@@ -15,7 +15,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from services.api.auth import Authenticator
 from services.api.deps import DEPENDENCIES, Pool, caller_first
 from services.api.guards import GuardedRequest, RejectNul, security_headers
-from services.api.limits import Limits, Throttle
+from services.api.limits import UNLIMITED_PATHS, Limits, Throttle
 from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
                                    document_problems)
 from services.api.routes_accounts import account_router
@@ -111,5 +111,5 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
     app = Litestar.from_config(config)
     app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit)
     app.state.streams = StreamSlots(max_streams_per_user)
-    document_problems(app)
+    document_problems(app, UNLIMITED_PATHS)
     return app

@@ -81,11 +81,46 @@ PROBLEM_RESPONSES = {
 }
 
 
-def document_problems(app) -> None:
-    """Declare the problem documents every handler may answer with, so the OpenAPI schema is honest."""
+RESERVED = {"request", "state", "data", "headers", "cookies", "scope", "socket", "body"}
+
+
+def refusals(handler, unlimited: tuple[str, ...] = ()) -> set[int]:
+    """The problem statuses an operation can answer with: what every operation of its kind can give (found from
+    its signature) and what it declares itself (``refuses=`` in its decorator: its own 403s, 404s, 409s,
+    422s).
+
+    - 400 a parameter or a body that does not parse or break its constraints; 413 a body too large;
+    - 401 a route that names its caller (``user``) and so needs a valid token or session;
+    - 403 an unsafe method a session cookie may sign (the CSRF check);
+    - 404 a path naming something (a table, a championship, a deal) that may not exist;
+    - 429 every route the rate limiter counts; 503 every route that reads the database.
+    """
+    params = handler.parsed_fn_signature.parameters
+    dependencies = set(handler.resolve_dependencies())
+    own = [name for name in params if name not in dependencies and name not in RESERVED]
+    path = any("{" in p for p in handler.paths)
+    unsafe = not handler.http_methods <= {"GET", "HEAD", "OPTIONS"}
+    found = set(handler.opt.get("refuses", ()))
+    found |= {400} if own or "data" in params else set()
+    found |= {413} if "data" in params else set()
+    found |= {401} if "user" in params else set()
+    found |= {403} if unsafe and "user" in params else set()
+    found |= {404} if path else set()
+    found |= {429} if not any(p.startswith(unlimited) for p in handler.paths) else set()
+    found |= {503} if dependencies & {"pool", "tables", "championships", "daily", "feeds", "visibility", "lobby",
+                                      "user", "auth", "signer", "streams"} else set()
+    return found
+
+
+def document_problems(app, unlimited: tuple[str, ...] = ()) -> None:
+    """Declare on each operation only the problem documents it can answer with, so the OpenAPI schema (and a
+    client generated from it) is exact; the test suite checks every refusal it sees against these lists."""
     for route in app.routes:
         for handler in getattr(route, "route_handlers", ()):
-            handler.responses = {**PROBLEM_RESPONSES, **(handler.responses or {})}
+            if handler.include_in_schema is False:
+                continue
+            declared = {status: PROBLEM_RESPONSES[status] for status in sorted(refusals(handler, unlimited))}
+            handler.responses = {**declared, **(handler.responses or {})}
 
 
 _STATUS = {NotFound: 404, Forbidden: 403, Conflict: 409, Invalid: 400, Unprocessable: 422}

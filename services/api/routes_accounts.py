@@ -114,7 +114,8 @@ def _failed(limits: Limits, request: Request, login: str) -> Problem:
     return Problem(401, "bad_credentials", "no account has this login and password", "wrong login or password")
 
 
-@post("/accounts", operation_id="createAccount", status_code=201, dto=Strict[NewAccount], return_dto=None,
+@post("/accounts", operation_id="createAccount", refuses=(409,),
+      status_code=201, dto=Strict[NewAccount], return_dto=None,
       summary="Sign up with a login and password: the account, signed in (a session cookie)")
 async def create_account(request: Request, data: JSONBody[NewAccount], auth: Auth, state: State
                          ) -> Response[SignedIn]:
@@ -129,7 +130,8 @@ class Claim(msgspec.Struct, forbid_unknown_fields=True):
     name: Name | None = None
 
 
-@post("/accounts/claim", operation_id="claimAccount", status_code=200, dto=Strict[Claim], return_dto=None,
+@post("/accounts/claim", operation_id="claimAccount", refuses=(409,),
+      status_code=200, dto=Strict[Claim], return_dto=None,
       summary="Claim the account an organiser made for you (his import's code): your password, signed in")
 async def claim_account(request: Request, data: JSONBody[Claim], auth: Auth, state: State) -> Response[SignedIn]:
     limits: Limits = state.limits
@@ -145,7 +147,7 @@ async def claim_account(request: Request, data: JSONBody[Claim], auth: Auth, sta
     return await _start_session(request, auth, accounts, account, 200)
 
 
-@post("/session", operation_id="signIn", status_code=200, dto=Strict[SignIn], return_dto=None,
+@post("/session", operation_id="signIn", refuses=(401, 403), status_code=200, dto=Strict[SignIn], return_dto=None,
       summary="Sign in with a login and password: a session cookie for this browser")
 async def sign_in(request: Request, data: JSONBody[SignIn], auth: Auth, state: State) -> Response[SignedIn]:
     limits: Limits = state.limits
@@ -175,7 +177,7 @@ async def sign_out(request: Request, user: Caller, auth: Auth) -> Response[None]
     return Response(None, status_code=204, cookies=cleared_cookies(request.scope))
 
 
-@post("/me/credentials", operation_id="setCredentials", status_code=200, dto=Strict[NewCredentials],
+@post("/me/credentials", operation_id="setCredentials", refuses=(409,), status_code=200, dto=Strict[NewCredentials],
       return_dto=None, summary="A login and password for an account that has none (made with a token only)")
 async def set_credentials(request: Request, data: JSONBody[NewCredentials], user: Caller, auth: Auth,
                           state: State) -> SignedIn:

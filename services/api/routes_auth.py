@@ -63,7 +63,7 @@ async def list_users(user: Caller, pool: Pool,
     return [User(r["user_id"], r["name"], r["kind"]) for r in rows]
 
 
-@post("/tokens", operation_id="createToken", status_code=201,
+@post("/tokens", operation_id="createToken", refuses=(401, 403, 409), status_code=201,
       summary="A new bearer token for the caller (e.g. another device, or before this one expires)")
 async def create_token(request: Request, auth: Auth, pool: Pool) -> TokenIssued:
     session = await auth.session(request.scope)
@@ -77,13 +77,13 @@ async def create_token(request: Request, auth: Auth, pool: Pool) -> TokenIssued:
     return TokenIssued(session.user.user_id, token, expires_at)
 
 
-@delete("/tokens/current", operation_id="revokeToken", status_code=204,
+@delete("/tokens/current", operation_id="revokeToken", refuses=(401,), status_code=204,
         summary="Revoke the token this request is made with")
 async def revoke_current(request: Request, auth: Auth) -> None:
     await auth.revoke(await auth.session(request.scope))
 
 
-@post("/tokens/revoke-all", operation_id="revokeAllTokens", status_code=200,
+@post("/tokens/revoke-all", operation_id="revokeAllTokens", refuses=(401, 403), status_code=200,
       summary="Revoke every token of the caller (this one included)")
 async def revoke_all(request: Request, auth: Auth) -> TokensRevoked:
     session = await auth.session(request.scope)

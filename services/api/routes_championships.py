@@ -349,9 +349,18 @@ def _outcome(championship_id: str, outcome, champ: Championship) -> Championship
                           summary(championship_id, champ))
 
 
+async def named_standings(championships: Championships, pool: Pool, championship_id: str, offset: int = 0,
+                          limit: int | None = None) -> list[StandingRow]:
+    """The standings (a page of them), each row with its team's name."""
+    rows = await championships.standings(championship_id)
+    rows = rows[offset:None if limit is None else offset + limit]
+    names = await team_names(pool, (await championships.load(championship_id)).state, [r.team_id for r in rows])
+    return [msgspec.structs.replace(r, name=names.get(r.team_id, "")) for r in rows]
+
+
 # ---- organisers ----
 
-@post("/", operation_id="createChampionship", status_code=201,
+@post("/", operation_id="createChampionship", refuses=(409,), status_code=201,
       summary="Create a championship; the caller becomes its organiser",
       dto=Strict[NewChampionship], return_dto=None)
 async def create_championship(request: Request, data: JSONBody[NewChampionship], user: Caller, pool: Pool,
@@ -405,7 +414,7 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
     return _outcome(cid, outcome, champ)
 
 
-@post("/{championship_id:str}/registration/close", operation_id="closeRegistration", status_code=200,
+@post("/{championship_id:str}/registration/close", operation_id="closeRegistration", refuses=(409,), status_code=200,
       summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)",
       dto=Strict[Command], return_dto=None)
 async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command],
@@ -417,7 +426,7 @@ async def close_registration(request: Request, championship_id: FromPath[str], d
     return _outcome(championship_id, outcome, champ)
 
 
-@post("/{championship_id:str}/draw", operation_id="makeDraw", status_code=200,
+@post("/{championship_id:str}/draw", operation_id="makeDraw", refuses=(409,), status_code=200,
       summary="Make the draw: reveal the seed committed to at close (or seed by the given ratings)",
       dto=Strict[Draw], return_dto=None)
 async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw], user: Caller, pool: Pool,
@@ -429,7 +438,7 @@ async def make_draw(request: Request, championship_id: FromPath[str], data: JSON
     return _outcome(championship_id, outcome, champ)
 
 
-@post("/{championship_id:str}/rounds/{round_no:int}/start", operation_id="startRound", status_code=200,
+@post("/{championship_id:str}/rounds/{round_no:int}/start", operation_id="startRound", refuses=(409,), status_code=200,
       summary="Pair the round and open one table per match to play (team A at seats 0 and 2)",
       dto=Strict[Command], return_dto=None)
 async def start_round(request: Request, championship_id: FromPath[str], round_no: FromPath[int],
@@ -450,7 +459,8 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
     return RoundStarted(**msgspec.structs.asdict(base), round=round_no, tables=tables)
 
 
-@post("/{championship_id:str}/matches/{match_id:str}/forfeit", operation_id="recordForfeit", status_code=200,
+@post("/{championship_id:str}/matches/{match_id:str}/forfeit", operation_id="recordForfeit", refuses=(409,),
+      status_code=200,
       summary="Referee or organiser: a team did not play; the other wins the match",
       dto=Strict[Forfeit], return_dto=None)
 async def record_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
@@ -463,7 +473,8 @@ async def record_forfeit(request: Request, championship_id: FromPath[str], match
     return _outcome(championship_id, outcome, champ)
 
 
-@post("/{championship_id:str}/matches/{match_id:str}/double-forfeit", operation_id="recordDoubleForfeit",
+@post("/{championship_id:str}/matches/{match_id:str}/double-forfeit", operation_id="recordDoubleForfeit", refuses=(409,),
+      
       status_code=200, summary="Referee or organiser: neither team played; nobody advances",
       dto=Strict[WithReason], return_dto=None)
 async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
@@ -477,7 +488,7 @@ async def record_double_forfeit(request: Request, championship_id: FromPath[str]
     return _outcome(championship_id, outcome, champ)
 
 
-@post("/{championship_id:str}/referees", operation_id="grantReferee", status_code=200,
+@post("/{championship_id:str}/referees", operation_id="grantReferee", refuses=(409, 422), status_code=200,
       summary="Organiser: make a user a referee of this championship", dto=Strict[NewReferee], return_dto=None)
 async def grant_referee(request: Request, championship_id: FromPath[str], data: JSONBody[NewReferee],
                         user: Caller, pool: Pool, championships: Championships) -> RefereeGranted:
@@ -487,7 +498,7 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
     return RefereeGranted(championship_id, data.user_id, "referee")
 
 
-@post("/{championship_id:str}/finish", operation_id="finishChampionship", status_code=200,
+@post("/{championship_id:str}/finish", operation_id="finishChampionship", refuses=(409,), status_code=200,
       summary="Organiser: close the championship once every round is decided, with its final ranking",
       dto=Strict[Command], return_dto=None)
 async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command], user: Caller, pool: Pool,
@@ -503,7 +514,7 @@ async def finish(request: Request, championship_id: FromPath[str], data: JSONBod
 MAX_IMPORT = 4 * 1024 * 1024      # a teams file: 10,240 teams of two fit many times over
 
 
-@post("/{championship_id:str}/teams/import", operation_id="importTeams", status_code=201,
+@post("/{championship_id:str}/teams/import", operation_id="importTeams", refuses=(409, 413, 422), status_code=201,
       request_max_body_size=MAX_IMPORT,
       summary="Organiser: register the teams of a CSV file, all or none (422 bad_import names every bad line: "
               "its line, its column, why); dry_run=true checks it only")
@@ -533,7 +544,7 @@ class TeamRegistration(ChampionshipCommandOut):
     waiting: list[str]
 
 
-@post("/{championship_id:str}/teams", operation_id="registerTeam", status_code=201,
+@post("/{championship_id:str}/teams", operation_id="registerTeam", refuses=(409, 422), status_code=201,
       summary="Register a team of two players (four, two pairs, in a duplicate event): the organiser registers "
               "any team; a player proposes his own, "
               "and it registers once the other players and substitutes named have accepted",
@@ -584,14 +595,14 @@ async def _answer_team(championships: Championships, championship_id: str, team_
                             waiting=list(invitation.waiting))
 
 
-@post("/{championship_id:str}/teams/{team_id:str}/accept", operation_id="acceptTeam", status_code=200,
+@post("/{championship_id:str}/teams/{team_id:str}/accept", operation_id="acceptTeam", refuses=(409,), status_code=200,
       summary="Accept your place in a proposed team; the last acceptance registers it")
 async def accept_team(championship_id: FromPath[str], team_id: FromPath[str], user: Caller,
                       championships: Championships) -> TeamRegistration:
     return await _answer_team(championships, championship_id, team_id, user, True)
 
 
-@post("/{championship_id:str}/teams/{team_id:str}/decline", operation_id="declineTeam", status_code=200,
+@post("/{championship_id:str}/teams/{team_id:str}/decline", operation_id="declineTeam", refuses=(409,), status_code=200,
       summary="Refuse your place in a proposed team: it is not registered")
 async def decline_team(championship_id: FromPath[str], team_id: FromPath[str], user: Caller,
                        championships: Championships) -> TeamRegistration:
@@ -607,7 +618,8 @@ async def _member_or_organiser(championships: Championships, pool: Pool, champio
         raise Problem(403, "not_organiser", f"only team {team_id}'s players or the organisers do this")
 
 
-@post("/{championship_id:str}/teams/{team_id:str}/withdraw", operation_id="withdrawTeam", status_code=200,
+@post("/{championship_id:str}/teams/{team_id:str}/withdraw", operation_id="withdrawTeam", refuses=(409,),
+      status_code=200,
       summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited",
       dto=Strict[WithReason], return_dto=None)
 async def withdraw_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
@@ -620,7 +632,8 @@ async def withdraw_team(request: Request, championship_id: FromPath[str], team_i
     return _outcome(championship_id, outcome, champ)
 
 
-@post("/{championship_id:str}/teams/{team_id:str}/substitute", operation_id="substitutePlayer", status_code=200,
+@post("/{championship_id:str}/teams/{team_id:str}/substitute", operation_id="substitutePlayer", refuses=(409, 422),
+      status_code=200,
       summary="Bring in a registered substitute for a player, from the next round on",
       dto=Strict[Substitution], return_dto=None)
 async def substitute(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
@@ -633,7 +646,7 @@ async def substitute(request: Request, championship_id: FromPath[str], team_id: 
     return _outcome(championship_id, outcome, champ)
 
 
-@post("/{championship_id:str}/matches/{match_id:str}/check-in", operation_id="checkIn", status_code=200,
+@post("/{championship_id:str}/matches/{match_id:str}/check-in", operation_id="checkIn", refuses=(409,), status_code=200,
       summary="A player checks in for their match of the round being played; the table opens once both "
               "teams are in, and a team not in when the window closes forfeits",
       dto=Strict[CheckIn], return_dto=None)
@@ -656,7 +669,7 @@ class ProposalOut(msgspec.Struct):
     status: Literal["invited", "declined"]
 
 
-@get("/{championship_id:str}/proposals", operation_id="listTeamProposals",
+@get("/{championship_id:str}/proposals", operation_id="listTeamProposals", refuses=(403,),
      summary="Organisers and referees: the teams players proposed that are not registered yet (waiting for "
              "their players' answers, or declined)")
 async def list_proposals(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
@@ -680,7 +693,8 @@ class CheckInWindow(msgspec.Struct):
     closes_at: str
 
 
-@post("/{championship_id:str}/rounds/{round_no:int}/check-in/extend", operation_id="extendCheckIn", status_code=200,
+@post("/{championship_id:str}/rounds/{round_no:int}/check-in/extend", operation_id="extendCheckIn", refuses=(409,),
+      status_code=200,
       summary="Organiser: keep the round's check-in window open longer (before it closes)",
       dto=Strict[Extension], return_dto=None)
 async def extend_check_in(championship_id: FromPath[str], round_no: FromPath[int], data: JSONBody[Extension],
@@ -694,7 +708,8 @@ async def extend_check_in(championship_id: FromPath[str], round_no: FromPath[int
 
 # ---- everyone ----
 
-@get("/", operation_id="listChampionships", summary="Championships, the newest first (organised=true: the "
+@get("/", operation_id="listChampionships", refuses=(403,),
+     summary="Championships, the newest first (organised=true: the "
                                                      "caller's own, for the organiser console)")
 async def list_championships(user: Caller, pool: Pool, championships: Championships,
                              limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
@@ -739,10 +754,7 @@ async def get_championship(championship_id: FromPath[str], user: Caller, champio
 async def get_standings(championship_id: FromPath[str], user: Caller, championships: Championships, pool: Pool,
                         offset: Annotated[int, QueryParameter(ge=0)] = 0,
                         limit: Annotated[int | None, QueryParameter(ge=1, le=10_000)] = None) -> list[StandingRow]:
-    rows = await championships.standings(championship_id)
-    rows = rows[offset:None if limit is None else offset + limit]
-    names = await team_names(pool, (await championships.load(championship_id)).state, [r.team_id for r in rows])
-    return [msgspec.structs.replace(r, name=names.get(r.team_id, "")) for r in rows]
+    return await named_standings(championships, pool, championship_id, offset, limit)
 
 
 @get("/{championship_id:str}/bracket", operation_id="getBracket",
@@ -765,7 +777,7 @@ async def get_bracket(championship_id: FromPath[str], user: Caller, championship
                       {t: list(path) for t, path in sorted(b.paths.items()) if t in teams}, names)
 
 
-@get("/{championship_id:str}/bracket/section", operation_id="getBracketSection",
+@get("/{championship_id:str}/bracket/section", operation_id="getBracketSection", refuses=(409,),
      summary="A section of the bracket to draw: `size` matches of a stage's round (section from 1, or the one "
              "holding `match`) and the matches their winners go on to, over `depth` columns; what a page of a "
              "10,240-team championship fetches instead of the whole bracket")
@@ -854,7 +866,7 @@ async def list_matches(championship_id: FromPath[str], user: Caller, championshi
     return out
 
 
-@get("/{championship_id:str}/monitor", operation_id="monitorChampionship",
+@get("/{championship_id:str}/monitor", operation_id="monitorChampionship", refuses=(403,),
      summary="Organisers and referees: every match of a round with its state, a count per state and what needs "
              "the organiser now (paged: after, limit; filters: state, q)")
 async def get_monitor(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships,

@@ -52,7 +52,7 @@ async def daily_set(day: FromPath[str], profile: FromPath[str], user: Caller, da
     return DailySet(bs.set_id, bs.size, bs.commitment, closes_at(d), bs.seed)
 
 
-@post("/daily/{profile:str}/play", operation_id="playDaily", status_code=201,
+@post("/daily/{profile:str}/play", operation_id="playDaily", refuses=(409,), status_code=201,
       summary="Open your next board of today's set (in order, each once): a table with a bot partner against "
               "bot opponents")
 async def play_daily(profile: FromPath[str], user: Caller, daily: Daily) -> BoardStatus:
@@ -65,7 +65,7 @@ async def daily_entry(day: FromPath[str], profile: FromPath[str], user: Caller, 
     return await daily.entry(user.user_id, _day(day), profile)
 
 
-@get("/daily/{day:str}/{profile:str}/leaderboard", operation_id="dailyLeaderboard",
+@get("/daily/{day:str}/{profile:str}/leaderboard", operation_id="dailyLeaderboard", refuses=(403,),
      summary="The day's leaderboard (live while the set is open, final after), a page after rank `after`")
 async def daily_leaderboard(day: FromPath[str], profile: FromPath[str], user: Caller, pool: Pool, daily: Daily,
                             scoring: FromQuery[Literal["mp", "imps"]] = "mp",
@@ -81,7 +81,7 @@ async def daily_leaderboard(day: FromPath[str], profile: FromPath[str], user: Ca
     return await rm.leaderboard(pool, d, profile, scoring=scoring, after=after, limit=limit, every=every)
 
 
-@get("/daily/{day:str}/{profile:str}/boards/{board:int}/field", operation_id="dailyBoardField",
+@get("/daily/{day:str}/{profile:str}/boards/{board:int}/field", operation_id="dailyBoardField", refuses=(403,),
      summary="A board's field of results (margin and how many): to its finishers, and to all once closed")
 async def daily_board_field(day: FromPath[str], profile: FromPath[str], board: FromPath[int], user: Caller,
                             pool: Pool, daily: Daily) -> list[rm.FieldResult]:

@@ -33,7 +33,7 @@ from services.anchor import receipts_of
 from services.api.auth import User
 from services.api.deps import Caller, Championships, Pool, Seen, Tables
 from services.api.problems import Problem
-from services.api.routes_championships import _is_organiser, summary
+from services.api.routes_championships import _is_organiser, named_standings, summary
 from services.api.routes_tables import _visible_events, _whole_game, deal_record
 from services.championships import duplicate
 from services.errors import ServiceError
@@ -103,7 +103,7 @@ def csv_response(championship_id: str, what: str, header: list[str], rows: Itera
                     headers=_attachment(championship_id, what))
 
 
-@get("/{championship_id:str}/export/teams.csv", operation_id="exportTeams", media_type=CSV_MEDIA,
+@get("/{championship_id:str}/export/teams.csv", operation_id="exportTeams", refuses=(403,), media_type=CSV_MEDIA,
      summary="Organisers and referees: the teams as CSV (name, players and substitutes with their public "
              "names, status, seed)", responses=_CSV_RESPONSE)
 async def export_teams(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
@@ -153,7 +153,7 @@ def match_rows(state: ChampionshipState, tables_of: list) -> Iterable[list]:
                    " ".join(its_tables)]
 
 
-@get("/{championship_id:str}/export/matches.csv", operation_id="exportMatches", media_type=CSV_MEDIA,
+@get("/{championship_id:str}/export/matches.csv", operation_id="exportMatches", refuses=(403,), media_type=CSV_MEDIA,
      summary="Organisers and referees: every match as CSV (round, stage, teams, games and points, winner, how "
              "it was decided, its tables)", responses=_CSV_RESPONSE)
 async def export_matches(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
@@ -166,13 +166,14 @@ async def export_matches(championship_id: FromPath[str], user: Caller, pool: Poo
 STANDING_COLUMNS = [f.encode_name for f in msgspec.structs.fields(StandingRow)]
 
 
-@get("/{championship_id:str}/export/standings.csv", operation_id="exportStandings", media_type=CSV_MEDIA,
+@get("/{championship_id:str}/export/standings.csv", operation_id="exportStandings", refuses=(403,),
+     media_type=CSV_MEDIA,
      summary="Organisers and referees: the standings as CSV, every column of GET /championships/{id}/standings",
      responses=_CSV_RESPONSE)
 async def export_standings(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
                            ) -> Response:
     await _official(championships, pool, championship_id, user)
-    standings = msgspec.to_builtins(await championships.standings(championship_id))
+    standings = msgspec.to_builtins(await named_standings(championships, pool, championship_id))
     return csv_response(championship_id, "standings.csv", STANDING_COLUMNS,
                         ([row[c] for c in STANDING_COLUMNS] for row in standings))
 
@@ -311,7 +312,7 @@ def _match_order(state: ChampionshipState, rows: list) -> tuple[list, dict[str, 
     return sorted(rows, key=key), {m: r for m, (r, _) in place.items()}
 
 
-@get("/{championship_id:str}/export/records.zip", operation_id="exportRecords", media_type=ZIP_MEDIA,
+@get("/{championship_id:str}/export/records.zip", operation_id="exportRecords", refuses=(403,), media_type=ZIP_MEDIA,
      summary="Organisers and referees: every finished deal's hand record and every finished game's record of "
              "the championship's tables, in a zip with a manifest of their SHA-256 (streamed)",
      responses=_ZIP_RESPONSE)

@@ -136,7 +136,7 @@ async def log_checkpoints(pool: Pool, signer: ServerSigner,
     return Checkpoints(key_id=signer.key_id, checkpoints=found, next=cursor)
 
 
-@get("/checkpoints/consistency", operation_id="logConsistency",
+@get("/checkpoints/consistency", operation_id="logConsistency", refuses=(404,),
      summary="A consistency proof between two checkpoint sizes", exclude_from_auth=True)
 async def log_consistency(pool: Pool, state: State,
                           from_size: Annotated[int, QueryParameter(name="from", ge=0)],
@@ -159,7 +159,7 @@ async def log_consistency(pool: Pool, state: State,
     return answer
 
 
-@get("/checkpoints/inclusion", operation_id="logInclusion",
+@get("/checkpoints/inclusion", operation_id="logInclusion", refuses=(404,),
      summary="An inclusion proof of one event in the tree of a checkpoint's size", exclude_from_auth=True)
 async def log_inclusion(pool: Pool, state: State,
                         size: Annotated[int, QueryParameter(ge=1)],

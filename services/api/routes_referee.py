@@ -128,7 +128,7 @@ class DeskDeal(msgspec.Struct):
     qayd_text: str
 
 
-@post("/tables/{table_id:str}/calls", operation_id="callReferee", status_code=201,
+@post("/tables/{table_id:str}/calls", operation_id="callReferee", refuses=(409,), status_code=201,
       summary="A seated player calls the referee to his table (a claim dispute, a misclick, a connection loss, "
               "suspected collusion, an accusation of an action: \"qayd\" with its index, whose deal's result "
               "then waits for the ruling)", dto=Strict[schemas.NewCall], return_dto=None)
@@ -157,7 +157,7 @@ async def _referee_of(tables, visibility, table_id: str, user_id: str):
     return table
 
 
-@post("/tables/{table_id:str}/calls/{call:int}/claim", operation_id="claimCall", status_code=200,
+@post("/tables/{table_id:str}/calls/{call:int}/claim", operation_id="claimCall", refuses=(409,), status_code=200,
       summary="Referee: take a call (the other referees see it is taken; claiming one's own again changes "
               "nothing)", dto=Strict[schemas.ClaimCall], return_dto=None)
 async def claim_call(table_id: FromPath[str], call: FromPath[int], data: JSONBody[schemas.ClaimCall],
@@ -185,7 +185,7 @@ async def _refereed_tables(pool, user_id: str, table_ids: list[str]) -> dict[str
     return {r["table_id"]: dict(r) for r in rows}
 
 
-@get("/referee/queue", operation_id="refereeQueue",
+@get("/referee/queue", operation_id="refereeQueue", refuses=(403,),
      summary="Referee: the calls at every table the caller referees, the open ones oldest first (ruled=true: "
              "the ruled ones too, newest first after them)")
 async def referee_queue(user: Caller, pool: Pool, championships: Championships, ruled: FromQuery[bool] = False,
@@ -310,7 +310,7 @@ def _verdict(evs: list, call) -> tuple[QaydVerdict | None, str | None]:
         return None, f"{err.rule}: {err.message}"
 
 
-@get("/tables/{table_id:str}/deals/{deal_no:int}/desk", operation_id="refereeDesk",
+@get("/tables/{table_id:str}/deals/{deal_no:int}/desk", operation_id="refereeDesk", refuses=(403, 409),
      summary="Referee: a deal step by step with all four hands (at any time, the deal being played included), "
              "its calls with the engine's verdict on each accusation and the rule's text, its rulings and "
              "signed receipts")

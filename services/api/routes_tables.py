@@ -40,7 +40,7 @@ from services.tables import Table, TableOpened, command_digest, deal_finished, d
 from services.tables.feeds import Cut
 
 
-@post("/tables", operation_id="createTable", status_code=201,
+@post("/tables", operation_id="createTable", refuses=(409, 422), status_code=201,
       summary="Propose a table (one game): the seated users are invited, and the game starts once each has "
               "accepted (the caller accepts by himself); a seat named \"bot\" is played by a bot of the "
               "table's level",
@@ -117,14 +117,14 @@ async def _answer(tables: Tables, visibility: Seen, table_id: str, user: Caller,
     return schemas.InvitationAnswered(table_id, outcome.version, outcome.replayed, status, list(table.waiting))
 
 
-@post("/tables/{table_id:str}/accept", operation_id="acceptInvitation", status_code=200,
+@post("/tables/{table_id:str}/accept", operation_id="acceptInvitation", refuses=(409,), status_code=200,
       summary="Take the seat you are invited to; the last acceptance starts the game")
 async def accept_invitation(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
                             ) -> schemas.InvitationAnswered:
     return await _answer(tables, visibility, table_id, user, True)
 
 
-@post("/tables/{table_id:str}/decline", operation_id="declineInvitation", status_code=200,
+@post("/tables/{table_id:str}/decline", operation_id="declineInvitation", refuses=(409,), status_code=200,
       summary="Refuse the seat you are invited to: the table is cancelled")
 async def decline_invitation(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
                              ) -> schemas.InvitationAnswered:
@@ -145,7 +145,7 @@ async def list_tables(user: Caller, pool: Pool,
                                  r["championship_id"], r["match_id"]) for r in rows]
 
 
-@get("/tables/{table_id:str}/view", operation_id="viewTable",
+@get("/tables/{table_id:str}/view", operation_id="viewTable", refuses=(403,),
      summary="The table as the caller sees it: a seated player's own seat, else the spectator view")
 async def view_table(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen,
                      seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)) -> schemas.AnyTableView:
@@ -154,7 +154,7 @@ async def view_table(table_id: FromPath[str], user: Caller, tables: Tables, visi
     return table_view(await visibility.seen(table, audience), audience.seat)
 
 
-@post("/tables/{table_id:str}/commands", operation_id="actAtTable", status_code=200,
+@post("/tables/{table_id:str}/commands", operation_id="actAtTable", refuses=(409,), status_code=200,
       summary="Act for your own seat: bid, double, declare, play, claim Sawa or call Qayd (the card game); "
               "roll or score (the dice game)", dto=Strict[schemas.PlayerCommand], return_dto=None)
 async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand], user: Caller,
@@ -179,7 +179,7 @@ async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.
                                    table_view(table, my_seat), outcome.receipts)
 
 
-@post("/tables/{table_id:str}/rulings", operation_id="ruleAtTable", status_code=200,
+@post("/tables/{table_id:str}/rulings", operation_id="ruleAtTable", refuses=(409, 422), status_code=200,
       summary="Referee: call Qayd for a seat (the engine rules from the log), record the result, annul "
               "or replay a deal, end the game, hand a seat to a bot", dto=Strict[schemas.RefereeCommand], return_dto=None)
 async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand], user: Caller,
@@ -229,7 +229,7 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
                                    table_view(table, None), outcome.receipts)
 
 
-@get("/tables/{table_id:str}/live", operation_id="followTable",
+@get("/tables/{table_id:str}/live", operation_id="followTable", refuses=(403,),
      summary="Server-Sent Events: the caller's view after each event (a player's own seat; spectators behind "
              "the table's delay)",
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
@@ -334,7 +334,8 @@ async def _visible_events(tables: Tables, visibility: Seen, table_id: str, user:
     return await tables.events(table_id, await visibility.version(table, audience))
 
 
-@get("/tables/{table_id:str}/deals", operation_id="listDeals", summary="The deals of a table, for replays")
+@get("/tables/{table_id:str}/deals", operation_id="listDeals", refuses=(403,),
+     summary="The deals of a table, for replays")
 async def list_deals(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
                      ) -> list[schemas.DealSummary]:
     events = await _visible_events(tables, visibility, table_id, user)
@@ -387,7 +388,7 @@ def _record_of(deal_events: list, receipts: list[Receipt]) -> HandRecord:
     return msgspec.structs.replace(record, rulings=rulings) if rulings else record
 
 
-@get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord",
+@get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord", refuses=(403, 409),
      summary="A finished deal as a baloot-hand/1 hand record, with the server's signed receipt of its end")
 async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
                       tables: Tables, visibility: Seen) -> HandRecord:
@@ -404,7 +405,7 @@ def deal_record(events, deal_no: int, receipts: list[Receipt]) -> HandRecord:
     return record if receipt is None else msgspec.structs.replace(record, receipt=_hand_receipt(receipt))
 
 
-@get("/tables/{table_id:str}/receipts", operation_id="tableReceipts",
+@get("/tables/{table_id:str}/receipts", operation_id="tableReceipts", refuses=(403,),
      summary="The server's signed receipts of the table's stream head at the end of each deal and of the game "
              "(keep them: `baloot verify --receipts` checks the log against them)")
 async def table_receipts(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables, visibility: Seen
@@ -414,7 +415,7 @@ async def table_receipts(table_id: FromPath[str], user: Caller, pool: Pool, tabl
     return [r for r in await receipts_of(pool, stream_of(table_id)) if r.version <= visible]
 
 
-@get("/tables/{table_id:str}/state", operation_id="tableStateAt",
+@get("/tables/{table_id:str}/state", operation_id="tableStateAt", refuses=(403,),
      summary="The caller's view after event number `at` (step-by-step replay; spectators behind the table's "
              "delay)")
 async def state_at(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen,
@@ -427,7 +428,7 @@ async def state_at(table_id: FromPath[str], user: Caller, tables: Tables, visibi
     return table_view(await tables.table_at(table_id, at), audience.seat)
 
 
-@get("/tables/{table_id:str}/deals/{deal_no:int}/audit", operation_id="auditStoredDeal",
+@get("/tables/{table_id:str}/deals/{deal_no:int}/audit", operation_id="auditStoredDeal", refuses=(403, 409),
      summary="Verify the stream's hash chain, the revealed seed against the commitment and the dealt hands, "
              "and replay the rules")
 async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
@@ -480,7 +481,7 @@ def _whole_game(table: Table, events) -> tuple[object, list]:
     return game, played
 
 
-@get("/tables/{table_id:str}/record", operation_id="gameRecord",
+@get("/tables/{table_id:str}/record", operation_id="gameRecord", refuses=(403, 409),
      summary="A finished game as one record in its game's format (the dice game: balut-game/1, every turn's "
              "seed and commitment); the card game's records are per deal")
 async def game_record(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen) -> dict[str, Any]:
@@ -489,7 +490,7 @@ async def game_record(table_id: FromPath[str], user: Caller, tables: Tables, vis
     return msgspec.to_builtins(game.info.record.export(played))
 
 
-@get("/tables/{table_id:str}/audit", operation_id="auditStoredGame",
+@get("/tables/{table_id:str}/audit", operation_id="auditStoredGame", refuses=(403, 409),
      summary="A finished game's audit: the stream's hash chain, and its record replayed by its game's audit "
              "(each turn's seed against its commitment and the dice thrown)")
 async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables, visibility: Seen,
@@ -503,7 +504,7 @@ async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: 
                                    msgspec.to_builtins(report), anchor)
 
 
-@post("/audit", operation_id="auditHandRecord", status_code=200,
+@post("/audit", operation_id="auditHandRecord", refuses=(400, 413), status_code=200,
       summary="Audit an uploaded record (baloot-hand/1 or balut-game/1, told apart by its `format`), as "
               "`baloot audit --json` does")
 async def audit_upload(request: Request, user: Caller) -> dict[str, Any]:
