@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from services.anchor import publish_checkpoint
 from services.anchor.keys import default_signer
 from tests.anchor.test_tamper import rehash, settled, superuser
-from tests.web.conftest import in_four_looks, requested_urls, same_origin
+from tests.web.conftest import SCREENSHOTS, in_four_looks, requested_urls, same_origin
 from tests.web.test_pages import bot_table, text_of, wait
 
 
@@ -99,7 +99,9 @@ async def test_the_audit_page_names_the_players_breaks_the_score_down_checks_the
     table_id, referee = bot_table(served)
     served.start_workers()
     served.follow_to_end(table_id, referee)
-    url = f"{served.base}/watch/audit.html?table={table_id}&deal=1"
+    # The first deal that was played (a deal all four passed has no card to tamper with below).
+    n = next(d["deal_no"] for d in served.http.get(f"/tables/{table_id}/deals", headers=referee).json() if d["contract"])
+    url = f"{served.base}/watch/audit.html?table={table_id}&deal={n}"
     checked = lambda d: "checking" not in (text_of(d, "receipt-browser") or "checking")
     in_four_looks(browser, url, "audit-names", checked)
     browser.get(url)
@@ -107,13 +109,27 @@ async def test_the_audit_page_names_the_players_breaks_the_score_down_checks_the
     page = text_of(browser, "main")
     assert "seat " not in page and "Bot (normal)" in text_of(browser, "actions")      # who, not a seat number
     assert text_of(browser, "receipt-browser").startswith("verifies against the server's published key")
-    record = served.http.get(f"/tables/{table_id}/deals/1/record", headers=referee).json()
-    report = served.http.get(f"/tables/{table_id}/deals/1/audit", headers=referee).json()["report"]
+    record = served.http.get(f"/tables/{table_id}/deals/{n}/record", headers=referee).json()
+    report = served.http.get(f"/tables/{table_id}/deals/{n}/audit", headers=referee).json()["report"]
     rows = browser.execute_script("return [...document.querySelectorAll('#breakdown tbody tr')].map(r => "
                                   "[...r.cells].map(c => c.innerText))")
     assert rows[-1][1:] == [str(p) for p in report["game_points"]] and rows[0][1:] == [str(p) for p in report["card_points"]]
     numbers = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#actions li.action .index")]
     assert numbers == [str(i) for i in range(len(record["actions"]))]               # each action numbered once
+    # In Arabic the engine's lines are said in Arabic: who plays which card, who took each trick.
+    browser.get(url + "&lang=ar")
+    wait(browser, checked)
+    plays = [i for i, a in enumerate(record["actions"]) if "play" in a]
+    lines = {int(e.find_element(By.CSS_SELECTOR, ".index").text): e.text
+             for e in browser.find_elements(By.CSS_SELECTOR, "#actions li.action")}
+    assert all(" يلعب " in lines[i] and "plays" not in lines[i] for i in plays), [lines[i] for i in plays[:3]]
+    tricks = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#actions li.consequence") if "trick" in e.text
+              or "الأكلة" in e.text]
+    assert len(tricks) == 8 and all(x.startswith("الأكلة") for x in tricks), tricks
+    assert "آلي (عادي)" in text_of(browser, "actions")
+    browser.find_element(By.ID, "actions").screenshot(str(SCREENSHOTS / "audit-actions-ar.png"))
+    browser.get(url)
+    wait(browser, checked)
 
     # A record tampered with (a card its player never held), uploaded: the page names the first bad action,
     # as `baloot audit` does.

@@ -120,7 +120,6 @@ def test_a_finished_deal_steps_to_trick_5_and_its_link_shows_the_same_position(s
     assert not browser.find_elements(By.CSS_SELECTOR, "#title") or "Table" not in text_of(browser, "title")
     screenshot(browser, "replay-trick-5")
 
-
     # In Arabic: right to left, the game's own words, cards labelled for screen readers in Arabic.
     browser.find_element(By.ID, "lang").click()
     wait(browser, lambda d: d.execute_script("return document.documentElement.dir") == "rtl")
@@ -142,6 +141,10 @@ def test_a_finished_deal_steps_to_trick_5_and_its_link_shows_the_same_position(s
     # A table that does not exist: a page that says so.
     browser.get(f"{served.base}/watch/table.html?id=nosuchtable")
     assert wait(browser, lambda d: d.find_elements(By.ID, "not-found"))[0].text == "لا توجد طاولة بهذا الرابط"
+    # Both pages in English and Arabic, on a desktop and a phone.
+    in_four_looks(browser, link, "replay", lambda d: game_version(d) == at)
+    in_four_looks(browser, f"{served.base}/watch/table.html?id=nosuchtable", "table-not-found",
+                  lambda d: d.find_elements(By.ID, "not-found"))
 
 
 def choose(actions: list[dict], rng: random.Random) -> dict:

@@ -1,5 +1,7 @@
 // The public API: as the person signed in (a session cookie, POST /session) or else as a spectator with a
 // token of our own (POST /users); JSON reads and writes, and the live stream.
+import {t} from "./i18n.js";
+
 const KEY = "baloot.watch.token";
 const CSRF_COOKIE = "baloot_csrf";
 let account;                 // undefined: not asked yet; null: nobody signed in; else GET /session's answer
@@ -151,12 +153,17 @@ export function follow(path, onEvent, onState = () => {}, from = 0) {
   return () => { stopped = true; if (controller) controller.abort(); };
 }
 
-// Public names of users by id (cached for the page's life).
+// Public names of users by id (cached for the page's life). The tables' bots ("bot-<level>") are named in the
+// reader's language, as the page is.
 const names = new Map();
+const BOT = /^bot-(easy|simple|normal|hard|strong)$/;
 export async function userNames(ids) {
   const missing = [...new Set(ids.filter(id => id && !names.has(id)))];
   for (let i = 0; i < missing.length; i += 100) {
     for (const u of await get(`/users?ids=${missing.slice(i, i + 100).join(",")}`)) names.set(u.user_id, u);
   }
-  return id => names.get(id);
+  return id => {
+    const u = names.get(id), bot = BOT.exec(id ?? "");
+    return u && bot ? {...u, name: t("bot_of_level", {level: t(`level_${bot[1]}`)})} : u;
+  };
 }

@@ -5,7 +5,7 @@
 // Crypto's Ed25519), and the commands to check the rest on one's own machine; the record to download.
 import {download, get, sendText, userNames} from "./api.js";
 import {fill, h} from "./cards.js";
-import {listText, onChange, setUp, t} from "./i18n.js";
+import {lang, listText, onChange, setUp, t} from "./i18n.js";
 import "./words_audit.js";
 
 const main = document.getElementById("main");
@@ -34,9 +34,46 @@ const teamName = team => players ? t("audit_team_of", {names: listText([players[
 
 // The server's lines say "seat 2" and "team A": here they say who.
 function named(line) {
-  return line.replace(/\(team ([AB])\)/g, (_, x) => `(${teamName(x === "A" ? 0 : 1)})`)
+  return said(line).replace(/\(team ([AB])\)/g, (_, x) => `(${teamName(x === "A" ? 0 : 1)})`)
     .replace(/\bteam ([AB])\b/g, (_, x) => teamName(x === "A" ? 0 : 1))
     .replace(/\bseat (\d)\b/g, (_, s) => seatName(Number(s)));
+}
+
+// The server's audit lines (the same as `baloot audit` prints) in the reader's language: each kind of line the
+// engine writes has its words here; a line of no known kind stays as the server wrote it. Cards keep their
+// symbols after the rank in Arabic too (isolated left to right).
+const card = c => `\u2066${c}\u2069`;
+const word = w => t(w);        // a bid or a double: the game's own word (pass, hokum, double, gahwa…)
+const LINES = [
+  [/^seat (\d) bids (\w+)(?: ([SHDC]))?$/, (m) => t("line_bids", {seat: `seat ${m[1]}`, bid: word(m[2]),
+    suit: m[3] ? ` ${t(`suit_${m[3]}`)}` : ""})],
+  [/^seat (\d) says (\w+)(?: \((closed|open)\))?$/, (m) => t("line_says", {seat: `seat ${m[1]}`, call: word(m[2]),
+    how: m[3] ? ` (${t(m[3] === "closed" ? "closed" : "line_open")})` : ""})],
+  [/^seat (\d) declares (.+)$/, (m) => t("line_declares", {seat: `seat ${m[1]}`, cards: m[2].split(" ").map(card).join(" ")})],
+  [/^seat (\d) plays (\S+)( announcing Baloot \(بلوت\))?(?:  ← illegal: (.*))?$/, (m) => t("line_plays", {
+    seat: `seat ${m[1]}`, card: card(m[2])}) + (m[3] ? ` ${t("line_baloot")}` : "") + (m[4] ? `  ← ${t("line_illegal")}: ${m[4]}` : "")],
+  [/^seat (\d) claims Sawa \(سوا\): (holds|FALSE)$/, (m) => t(m[2] === "holds" ? "line_sawa_holds" : "line_sawa_false",
+    {seat: `seat ${m[1]}`})],
+  [/^seat (\d) calls Qayd \(قيد\) on action (\d+)$/, (m) => t("line_qayd", {seat: `seat ${m[1]}`, index: m[2]})],
+  [/^trick (\d) to seat (\d) \(team ([AB])\), (\d+) points(?: with the last-trick (\d+))?$/, (m) => t("line_trick",
+    {n: m[1], seat: `seat ${m[2]}`, team: `(team ${m[3]})`, points: m[4]}) + (m[5] ? ` ${t("line_last_trick", {n: m[5]})}` : "")],
+  [/^contract: (Hokum ([SHDC])|Ashkal \(Sun\)|Sun) bought by seat (\d) \(team ([AB])\)(.*)$/, (m) => t("line_contract", {
+    name: m[2] ? `${t("hokum")} ${t(`suit_${m[2]}`)}` : m[1] === "Sun" ? t("sun") : t("ashkal"), seat: `seat ${m[3]}`,
+    team: `(team ${m[4]})`}) + m[5].replace(/, doubled ×(\d)/, (_, x) => `، ${t("line_doubled", {x})}`)
+      .replace(", Gahwa (قهوة)", `، ${t("gahwa")}`).replace(", closed (مقفول)", `، ${t("closed")}`)],
+  [/^card GP (\d+)\/(\d+) \+ projects (\d+)\/(\d+) = (\d+)\/(\d+)$/, (m) => t("line_card_gp", {
+    a: m[1], b: m[2], pa: m[3], pb: m[4], ga: m[5], gb: m[6]})],
+  [/^the buyer's team has fewer GP: it fails \(خسران\)$/, () => t("line_buyer_fails")],
+  [/^Baloot \(بلوت\) (\d+)\/(\d+), never multiplied$/, (m) => t("line_baloot_points", {a: m[1], b: m[2]})],
+  [/^the deal is void \((\w+)\)$/, (m) => t("line_void", {reason: m[1]})],
+];
+function said(line) {
+  if (lang() === "en") return line;
+  for (const [pattern, say] of LINES) {
+    const m = pattern.exec(line);
+    if (m) return say(m);
+  }
+  return line;
 }
 
 // ---- the receipt, checked here ----
