@@ -114,8 +114,11 @@ def verify_command(args: argparse.Namespace) -> int:
         finally:
             await pool.close()
 
+    from services.cli.feedback import working
+
     try:
-        report = asyncio.run(run())
+        with working(f"Verifying {'stream ' + args.stream if args.stream else 'the whole log'}…"):
+            report = asyncio.run(run())
     except Exception as exc:  # no such database, or not migrated: not a finding about the log
         print(f"Cannot verify: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -64,12 +64,10 @@ def render(a: str, b: str, summary: Summary, what: str) -> str:
 
 
 def match_command(args) -> int:
-    from rich.console import Console
-    from rich.progress import Progress
+    from services.cli.feedback import counted
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(f"{args.a} vs {args.b}: boards played", total=args.boards)
+    with counted(f"{args.a} vs {args.b}: boards played", args.boards) as done:
         results = run_match(args.a, args.b, args.boards, args.seed, games=args.games, profile=args.profile,
-                            jobs=args.jobs, done=lambda: progress.advance(task))
+                            jobs=args.jobs, done=done)
     print(render(args.a, args.b, summarize(results), "games to the target" if args.games else "deals"))
     return 0

@@ -50,15 +50,19 @@ def simulate_command(args: argparse.Namespace) -> int:
     from domain.baloot import daily
     from domain.baloot.daily_play import SimulatedPlayer, play_board
 
+    from services.cli.feedback import counted
+
     fields: dict[int, dict[str, int]] = {}
     finished: dict[str, int] = {}
     step = 0
-    for p in range(args.players):
-        player = SimulatedPlayer(args.level, f"{args.seed}:player:{p}")
-        for b in daily.boards("simulated", args.seed, args.boards):
-            fields.setdefault(b.number, {})[f"player {p}"] = daily.margin(play_board(b, player, args.level), 0)
-            step += 1
-        finished[f"player {p}"] = step
+    with counted(f"{args.players} players × {args.boards} boards", args.players * args.boards) as done:
+        for p in range(args.players):
+            player = SimulatedPlayer(args.level, f"{args.seed}:player:{p}")
+            for b in daily.boards("simulated", args.seed, args.boards):
+                fields.setdefault(b.number, {})[f"player {p}"] = daily.margin(play_board(b, player, args.level), 0)
+                step += 1
+                done()
+            finished[f"player {p}"] = step
     table = daily.rank(daily.score_day(fields, finished), args.scoring)
     print(f"{'rank':>4}  {'player':<12} {'MP %':>7} {'IMPs':>5}")
     for k, s in enumerate(table[:args.top], 1):
