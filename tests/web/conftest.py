@@ -180,17 +180,32 @@ def start_chromium(chromium_paths):
     return driver
 
 
+WRONG_WORDS = ("[object", "null", "undefined", "NaN")
+
+
+def shows_no_wrong_words(driver, where: str) -> None:
+    """The page in ``driver`` shows none of what a bug prints in place of a value (``null``, ``undefined``,
+    ``[object …]``, ``NaN``)."""
+    try:
+        text = driver.find_element(By.TAG_NAME, "body").text
+    except Exception:            # no page (a closed window, an image): nothing shown to check
+        return
+    shown = [w for w in WRONG_WORDS if w in text]
+    assert not shown, f"{where} shows {shown}: {text[:400]}"
+
+
 @pytest.fixture
 def browser(chromium_paths, request):
     driver = start_chromium(chromium_paths)
     try:
         yield driver
+        shows_no_wrong_words(driver, f"the last page of {request.node.name} ({driver.current_url})")
     finally:
         driver.quit()
 
 
 @pytest.fixture
-def more_browsers(chromium_paths):
+def more_browsers(chromium_paths, request):
     """Makes more browsers (each a person on a device of his own), all closed after the test."""
     drivers = []
 
@@ -200,6 +215,8 @@ def more_browsers(chromium_paths):
 
     try:
         yield make
+        for k, driver in enumerate(drivers):
+            shows_no_wrong_words(driver, f"the last page of browser {k + 1} in {request.node.name}")
     finally:
         for driver in drivers:
             driver.quit()
@@ -239,9 +256,7 @@ def in_four_looks(driver, url: str, name: str, ready, read=None) -> dict:
                 assert wide is None, f"{name} ({lang}) is wider than a {wide[0]} px screen: {wide[1]}"
                 missing = driver.execute_script("return [...(globalThis.missingWords ?? [])]")
                 assert not missing, f"{name} ({lang}) asks for words no language has: {missing}"
-                text = driver.find_element(By.TAG_NAME, "body").text
-                for wrong in ("[object", "null", "undefined", "NaN"):
-                    assert wrong not in text, f"{name} ({lang}) shows {wrong!r}: {text[:400]}"
+                shows_no_wrong_words(driver, f"{name} ({lang})")
                 screenshot(driver, f"{name}{'-ar' if lang == 'ar' else ''}{suffix}")
                 if read is not None:
                     seen[lang] = read(driver)

@@ -9,7 +9,7 @@ import time
 
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from services.eventstore.subscriptions import rebuild_projection
 from services.workers.projections import standings_read_model
@@ -189,3 +189,27 @@ async def test_a_10240_team_bracket_paints_and_finds_a_team_with_small_requests(
           f"{sizes[0][0]:,} bytes ({sizes[0][1]}); the first paint's requests (ms): {timings}")
     assert sizes[0][0] <= LARGEST_RESPONSE, sizes[:3]
     screenshot(browser, "bracket-10240")
+
+
+async def test_a_double_elimination_draws_each_bracket_as_a_stage(served, browser, pool):
+    cid, sim = await knock_out(pool, 16, "double_elimination")
+    browser.get(f"{served.base}/watch/championship.html?id={cid}")
+    wait(browser, lambda d: len(boxes(d)) >= 7)
+    stages = [o.get_attribute("value") for o in browser.find_elements(By.CSS_SELECTOR, "#stage option")]
+    assert stages[:2] == ["winners", "losers"] and "grand final" in stages
+    winners_first = [m.match_id for m in sim.state.rounds[0].matches if m.stage == "winners"]
+    assert boxes(browser)[:8] == winners_first[:8]
+    # The losers' bracket: its first round's matches and the ones their winners were paired into.
+    Select(browser.find_element(By.ID, "stage")).select_by_value("losers")
+    losers = [(r.number, [m.match_id for m in r.matches if m.stage == "losers"]) for r in sim.state.rounds]
+    first_round, first_matches = next((n, ms) for n, ms in losers if ms)
+    wait(browser, lambda d: drawn_round(d) == str(first_round))
+    assert boxes(browser)[:len(first_matches)] == first_matches[:8]
+    assert browser.find_element(By.CSS_SELECTOR, "#stage option:checked").text == "losers' bracket"
+    # The grand final: one match, its winner the champion.
+    Select(browser.find_element(By.ID, "stage")).select_by_value("grand final")
+    wait(browser, lambda d: len(boxes(d)) == 1)
+    final = browser.find_element(By.CSS_SELECTOR, "#bracket g.match")
+    assert final.find_element(By.CSS_SELECTOR, "text.team.winner title").get_attribute("textContent") == (
+        team_name(sim, sim.state.champion))
+    in_four_looks(browser, browser.current_url, "double-elimination", lambda d: len(boxes(d)) == 1)

@@ -23,7 +23,8 @@ const names = new Map();           // team id -> what people call it, as the ser
 
 const teamName = team => names.get(team) || team;
 const narrow = () => main.clientWidth < 640;
-const api = (path, query = {}) => get(`/championships/${id}${path}?${new URLSearchParams(query)}`);
+const api = (path, query = {}) => get(`/championships/${id}${path}?${new URLSearchParams(
+  Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ""))}`);
 
 function remember() {
   const url = new URL(location.href);
