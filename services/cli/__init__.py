@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "services.cli.championship",  # championship rehearse (a whole championship on the live path)
     "services.cli.account",     # account grant, revoke (roles on a person's account)
     "services.cli.demo",        # demo (a championship, a table and accounts for `baloot serve` to show)
+    "services.cli.ratings",     # ratings rebuild (the players' ratings from the log)
 )
 
 

@@ -1,0 +1,125 @@
+"""Players' ratings as a read model: kept by the workers' projection runner from every championship's stream
+(``ratings_rm``), in the log's order, so that ``baloot ratings rebuild`` (a rebuild from zero) gives the same
+rows; and the reads the API serves (a game's leaderboard, keyset-paged; a player's ratings and results).
+
+The card game's matches are rated (two teams, the winners first); a forfeit is no game played and is not
+rated. Each update is a row of ``ratings_updates`` with the absolute values it left.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+import msgspec
+
+from domain.tournament import events as e
+from projections.ratings import Rating, rate_match
+from services.championships import CODEC
+from services.eventstore import RecordedEvent, projection
+
+NAME = "ratings_rm"
+PREFIX = "championship-"
+RATED_GAMES = ("baloot",)          # Balut's free-for-all tables are not rated yet
+GAME_ROW = ""                      # the roster row that says a championship's game
+
+
+async def apply_ratings(conn: asyncpg.Connection, event: RecordedEvent) -> None:
+    if not event.stream_id.startswith(PREFIX):
+        return
+    championship_id = event.stream_id[len(PREFIX):]
+    match CODEC.decode(event):
+        case e.ChampionshipCreated(settings=settings):
+            await conn.execute("INSERT INTO ratings_rosters VALUES ($1, $2, $3, '{}') ON CONFLICT DO NOTHING",
+                               championship_id, GAME_ROW, settings.game)
+        case e.TeamRegistered(team_id=team_id, players=players):
+            await conn.execute(
+                "INSERT INTO ratings_rosters SELECT $1, $2, game, $3 FROM ratings_rosters "
+                "WHERE championship_id = $1 AND team_id = '' ON CONFLICT (championship_id, team_id) "
+                "DO UPDATE SET players = $3", championship_id, team_id, list(players))
+        case e.PlayerSubstituted(team_id=team_id, player_out=out, player_in=new):
+            await conn.execute("UPDATE ratings_rosters SET players = array_replace(players, $3, $4) "
+                               "WHERE championship_id = $1 AND team_id = $2", championship_id, team_id, out, new)
+        case e.MatchResultRecorded(match_id=match_id, winner=winner, loser=loser):
+            await _rate(conn, event.position, championship_id, match_id, winner, loser)
+
+
+async def _rate(conn, position: int, championship_id: str, match_id: str, winner: str, loser: str) -> None:
+    rows = await conn.fetch("SELECT team_id, game, players FROM ratings_rosters WHERE championship_id = $1 "
+                            "AND team_id = ANY($2)", championship_id, [winner, loser])
+    teams = {r["team_id"]: tuple(r["players"]) for r in rows}
+    game = rows[0]["game"] if rows else None
+    if game not in RATED_GAMES or set(teams) != {winner, loser}:
+        return
+    players = [*teams[winner], *teams[loser]]
+    current = {r["user_id"]: Rating(r["mu"], r["sigma"], r["games"]) for r in await conn.fetch(
+        "SELECT user_id, mu, sigma, games FROM ratings WHERE game = $1 AND user_id = ANY($2)", game, players)}
+    new = rate_match(current, teams[winner], teams[loser])
+    await conn.executemany(
+        "INSERT INTO ratings (game, user_id, mu, sigma, ordinal, games) VALUES ($1, $2, $3, $4, $5, $6) "
+        "ON CONFLICT (game, user_id) DO UPDATE SET mu = $3, sigma = $4, ordinal = $5, games = $6",
+        [(game, p, r.mu, r.sigma, r.ordinal, r.games) for p, r in new.items()])
+    await conn.executemany(
+        "INSERT INTO ratings_updates (position, game, user_id, championship_id, match_id, won, mu, sigma) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
+        [(position, game, p, championship_id, match_id, p in teams[winner], r.mu, r.sigma) for p, r in new.items()])
+
+
+async def reset_ratings(conn: asyncpg.Connection) -> None:
+    await conn.execute("TRUNCATE ratings, ratings_updates, ratings_rosters")
+
+
+def ratings_read_model():
+    """The projection (for ``ProjectionRunner``, ``run_projection`` and ``rebuild_projection``)."""
+    return projection(NAME, apply_ratings, reset_ratings, stream_prefix=PREFIX)
+
+
+# ---- reads ----
+
+class RatedPlayer(msgspec.Struct):
+    rank: int
+    user_id: str
+    name: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+class RecentResult(msgspec.Struct):
+    championship_id: str
+    match_id: str
+    won: bool
+    mu: float                      # the rating the match left
+    sigma: float
+
+
+async def leaderboard(db, game: str, after: tuple[float, str] | None, limit: int) -> list[RatedPlayer]:
+    """The game's rated people (not bots), best first by ordinal, then by id; ``after`` (ordinal, user id) of
+    the last row of the previous page: a keyset page, stable while ratings change elsewhere."""
+    rows = await db.fetch(
+        "SELECT r.user_id, u.name, r.mu, r.sigma, r.ordinal, r.games, "
+        " (SELECT count(*) FROM ratings o JOIN users ou ON ou.user_id = o.user_id AND ou.kind <> 'bot' "
+        "  WHERE o.game = r.game AND (o.ordinal > r.ordinal OR (o.ordinal = r.ordinal AND o.user_id < r.user_id)))"
+        " + 1 AS rank "
+        "FROM ratings r JOIN users u ON u.user_id = r.user_id AND u.kind <> 'bot' WHERE r.game = $1 "
+        "AND ($2::float8 IS NULL OR r.ordinal < $2 OR (r.ordinal = $2 AND r.user_id > $3)) "
+        "ORDER BY r.ordinal DESC, r.user_id LIMIT $4",
+        game, after[0] if after else None, after[1] if after else "", limit)
+    return [RatedPlayer(r["rank"], r["user_id"], r["name"], r["mu"], r["sigma"], r["ordinal"], r["games"])
+            for r in rows]
+
+
+async def ratings_of(db, user_id: str) -> dict[str, Rating]:
+    return {r["game"]: Rating(r["mu"], r["sigma"], r["games"]) for r in await db.fetch(
+        "SELECT game, mu, sigma, games FROM ratings WHERE user_id = $1 ORDER BY game", user_id)}
+
+
+async def recent_results(db, user_id: str, limit: int = 20) -> list[RecentResult]:
+    return [RecentResult(r["championship_id"], r["match_id"], r["won"], r["mu"], r["sigma"]) for r in await db.fetch(
+        "SELECT championship_id, match_id, won, mu, sigma FROM ratings_updates WHERE user_id = $1 "
+        "ORDER BY position DESC LIMIT $2", user_id, limit)]
+
+
+async def championships_of(db, user_id: str) -> list[str]:
+    return [r["championship_id"] for r in await db.fetch(
+        "SELECT DISTINCT championship_id FROM ratings_rosters WHERE $1 = ANY(players) ORDER BY championship_id",
+        user_id)]

@@ -1,0 +1,78 @@
+"""Players' ratings: a 16-team championship's ratings through the API equal a direct openskill computation over
+its results (in the order the log holds them) and a rebuild of the read model from zero; the leaderboard pages
+by keyset; a player's page shows his ratings, results and championships."""
+
+from __future__ import annotations
+
+import pytest
+from openskill.models import PlackettLuce
+
+from domain.tournament import events as e
+from services.eventstore import ProjectionRunner, rebuild_projection
+from services.ratings import ratings_read_model
+from tests.api.conftest import new_user
+from tests.stored_championship import knock_out, player_name
+
+
+def direct_openskill(sim) -> dict[str, tuple[float, float, int]]:
+    """Each player's (mu, sigma, games) computed with openskill itself over the championship's match results."""
+    model = PlackettLuce()
+    ratings: dict[str, tuple[float, float, int]] = {}
+    for event in sim.events:
+        if not isinstance(event, e.MatchResultRecorded):
+            continue
+        sides = [sim.state.teams[t].players for t in (event.winner, event.loser)]
+        start = [[model.rating(*ratings.get(p, (model.mu, model.sigma, 0))[:2]) for p in side] for side in sides]
+        for side, rated in zip(sides, model.rate(start, ranks=[1, 2])):
+            for p, r in zip(side, rated):
+                ratings[p] = (r.mu, r.sigma, ratings.get(p, (0, 0, 0))[2] + 1)
+    return ratings
+
+
+async def test_a_championships_ratings_equal_openskill_over_its_results_and_a_rebuild(api, pool):
+    cid, sim = await knock_out(pool, 16)
+    runner = ProjectionRunner(pool, ratings_read_model())
+    await runner.catch_up()                                  # as the workers keep it
+    kept = [tuple(r) for r in await pool.fetch("SELECT * FROM ratings ORDER BY game, user_id")]
+    _, spectator = await new_user(api, "spectator")
+
+    # The leaderboard, two pages of 20 and 12 by keyset, equals openskill's own numbers.
+    expected = direct_openskill(sim)
+    assert len(expected) == 32
+    first = (await api.get("/ratings/baloot", params={"limit": 20}, headers=spectator)).json()
+    rest = (await api.get("/ratings/baloot", params={"limit": 20, "after_ordinal": first["next_after_ordinal"],
+                                                     "after_user": first["next_after_user"]}, headers=spectator)).json()
+    rows = first["rows"] + rest["rows"]
+    assert len(rows) == 32 and rest["next_after_ordinal"] is None
+    assert [r["rank"] for r in rows] == list(range(1, 33))
+    for r in rows:
+        mu, sigma, games = expected[r["user_id"]]
+        assert (r["mu"], r["sigma"], r["games"]) == (pytest.approx(mu), pytest.approx(sigma), games)
+        assert r["name"] == player_name(r["user_id"])
+    ordinals = [r["ordinal"] for r in rows]
+    assert ordinals == sorted(ordinals, reverse=True)
+    champions = set(sim.state.teams[sim.state.champion].players)
+    assert {r["user_id"] for r in rows[:2]} == champions          # four wins, no loss: the best two
+
+    # A rebuild from zero gives the same rows as the incremental fold.
+    await rebuild_projection(pool, ratings_read_model())
+    assert [tuple(r) for r in await pool.fetch("SELECT * FROM ratings ORDER BY game, user_id")] == kept
+
+    # A player's page: his rating, each rated match (newest first), his championship by name.
+    champion = sorted(champions)[0]
+    page = (await api.get(f"/players/{champion}", headers=spectator)).json()
+    assert page["name"] == player_name(champion) and [g["game"] for g in page["ratings"]] == ["baloot"]
+    assert page["ratings"][0]["games"] == 4 and all(m["won"] for m in page["recent"])
+    assert [m["match_id"] for m in page["recent"]] == [
+        ev.match_id for ev in reversed(sim.events) if isinstance(ev, e.MatchResultRecorded)
+        and sim.state.champion in (ev.winner, ev.loser)]
+    assert page["championships"] == [{"championship_id": cid, "name": "Riyadh Cup 16"}]
+    assert page["recent"][0]["mu"] == pytest.approx(expected[champion][0])
+
+    # Wrong questions: a precise problem each.
+    r = await api.get("/ratings/chess", headers=spectator)
+    assert (r.status_code, r.json()["rule"]) == (404, "unrated_game")
+    r = await api.get("/players/nobody", headers=spectator)
+    assert (r.status_code, r.json()["rule"]) == (404, "unknown_user")
+    r = await api.get("/ratings/baloot", params={"limit": 0}, headers=spectator)
+    assert (r.status_code, r.json()["rule"]) == (400, "invalid_field")
