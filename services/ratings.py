@@ -119,6 +119,16 @@ async def recent_results(db, user_id: str, limit: int = 20) -> list[RecentResult
         "ORDER BY position DESC LIMIT $2", user_id, limit)]
 
 
+async def team_ratings(db, game: str, teams: dict[str, tuple[str, ...]]) -> dict[str, float]:
+    """Each team's rating for seeding: its players' mean ordinal in ``game`` (a player never rated counts as a
+    newcomer, openskill's start)."""
+    rated = {r["user_id"]: r["ordinal"] for r in await db.fetch(
+        "SELECT user_id, ordinal FROM ratings WHERE game = $1 AND user_id = ANY($2)", game,
+        [p for players in teams.values() for p in players])}
+    return {team: sum(rated.get(p, Rating().ordinal) for p in players) / len(players)
+            for team, players in teams.items() if players}
+
+
 async def championships_of(db, user_id: str) -> list[str]:
     return [r["championship_id"] for r in await db.fetch(
         "SELECT DISTINCT championship_id FROM ratings_rosters WHERE $1 = ANY(players) ORDER BY championship_id",

@@ -32,6 +32,7 @@ from domain.tournament import (
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from services.accounts import user_names
+from services.ratings import team_ratings
 from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User
 from services.bots import BOT_SEAT, team_bots
@@ -427,13 +428,20 @@ async def close_registration(request: Request, championship_id: FromPath[str], d
 
 
 @post("/{championship_id:str}/draw", operation_id="makeDraw", refuses=(409,), status_code=200,
-      summary="Make the draw: reveal the seed committed to at close (or seed by the given ratings)",
+      summary="Make the draw: reveal the seed committed to at close (or seed by rating: the given ratings, else "
+              "those imported with the teams, else the players' ratings on the platform)",
       dto=Strict[Draw], return_dto=None)
 async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw], user: Caller, pool: Pool,
                     championships: Championships) -> ChampionshipCommandOut:
-    await _organiser(championships, pool, championship_id, user)
+    champ = await _organiser(championships, pool, championship_id, user)
+    state = champ.state
+    platform = None
+    if state.settings is not None and state.settings.seeding == "rating" and not data.ratings:
+        platform = await team_ratings(pool, state.settings.game, {t: state.teams[t].players for t in state.team_order
+                                                                  if not state.teams[t].withdrawn})
     outcome, champ = await championships.execute(
-        championship_id, data.command_id, lambda c: [championships.make_draw(championship_id, c, data.ratings, data.order)],
+        championship_id, data.command_id,
+        lambda c: [championships.make_draw(championship_id, c, data.ratings, data.order, platform)],
         actor=user.user_id, digest=_digest(request, data))
     return _outcome(championship_id, outcome, champ)
 

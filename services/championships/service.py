@@ -179,16 +179,17 @@ class ChampionshipService:
         return out
 
     def make_draw(self, championship_id: str, champ: Championship, ratings: dict[str, float],
-                  order: list[str] | None = None) -> MakeDraw:
+                  order: list[str] | None = None, platform_ratings: dict[str, float] | None = None) -> MakeDraw:
         if champ.state.settings is not None and champ.state.settings.seeding == "manual":
             # The order the request gives, else the teams' own (the order they were registered or imported in).
             field = [t for t in champ.state.team_order if not champ.state.teams[t].withdrawn]
             return MakeDraw(order=tuple(order or field))
         if champ.state.settings is not None and champ.state.settings.seeding == "rating":
-            # The ratings the request gives, else those the teams were registered (imported) with.
+            # The ratings the request gives, else those the teams were registered (imported) with, else the
+            # platform's own (its players' ratings, services/ratings.py).
             stored = {t.team_id: t.info.rating for _, t in champ.state.teams.items()
                       if t.info is not None and t.info.rating is not None}
-            return MakeDraw(ratings=tuple(sorted((ratings or stored).items())))
+            return MakeDraw(ratings=tuple(sorted((ratings or stored or platform_ratings or {}).items())))
         return MakeDraw(seed=self.draw_seed(championship_id))
 
     async def boards_done(self, opened: TableOpened) -> bool | None:

@@ -1,15 +1,20 @@
 """Players' ratings: a 16-team championship's ratings through the API equal a direct openskill computation over
 its results (in the order the log holds them) and a rebuild of the read model from zero; the leaderboard pages
-by keyset; a player's page shows his ratings, results and championships."""
+by keyset; a player's page shows his ratings, results and championships; a championship seeded by rating with
+no ratings given takes the platform's."""
 
 from __future__ import annotations
 
 import pytest
 from openskill.models import PlackettLuce
 
+from domain.tournament import commands as c
 from domain.tournament import events as e
+from domain.tournament.events import Settings
 from services.eventstore import ProjectionRunner, rebuild_projection
+from services.platform import Platform
 from services.ratings import ratings_read_model
+from services.roles import grant
 from tests.api.conftest import new_user
 from tests.stored_championship import knock_out, player_name
 
@@ -76,3 +81,22 @@ async def test_a_championships_ratings_equal_openskill_over_its_results_and_a_re
     assert (r.status_code, r.json()["rule"]) == (404, "unknown_user")
     r = await api.get("/ratings/baloot", params={"limit": 0}, headers=spectator)
     assert (r.status_code, r.json()["rule"]) == (400, "invalid_field")
+
+
+async def test_a_championship_seeded_by_rating_takes_the_platforms_ratings(api, pool):
+    cid, sim = await knock_out(pool, 16)
+    await ProjectionRunner(pool, ratings_read_model()).catch_up()
+    expected = direct_openskill(sim)
+    organiser_id, organiser = await new_user(api, "organiser")
+    # Four of the teams enter a new championship seeded by rating, registered in the reverse of what they earn.
+    teams = {t: sim.state.teams[t].players for t in list(sim.state.team_order)[:4]}
+    strength = {t: sum(expected[p][0] - 3 * expected[p][1] for p in players) / 2 for t, players in teams.items()}
+    svc = (await Platform.on(pool)).championships
+    seeded = "seeded-cup"
+    commands = [c.CreateChampionship(seeded, Settings(name="Seeded Cup", seeding="rating")),
+                *(c.RegisterTeam(t, teams[t]) for t in sorted(teams, key=strength.get)), c.CloseRegistration()]
+    await svc.execute(seeded, "setup", lambda _: commands, actor=organiser_id, new=True)
+    await grant(pool, "championship", seeded, organiser_id, "organiser")
+    r = await api.post(f"/championships/{seeded}/draw", json={"command_id": "draw"}, headers=organiser)
+    assert r.status_code == 200, r.text
+    assert r.json()["summary"]["draw_order"] == sorted(teams, key=strength.get, reverse=True)

@@ -26,7 +26,9 @@ def steady(action, tries: int = 5):
 
 
 def wait(driver, condition, timeout: float = WAIT):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+    """Until ``condition(driver)``, asked again when the page redrew what it was reading."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=[StaleElementReferenceException]).until(lambda d: condition(d))
 
 
 def shown(driver, css: str, *attributes: str) -> tuple:

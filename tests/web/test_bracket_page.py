@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import time
 
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
 from services.eventstore.subscriptions import rebuild_projection
 from services.workers.projections import standings_read_model
 from tests.stored_championship import knock_out, path_in, player_name, team_name
 from tests.web.conftest import in_four_looks, requested_urls, same_origin, screenshot
+from tests.web.people import wait
 
 
 LARGEST_RESPONSE = 64 * 1024       # what the page of a 10,240-team championship may fetch at once
@@ -24,12 +24,6 @@ def boxes(driver) -> list[str]:
     """The match ids drawn (in the order drawn: column by column)."""
     return driver.execute_script(
         "return [...document.querySelectorAll('#bracket g.match[data-match]')].map(g => g.dataset.match)")
-
-
-def wait(driver, condition, timeout: float = 60):
-    """Until ``condition(driver)``, asked again when the page redrew what it was reading."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                         ignored_exceptions=[StaleElementReferenceException]).until(condition)
 
 
 def drawn_round(driver) -> str | None:

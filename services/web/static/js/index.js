@@ -48,6 +48,7 @@ function render() {
         h("td", {}, t(`format_${c.format}`)), h("td", {}, t(`status_${c.status}`)), h("td", {}, String(c.teams)),
         h("td", {class: "wide-only"}, String(c.rounds)), h("td", {}, c.champion_name || "—")))))
       : h("p", {}, t("none")),
+    h("p", {}, h("a", {href: "/watch/ratings.html?game=baloot", id: "ratings-link"}, t("ratings_link"))),
     h("h2", {}, t("daily_deals")),
     h("ul", {id: "daily"}, PROFILES.map(p => h("li", {}, h("a", {href: `/watch/daily.html?day=${today()}&profile=${p}`,
       "data-profile": p}, t(`profile_${p}`))))),

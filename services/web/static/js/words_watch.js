@@ -24,6 +24,10 @@ addWords({
     no_tables: "No table was played for this match.", matches_of: "matches {from}–{to} of {n}",
     no_standings: "No standings yet: they start with the first results.", more_teams: "More teams",
     someone: "a player", a_championship: "a championship",
+    ratings: "Ratings", game_baloot: "Baloot", game_balut: "Balut (dice)", rating: "Rating", rating_parts: "Skill ± uncertainty",
+    ratings_how: "Ratings come from every rated championship match (openskill). A rating is the skill less three times its uncertainty: it starts low and rises as games show the skill.",
+    no_ratings: "Nobody is rated yet.", not_rated: "Not rated yet.", recent_results: "Recent results",
+    rating_after: "rating after", no_player: "No such player.", game: "Game", games: "Games", ratings_link: "Players' ratings",
   },
   ar: {
     format_single_elimination: "خروج المغلوب", format_groups_knockout: "مجموعات ثم خروج المغلوب",
@@ -46,5 +50,9 @@ addWords({
     no_tables: "لم تُلعب طاولة لهذه المباراة.", matches_of: "المباريات {from}–{to} من {n}",
     no_standings: "لا ترتيب بعد: يبدأ مع أول النتائج.", more_teams: "فرق أخرى",
     someone: "لاعب", a_championship: "بطولة",
+    ratings: "التصنيف", game_baloot: "البلوت", game_balut: "بالوت (النرد)", rating: "التصنيف", rating_parts: "المهارة ± عدم اليقين",
+    ratings_how: "يأتي التصنيف من كل مباراة مصنفة في البطولات (openskill). التصنيف هو المهارة ناقص ثلاثة أضعاف عدم اليقين: يبدأ منخفضاً ويرتفع كلما أظهرت المباريات المهارة.",
+    no_ratings: "لا أحد مصنف بعد.", not_rated: "غير مصنف بعد.", recent_results: "آخر النتائج",
+    rating_after: "التصنيف بعدها", no_player: "لا يوجد لاعب بهذا الرابط.", game: "اللعبة", games: "المباريات", ratings_link: "تصنيف اللاعبين",
   },
 });

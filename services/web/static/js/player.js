@@ -1,0 +1,48 @@
+// A player (/watch/player.html?id=USER): his rating in each game with its uncertainty, his recent rated
+// matches (each a link to its place in the championship's bracket) and the championships he played.
+import {get} from "./api.js";
+import {fill, h} from "./cards.js";
+import {onChange, setUp, t, tOr} from "./i18n.js";
+import "./words_watch.js";
+
+const main = document.getElementById("main");
+const id = new URLSearchParams(location.search).get("id") || "";
+let player = null, failure = null;
+
+// A rating as a number reads left to right in Arabic too (a minus sign before it, not after).
+const fixed = x => h("bdi", {dir: "ltr"}, x.toFixed(1));
+
+function render() {
+  if (failure) {
+    fill(main, h("h1", {}, t("player")), h("p", {class: "error", id: "player-error"},
+      failure.status === 404 ? t("no_player") : `${t("error")}: ${failure.message}`));
+    return;
+  }
+  if (!player) return;
+  const names = new Map(player.championships.map(c => [c.championship_id, c.name]));
+  fill(main,
+    h("h1", {id: "player-name"}, player.name),
+    h("h2", {}, t("ratings")),
+    player.ratings.length ? h("table", {class: "list", id: "player-ratings"},
+      h("thead", {}, h("tr", {}, ["game", "rating", "rating_parts", "games"].map(k => h("th", {}, t(k))))),
+      h("tbody", {}, player.ratings.map(r => h("tr", {"data-game": r.game},
+        h("td", {}, h("a", {href: `/watch/ratings.html?game=${r.game}`}, tOr(`game_${r.game}`, r.game))),
+        h("td", {"data-ordinal": r.ordinal}, fixed(r.ordinal)), h("td", {class: "muted"}, fixed(r.mu), " ± ", fixed(r.sigma)),
+        h("td", {}, String(r.games))))))
+      : h("p", {id: "player-ratings"}, t("not_rated")),
+    h("h2", {}, t("recent_results")),
+    player.recent.length ? h("ol", {id: "recent"}, player.recent.map(m => h("li", {"data-match": m.match_id},
+      h("a", {href: `/watch/championship.html?id=${encodeURIComponent(m.championship_id)}&match=${encodeURIComponent(m.match_id)}`},
+        `${names.get(m.championship_id) ?? t("a_championship")} · ${t("match")} ${m.match_id}`),
+      ` — ${t(m.won ? "path_won" : "path_lost")} · ${t("rating_after")} `, fixed(m.mu - 3 * m.sigma))))
+      : h("p", {id: "recent"}, t("none")),
+    h("h2", {}, t("championships")),
+    player.championships.length ? h("ul", {id: "played-in"}, player.championships.map(c =>
+      h("li", {}, h("a", {href: `/watch/championship.html?id=${encodeURIComponent(c.championship_id)}`}, c.name))))
+      : h("p", {id: "played-in"}, t("none")));
+}
+
+setUp();
+onChange(render);
+get(`/players/${encodeURIComponent(id)}`).then(p => { player = p; }, error => { failure = error; })
+  .then(() => { render(); main.dataset.loaded = "true"; });
