@@ -230,7 +230,7 @@ class Rehearsal:
                     raise TimeoutError(f"the rehearsal did not finish within {budget:.0f}s: {p}")
                 await asyncio.sleep(every)          # a look at the workers' progress, once a period
             wall = time.monotonic() - started
-            await self.standings_caught_up()
+            await self.read_models_caught_up()
         finally:
             await workers.close()
         t = time.monotonic()
@@ -247,14 +247,18 @@ class Rehearsal:
                       checks_seconds, len(champ.state.rounds), games, events, stored / wall, actions,
                       actions / wall, checks)
 
-    async def standings_caught_up(self, timeout: float = 120.0) -> None:
-        """Wait (bounded) until the workers' projection runner has folded the championship's last event."""
+    async def read_models_caught_up(self, timeout: float = 120.0) -> None:
+        """Wait (bounded) until the workers' projection runners have folded the championship's last event:
+        the standings (its row's version) and the ratings (their checkpoint's position)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             champ = await self.championships.load(CHAMPIONSHIP)
             version = await self.pool.fetchval("SELECT version FROM standings_rm WHERE championship_id = $1",
                                                CHAMPIONSHIP)
-            if version == champ.version:
+            last = await self.pool.fetchval("SELECT max(position) FROM events WHERE stream_id = $1",
+                                            stream_of(CHAMPIONSHIP))
+            rated = await self.pool.fetchval("SELECT position FROM projections WHERE name = 'ratings_rm'")
+            if version == champ.version and rated is not None and rated >= last:
                 return
             await asyncio.sleep(0.2)            # the runner is another task or process: look again shortly
 
@@ -304,6 +308,7 @@ class Rehearsal:
                                        f"{unrevealed} deals never revealed")
 
     async def check_read_models(self) -> Check:
+        from services.ratings import ratings_read_model
         from services.workers.projections import standings_read_model
 
         live = await self.pool.fetch("SELECT championship_id, version, state::text, standings::text "
@@ -316,9 +321,13 @@ class Rehearsal:
         cached = await self.championships.load(CHAMPIONSHIP)
         same_standings = [tuple(r) for r in live] == [tuple(r) for r in rebuilt] and len(live) == 1
         same_bracket = folded.bracket == cached.bracket
-        return Check("read models", same_standings and same_bracket,
+        ratings = "SELECT game, user_id, mu, sigma, games FROM ratings ORDER BY game, user_id"
+        live_ratings = [tuple(r) for r in await self.pool.fetch(ratings)]
+        await rebuild_projection(self.pool, ratings_read_model())
+        same_ratings = live_ratings == [tuple(r) for r in await self.pool.fetch(ratings)] and bool(live_ratings)
+        return Check("read models", same_standings and same_bracket and same_ratings,
                      f"standings equal a rebuild from zero: {same_standings}; bracket equals a fold from zero: "
-                     f"{same_bracket}")
+                     f"{same_bracket}; the {len(live_ratings)} players' ratings equal a rebuild: {same_ratings}")
 
     async def check_bracket(self) -> Check:
         """The draw opened its commitment and ordered the registered field; every round's pairing is what the
