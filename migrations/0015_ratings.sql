@@ -1,7 +1,9 @@
 -- Players' ratings (openskill, Plackett-Luce): a read model kept by the workers' projection runner from the
--- championships' match results, in the log's order, so a rebuild from zero gives the same rows.
+-- championships' match results (the card game) and the finished dice tables (Balut, every player for himself),
+-- in the log's order, so a rebuild from zero gives the same rows.
 -- ratings_updates: every update with the absolute values it left (what a player's history is read from);
--- ratings: each player's current rating per game; ratings_rosters: who plays for each team (and the game).
+-- ratings: each player's current rating per game; ratings_rosters: who plays for each team (and the game);
+-- ratings_tables: who sits where at each dice table, until it ends.
 
 CREATE TABLE ratings_rosters (
     championship_id text NOT NULL,
@@ -9,6 +11,11 @@ CREATE TABLE ratings_rosters (
     game text NOT NULL,
     players text[] NOT NULL,
     PRIMARY KEY (championship_id, team_id)
+);
+
+CREATE TABLE ratings_tables (
+    table_id text PRIMARY KEY,
+    seats text[] NOT NULL
 );
 
 CREATE TABLE ratings (
@@ -26,9 +33,10 @@ CREATE TABLE ratings_updates (
     position bigint NOT NULL,                   -- the match result's place in the log
     game text NOT NULL,
     user_id text NOT NULL,
-    championship_id text NOT NULL,
-    match_id text NOT NULL,
-    won boolean NOT NULL,
+    championship_id text,                       -- a match's championship (a dice table's, if it has one)
+    match_id text,                              -- the match rated, or
+    table_id text,                              -- the dice table rated
+    won boolean NOT NULL,                       -- first place at a dice table
     mu double precision NOT NULL,
     sigma double precision NOT NULL,
     PRIMARY KEY (position, user_id)

@@ -1,9 +1,11 @@
-"""Players' ratings as a read model: kept by the workers' projection runner from every championship's stream
-(``ratings_rm``), in the log's order, so that ``baloot ratings rebuild`` (a rebuild from zero) gives the same
-rows; and the reads the API serves (a game's leaderboard, keyset-paged; a player's ratings and results).
+"""Players' ratings as a read model: kept by the workers' projection runner (``ratings_rm``) from every
+championship's stream and every dice table's, in the log's order, so that ``baloot ratings rebuild`` (a
+rebuild from zero) gives the same rows; and the reads the API serves (a game's leaderboard, keyset-paged; a
+player's ratings and results).
 
-The card game's matches are rated (two teams, the winners first); a forfeit is no game played and is not
-rated. Each update is a row of ``ratings_updates`` with the absolute values it left.
+The card game's championship matches are rated (two teams, the winners first); a forfeit is no game played and
+is not rated. Every finished Balut table is rated, each player for himself by his place. Each update is a row
+of ``ratings_updates`` with the absolute values it left.
 """
 
 from __future__ import annotations
@@ -12,17 +14,22 @@ import asyncpg
 import msgspec
 
 from domain.tournament import events as e
-from projections.ratings import Rating, rate_match
+from projections.ratings import Rating, rate, rate_match
 from services.championships import CODEC
 from services.eventstore import RecordedEvent, projection
+from services.tables import CODEC as TABLE_CODEC
 
 NAME = "ratings_rm"
 PREFIX = "championship-"
-RATED_GAMES = ("baloot",)          # Balut's free-for-all tables are not rated yet
+TABLE_PREFIX = "table-"
+DICE = "balut"
+RATED_GAMES = ("baloot", DICE)
 GAME_ROW = ""                      # the roster row that says a championship's game
 
 
 async def apply_ratings(conn: asyncpg.Connection, event: RecordedEvent) -> None:
+    if event.stream_id.startswith(TABLE_PREFIX):
+        return await _dice_table(conn, event)
     if not event.stream_id.startswith(PREFIX):
         return
     championship_id = event.stream_id[len(PREFIX):]
@@ -39,37 +46,67 @@ async def apply_ratings(conn: asyncpg.Connection, event: RecordedEvent) -> None:
             await conn.execute("UPDATE ratings_rosters SET players = array_replace(players, $3, $4) "
                                "WHERE championship_id = $1 AND team_id = $2", championship_id, team_id, out, new)
         case e.MatchResultRecorded(match_id=match_id, winner=winner, loser=loser):
-            await _rate(conn, event.position, championship_id, match_id, winner, loser)
+            await _rate_match(conn, event.position, championship_id, match_id, winner, loser)
 
 
-async def _rate(conn, position: int, championship_id: str, match_id: str, winner: str, loser: str) -> None:
+async def _rate_match(conn, position: int, championship_id: str, match_id: str, winner: str, loser: str) -> None:
     rows = await conn.fetch("SELECT team_id, game, players FROM ratings_rosters WHERE championship_id = $1 "
                             "AND team_id = ANY($2)", championship_id, [winner, loser])
     teams = {r["team_id"]: tuple(r["players"]) for r in rows}
     game = rows[0]["game"] if rows else None
-    if game not in RATED_GAMES or set(teams) != {winner, loser}:
+    if game == DICE or game not in RATED_GAMES or set(teams) != {winner, loser}:    # dice: rated by table
         return
-    players = [*teams[winner], *teams[loser]]
-    current = {r["user_id"]: Rating(r["mu"], r["sigma"], r["games"]) for r in await conn.fetch(
-        "SELECT user_id, mu, sigma, games FROM ratings WHERE game = $1 AND user_id = ANY($2)", game, players)}
+    current = await _current(conn, game, [*teams[winner], *teams[loser]])
     new = rate_match(current, teams[winner], teams[loser])
+    await _store(conn, game, new, [(position, game, p, championship_id, match_id, None, p in teams[winner], r.mu,
+                                    r.sigma) for p, r in new.items()])
+
+
+async def _dice_table(conn, event: RecordedEvent) -> None:
+    """A Balut table: its seats when it opens, its players rated by their places when it ends (the card game's
+    tables are rated as their championship's matches)."""
+    if event.event_type == "table_opened":
+        opened = TABLE_CODEC.decode(event)
+        if opened.game == DICE:
+            await conn.execute("INSERT INTO ratings_tables VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                               event.stream_id, list(opened.seats))
+    elif event.event_type == "balut_ended":
+        seats = await conn.fetchval("DELETE FROM ratings_tables WHERE table_id = $1 RETURNING seats",
+                                    event.stream_id)
+        if not seats or len(set(seats)) != len(seats):         # one person in two seats: no contest to rate
+            return
+        places = list(TABLE_CODEC.decode(event).result.places)
+        table_id = event.stream_id[len(TABLE_PREFIX):]
+        championship_id = await conn.fetchval("SELECT championship_id FROM tables_index WHERE table_id = $1",
+                                              table_id)
+        new = rate(await _current(conn, DICE, seats), [(p,) for p in seats], places)
+        await _store(conn, DICE, new, [(event.position, DICE, p, championship_id, None, table_id, place == 1,
+                                        new[p].mu, new[p].sigma) for p, place in zip(seats, places)])
+
+
+async def _current(conn, game: str, players) -> dict[str, Rating]:
+    return {r["user_id"]: Rating(r["mu"], r["sigma"], r["games"]) for r in await conn.fetch(
+        "SELECT user_id, mu, sigma, games FROM ratings WHERE game = $1 AND user_id = ANY($2)", game, list(players))}
+
+
+async def _store(conn, game: str, new: dict[str, Rating], updates: list[tuple]) -> None:
     await conn.executemany(
         "INSERT INTO ratings (game, user_id, mu, sigma, ordinal, games) VALUES ($1, $2, $3, $4, $5, $6) "
         "ON CONFLICT (game, user_id) DO UPDATE SET mu = $3, sigma = $4, ordinal = $5, games = $6",
         [(game, p, r.mu, r.sigma, r.ordinal, r.games) for p, r in new.items()])
     await conn.executemany(
-        "INSERT INTO ratings_updates (position, game, user_id, championship_id, match_id, won, mu, sigma) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
-        [(position, game, p, championship_id, match_id, p in teams[winner], r.mu, r.sigma) for p, r in new.items()])
+        "INSERT INTO ratings_updates (position, game, user_id, championship_id, match_id, table_id, won, mu, sigma) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING", updates)
 
 
 async def reset_ratings(conn: asyncpg.Connection) -> None:
-    await conn.execute("TRUNCATE ratings, ratings_updates, ratings_rosters")
+    await conn.execute("TRUNCATE ratings, ratings_updates, ratings_rosters, ratings_tables")
 
 
 def ratings_read_model():
-    """The projection (for ``ProjectionRunner``, ``run_projection`` and ``rebuild_projection``)."""
-    return projection(NAME, apply_ratings, reset_ratings, stream_prefix=PREFIX)
+    """The projection (for ``ProjectionRunner``, ``run_projection`` and ``rebuild_projection``): championships'
+    streams and tables' (of those, only two kinds of event are decoded)."""
+    return projection(NAME, apply_ratings, reset_ratings)
 
 
 # ---- reads ----
@@ -85,9 +122,11 @@ class RatedPlayer(msgspec.Struct):
 
 
 class RecentResult(msgspec.Struct):
-    championship_id: str
-    match_id: str
-    won: bool
+    game: str
+    championship_id: str | None
+    match_id: str | None           # a match rated, or
+    table_id: str | None           # a dice table rated
+    won: bool                      # the match, or first place at the table
     mu: float                      # the rating the match left
     sigma: float
 
@@ -114,9 +153,10 @@ async def ratings_of(db, user_id: str) -> dict[str, Rating]:
 
 
 async def recent_results(db, user_id: str, limit: int = 20) -> list[RecentResult]:
-    return [RecentResult(r["championship_id"], r["match_id"], r["won"], r["mu"], r["sigma"]) for r in await db.fetch(
-        "SELECT championship_id, match_id, won, mu, sigma FROM ratings_updates WHERE user_id = $1 "
-        "ORDER BY position DESC LIMIT $2", user_id, limit)]
+    return [RecentResult(r["game"], r["championship_id"], r["match_id"], r["table_id"], r["won"], r["mu"], r["sigma"])
+            for r in await db.fetch("SELECT game, championship_id, match_id, table_id, won, mu, sigma "
+                                    "FROM ratings_updates WHERE user_id = $1 ORDER BY position DESC LIMIT $2",
+                                    user_id, limit)]
 
 
 async def team_ratings(db, game: str, teams: dict[str, tuple[str, ...]]) -> dict[str, float]:

@@ -1,7 +1,7 @@
 """Players' ratings: a 16-team championship's ratings through the API equal a direct openskill computation over
 its results (in the order the log holds them) and a rebuild of the read model from zero; the leaderboard pages
 by keyset; a player's page shows his ratings, results and championships; a championship seeded by rating with
-no ratings given takes the platform's."""
+no ratings given takes the platform's; a dice table rates each player by his place."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from openskill.models import PlackettLuce
 from domain.tournament import commands as c
 from domain.tournament import events as e
 from domain.tournament.events import Settings
-from services.eventstore import ProjectionRunner, rebuild_projection
+from services.eventstore import ProjectionRunner, read_stream, rebuild_projection
 from services.platform import Platform
 from services.ratings import ratings_read_model
 from services.roles import grant
 from tests.api.conftest import new_user
+from tests.api.test_balut_championship import play_balut
+from tests.api.test_championships import command, drawn, teams_of
 from tests.stored_championship import knock_out, player_name
 
 
@@ -100,3 +102,28 @@ async def test_a_championship_seeded_by_rating_takes_the_platforms_ratings(api, 
     r = await api.post(f"/championships/{seeded}/draw", json={"command_id": "draw"}, headers=organiser)
     assert r.status_code == 200, r.text
     assert r.json()["summary"]["draw_order"] == sorted(teams, key=strength.get, reverse=True)
+
+
+async def test_a_dice_table_rates_each_player_by_his_place(api, pool):
+    _, organiser = await new_user(api, "organiser")
+    teams = await teams_of(api, 2)
+    headers_of = {uid: h for team in teams for uid, h in team}
+    cid = await drawn(api, organiser, teams, game="balut", format="single_elimination")
+    (table,) = (await command(api, cid, "rounds/1/start", organiser, "round-1"))["tables"]
+    final = await play_balut(api, table["table_id"], headers_of)
+    await ProjectionRunner(pool, ratings_read_model()).catch_up()
+    (ended,) = [r for r in await read_stream(pool, f"table-{table['table_id']}") if r.event_type == "balut_ended"]
+    places = ended.data["result"]["places"]
+    model = PlackettLuce()
+    expected = model.rate([[model.rating()] for _ in final["seats"]], ranks=places)
+    _, reader = await new_user(api, "reader")
+    for seat, user in enumerate(final["seats"]):
+        page = (await api.get(f"/players/{user}", headers=reader)).json()
+        (rating,) = [g for g in page["ratings"] if g["game"] == "balut"]
+        assert (rating["mu"], rating["sigma"], rating["games"]) == (
+            pytest.approx(expected[seat][0].mu), pytest.approx(expected[seat][0].sigma), 1)
+        assert page["recent"][0]["table_id"] == table["table_id"] and page["recent"][0]["won"] == (places[seat] == 1)
+    # The card game's match of these teams is not rated a second time: the dice table was.
+    assert await pool.fetchval("SELECT count(*) FROM ratings WHERE game = 'baloot'") == 0
+    board = (await api.get("/ratings/balut", headers=reader)).json()["rows"]
+    assert sorted(r["user_id"] for r in board) == sorted(final["seats"])

@@ -31,10 +31,14 @@ function render() {
         h("td", {}, String(r.games))))))
       : h("p", {id: "player-ratings"}, t("not_rated")),
     h("h2", {}, t("recent_results")),
-    player.recent.length ? h("ol", {id: "recent"}, player.recent.map(m => h("li", {"data-match": m.match_id},
-      h("a", {href: `/watch/championship.html?id=${encodeURIComponent(m.championship_id)}&match=${encodeURIComponent(m.match_id)}`},
-        `${names.get(m.championship_id) ?? t("a_championship")} · ${t("match")} ${m.match_id}`),
-      ` — ${t(m.won ? "path_won" : "path_lost")} · ${t("rating_after")} `, fixed(m.mu - 3 * m.sigma))))
+    player.recent.length ? h("ol", {id: "recent"}, player.recent.map(m => h("li", {"data-match": m.match_id ?? "",
+        "data-table": m.table_id ?? ""},
+      m.match_id
+        ? h("a", {href: `/watch/championship.html?id=${encodeURIComponent(m.championship_id)}&match=${encodeURIComponent(m.match_id)}`},
+            `${names.get(m.championship_id) ?? t("a_championship")} · ${t("match")} ${m.match_id}`)
+        : h("a", {href: `/watch/table.html?id=${encodeURIComponent(m.table_id)}`}, `${t("balut_game")} · ${t("table")}`),
+      ` — ${t(m.match_id ? (m.won ? "path_won" : "path_lost") : (m.won ? "first_place" : "not_first"))} · `
+        + `${t("rating_after")} `, fixed(m.mu - 3 * m.sigma))))
       : h("p", {id: "recent"}, t("none")),
     h("h2", {}, t("championships")),
     player.championships.length ? h("ul", {id: "played-in"}, player.championships.map(c =>

@@ -28,6 +28,7 @@ addWords({
     ratings_how: "Ratings come from every rated championship match (openskill). A rating is the skill less three times its uncertainty: it starts low and rises as games show the skill.",
     no_ratings: "Nobody is rated yet.", not_rated: "Not rated yet.", recent_results: "Recent results",
     rating_after: "rating after", no_player: "No such player.", game: "Game", games: "Games", ratings_link: "Players' ratings",
+    first_place: "first", not_first: "not first",
   },
   ar: {
     format_single_elimination: "خروج المغلوب", format_groups_knockout: "مجموعات ثم خروج المغلوب",
@@ -54,5 +55,6 @@ addWords({
     ratings_how: "يأتي التصنيف من كل مباراة مصنفة في البطولات (openskill). التصنيف هو المهارة ناقص ثلاثة أضعاف عدم اليقين: يبدأ منخفضاً ويرتفع كلما أظهرت المباريات المهارة.",
     no_ratings: "لا أحد مصنف بعد.", not_rated: "غير مصنف بعد.", recent_results: "آخر النتائج",
     rating_after: "التصنيف بعدها", no_player: "لا يوجد لاعب بهذا الرابط.", game: "اللعبة", games: "المباريات", ratings_link: "تصنيف اللاعبين",
+    first_place: "الأول", not_first: "ليس الأول",
   },
 });
