@@ -21,7 +21,7 @@ from domain.baloot.events import (
     BidMade, CallQayd, CardPlayed, DoubleCalled, ProjectsDeclared, QaydCalled, QaydVerdict, SawaClaimed,
 )
 from domain.baloot.result import decide_qayd
-from domain.baloot.views import DealView, view as deal_view
+from domain.baloot.views import view as deal_view
 from domain.errors import DomainError
 from domain.table import CallClaimed, CallReason, CallReferee, ClaimCall, RefereeCalled, RulingMade, game_of
 from services.accounts import user_names
@@ -29,7 +29,7 @@ from services.anchor import Receipt, receipt_of_ruling, receipts_of
 from services.api import schemas
 from services.api.deps import Caller, Championships, Pool, Seen, Tables
 from services.api.problems import Problem
-from services.api.schemas import Strict
+from services.api.schemas import DealOnWire, Strict
 from services.api.wire import table_view
 from services.roles import referees_anything
 from services.tables import command_digest, deal_spans, stream_of
@@ -91,7 +91,7 @@ class DeskStep(msgspec.Struct):
     seat: int | None
     value: str | None                         # the bid, call, card(s), reason or ruling
     words: str | None                         # an offence, a verdict, the referee and his reason
-    deal: DealView
+    deal: DealOnWire                          # a referee acts on no seat: legal_actions is empty
 
 
 class DeskCall(msgspec.Struct):
@@ -277,8 +277,9 @@ def _steps(evs: list, players: list[str], names: dict[str, str]) -> list[DeskSte
         acted = state.actions > before.actions
         text = _action_text(before.actions, e) if acted else _event_text(e, names)
         text = re.sub(r"\bseat (\d)", lambda m: players[int(m[1])], text.split(" ", 1)[1] if text.startswith("#") else text)
+        view = deal_view(state, None, hands="always")
         steps.append(DeskStep(version, at, before.actions if acted else None, text, kind, seat, value, words,
-                              deal_view(state, None, hands="always")))
+                              DealOnWire(**{**msgspec.structs.asdict(view), "legal_actions": []})))
     return steps
 
 
