@@ -1,5 +1,5 @@
-"""Players' ratings as a read model: kept by the workers' projection runner (``ratings_rm``) from every
-championship's stream and every dice table's, in the log's order, so that ``baloot ratings rebuild`` (a
+"""Players' ratings as read models: kept by the workers' projection runners from every championship's stream
+(``ratings_rm``, the card game) and every dice table's (``dice_ratings_rm``, Balut), each in the log's order, so that ``baloot ratings rebuild`` (a
 rebuild from zero) gives the same rows; and the reads the API serves (a game's leaderboard, keyset-paged; a
 player's ratings and results).
 
@@ -20,6 +20,7 @@ from services.eventstore import RecordedEvent, projection
 from services.tables import CODEC as TABLE_CODEC
 
 NAME = "ratings_rm"
+DICE_NAME = "dice_ratings_rm"
 PREFIX = "championship-"
 TABLE_PREFIX = "table-"
 DICE = "balut"
@@ -28,8 +29,6 @@ GAME_ROW = ""                      # the roster row that says a championship's g
 
 
 async def apply_ratings(conn: asyncpg.Connection, event: RecordedEvent) -> None:
-    if event.stream_id.startswith(TABLE_PREFIX):
-        return await _dice_table(conn, event)
     if not event.stream_id.startswith(PREFIX):
         return
     championship_id = event.stream_id[len(PREFIX):]
@@ -62,7 +61,7 @@ async def _rate_match(conn, position: int, championship_id: str, match_id: str, 
                                     r.sigma) for p, r in new.items()])
 
 
-async def _dice_table(conn, event: RecordedEvent) -> None:
+async def apply_dice_ratings(conn: asyncpg.Connection, event: RecordedEvent) -> None:
     """A Balut table: its seats when it opens, its players rated by their places when it ends (the card game's
     tables are rated as their championship's matches)."""
     if event.event_type == "table_opened":
@@ -99,14 +98,34 @@ async def _store(conn, game: str, new: dict[str, Rating], updates: list[tuple]) 
         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING", updates)
 
 
+async def _reset(conn: asyncpg.Connection, games: tuple[str, ...], table: str) -> None:
+    await conn.execute("DELETE FROM ratings WHERE game = ANY($1)", list(games))
+    await conn.execute("DELETE FROM ratings_updates WHERE game = ANY($1)", list(games))
+    await conn.execute(f"TRUNCATE {table}")
+
+
 async def reset_ratings(conn: asyncpg.Connection) -> None:
-    await conn.execute("TRUNCATE ratings, ratings_updates, ratings_rosters, ratings_tables")
+    await _reset(conn, tuple(g for g in RATED_GAMES if g != DICE), "ratings_rosters")
+
+
+async def reset_dice_ratings(conn: asyncpg.Connection) -> None:
+    await _reset(conn, (DICE,), "ratings_tables")
 
 
 def ratings_read_model():
-    """The projection (for ``ProjectionRunner``, ``run_projection`` and ``rebuild_projection``): championships'
-    streams and tables' (of those, only two kinds of event are decoded)."""
-    return projection(NAME, apply_ratings, reset_ratings)
+    """The card game's ratings, from the championships' streams (for ``ProjectionRunner``, ``run_projection``
+    and ``rebuild_projection``)."""
+    return projection(NAME, apply_ratings, reset_ratings, stream_prefix=PREFIX)
+
+
+def dice_ratings_read_model():
+    """Balut's ratings, from the tables' streams: only their openings and ends are read (filtered in SQL). Its
+    own projection, as the two games' ratings depend on nothing of each other."""
+    return projection(DICE_NAME, apply_dice_ratings, reset_dice_ratings, stream_prefix=TABLE_PREFIX,
+                      event_types=("table_opened", "balut_ended"))
+
+
+READ_MODELS = (ratings_read_model, dice_ratings_read_model)
 
 
 # ---- reads ----

@@ -23,12 +23,12 @@ def rebuild_command(args: argparse.Namespace) -> int:
     from services.cli.feedback import working
     from services.db import connect, database_server
     from services.eventstore import rebuild_projection
-    from services.ratings import RATED_GAMES, leaderboard, ratings_read_model
+    from services.ratings import RATED_GAMES, READ_MODELS, leaderboard
 
     async def run():
         pool = await connect(args.database_url or database_server().url, min_size=1, max_size=2)
         try:
-            checkpoint = await rebuild_projection(pool, ratings_read_model())
+            checkpoint = max([await rebuild_projection(pool, make()) for make in READ_MODELS])
             rated = await pool.fetchval("SELECT count(*) FROM ratings")
             updates = await pool.fetchval("SELECT count(*) FROM ratings_updates")
             tops = {game: await leaderboard(pool, game, None, args.top) for game in RATED_GAMES}

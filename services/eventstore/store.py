@@ -123,6 +123,7 @@ SELECT {_COLUMNS} FROM events
  WHERE (tx_id, position) > ($1::xid8, $2::bigint)
    AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
    AND starts_with(stream_id, $4)
+   AND ($5::text[] IS NULL OR event_type = ANY($5))
  ORDER BY tx_id, position
  LIMIT $3"""
 
@@ -387,10 +388,11 @@ async def read_all(db: Db, after: Checkpoint = START, limit: int = 1000) -> list
     return await db.fetch(_READ_ALL, after[0], after[1], limit, record_class=RecordedEvent)
 
 
-async def read_streams(conn: asyncpg.Connection, prefix: str, after: Checkpoint = START, limit: int = 1000
-                       ) -> tuple[list[RecordedEvent], Checkpoint]:
-    """Up to `limit` events of the streams whose id starts with `prefix` after `after`, in global order (the
-    others filtered out in SQL), and the checkpoint a reader of those streams may move to: the last one
+async def read_streams(conn: asyncpg.Connection, prefix: str, after: Checkpoint = START, limit: int = 1000,
+                       event_types: tuple[str, ...] | None = None) -> tuple[list[RecordedEvent], Checkpoint]:
+    """Up to `limit` events of the streams whose id starts with `prefix` (and, given `event_types`, of those
+    types only) after `after`, in global order (the others filtered out in SQL), and the checkpoint a reader
+    of those streams may move to: the last one
     returned when there may be more, else the last event visible in the same snapshot, so that a reader
     skips the other streams' events once and for all.
 
@@ -398,7 +400,8 @@ async def read_streams(conn: asyncpg.Connection, prefix: str, after: Checkpoint 
     one snapshot).
     """
     async with conn.transaction(isolation="repeatable_read", readonly=True):
-        rows = await conn.fetch(_READ_STREAMS, after[0], after[1], limit, prefix, record_class=RecordedEvent)
+        rows = await conn.fetch(_READ_STREAMS, after[0], after[1], limit, prefix,
+                                None if event_types is None else list(event_types), record_class=RecordedEvent)
         if len(rows) == limit:
             return rows, rows[-1].checkpoint
         end = await conn.fetchrow(_HORIZON, after[0], after[1])

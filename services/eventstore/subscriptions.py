@@ -51,6 +51,7 @@ class FunctionProjection:
     # Optional: a whole batch at once, with the same effect as `apply` on each of its events in turn (a read
     # model whose row is rewritten per event writes it once per batch).
     apply_batch: Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[Any]] | None = None
+    event_types: tuple[str, ...] | None = None      # of those streams, only these kinds (filtered in SQL too)
 
     async def handle(self, conn: asyncpg.Connection, event: RecordedEvent) -> None:
         await self.apply(conn, event)
@@ -64,11 +65,12 @@ def projection(name: str, apply: Callable[[asyncpg.Connection, RecordedEvent], A
                reset: Callable[[asyncpg.Connection], Awaitable[Any]] | None = None,
                stream_prefix: str | None = None,
                apply_batch: Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[Any]] | None = None,
-               ) -> FunctionProjection:
+               event_types: tuple[str, ...] | None = None) -> FunctionProjection:
     """A projection from functions: `apply(conn, event)` and `reset(conn)` (empty the read model); with
-    `stream_prefix` it is given only the events of the streams whose id starts with it; with `apply_batch`
-    a batch at once (a failing batch is applied again event by event, to find the event that fails)."""
-    return FunctionProjection(name, apply, reset, stream_prefix, apply_batch)
+    `stream_prefix` it is given only the events of the streams whose id starts with it (with `event_types`,
+    only those kinds of them); with `apply_batch` a batch at once (a failing batch is applied again event by
+    event, to find the event that fails)."""
+    return FunctionProjection(name, apply, reset, stream_prefix, apply_batch, event_types)
 
 
 class ProjectionFailed(Exception):
@@ -265,7 +267,8 @@ class ProjectionRunner:
             batch = await read_all(conn, self.checkpoint, self.batch_size)
             end = batch[-1].checkpoint if batch else self.checkpoint
         else:                   # the other streams' events are skipped in SQL; the checkpoint passes them
-            batch, end = await read_streams(conn, prefix, self.checkpoint, self.batch_size)
+            batch, end = await read_streams(conn, prefix, self.checkpoint, self.batch_size,
+                                            getattr(self.projection, "event_types", None))
         if batch or end != self.checkpoint:
             failed = await self._apply(conn, batch, end)
             if failed is not None:

@@ -120,16 +120,16 @@ def standings_read_model():
 
 class ProjectionWorker(dramatiq.Middleware):
     """Runs the read models' projections (the standings; the daily deal's, ``services/daily/projection``; the
-    ratings, ``services/ratings``) in
+    ratings of each game, ``services/ratings``) in
     each worker process that consumes the "projections" queue (all, by default), on the process's event loop:
     each its own runner, restarted after a failure."""
 
     def __init__(self, database_url: str, poll_interval: float = 1.0, read_models=None):
         from services.daily.projection import daily_read_model
-        from services.ratings import ratings_read_model
+        from services.ratings import READ_MODELS as RATINGS
 
         self.database_url = database_url
-        self.read_models = read_models or (standings_read_model, daily_read_model, ratings_read_model)
+        self.read_models = read_models or (standings_read_model, daily_read_model, *RATINGS)
         self.poll_interval = poll_interval
         self.runners: dict[str, ProjectionRunner] = {}
         self._future: concurrent.futures.Future | None = None

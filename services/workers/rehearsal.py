@@ -308,7 +308,7 @@ class Rehearsal:
                                        f"{unrevealed} deals never revealed")
 
     async def check_read_models(self) -> Check:
-        from services.ratings import ratings_read_model
+        from services.ratings import READ_MODELS as RATINGS
         from services.workers.projections import standings_read_model
 
         live = await self.pool.fetch("SELECT championship_id, version, state::text, standings::text "
@@ -323,7 +323,8 @@ class Rehearsal:
         same_bracket = folded.bracket == cached.bracket
         ratings = "SELECT game, user_id, mu, sigma, games FROM ratings ORDER BY game, user_id"
         live_ratings = [tuple(r) for r in await self.pool.fetch(ratings)]
-        await rebuild_projection(self.pool, ratings_read_model())
+        for make in RATINGS:
+            await rebuild_projection(self.pool, make())
         same_ratings = live_ratings == [tuple(r) for r in await self.pool.fetch(ratings)] and bool(live_ratings)
         return Check("read models", same_standings and same_bracket and same_ratings,
                      f"standings equal a rebuild from zero: {same_standings}; bracket equals a fold from zero: "

@@ -242,6 +242,18 @@ async def test_a_batch_at_once_and_a_poison_in_it_still_found_with_the_good_pref
     assert (await projection_state(pool, "tally_batched"))["failed_position"] == poison.position
 
 
+async def test_a_projection_of_some_kinds_of_event_reads_only_those_and_its_checkpoint_passes_the_rest(
+        pool, read_model):
+    kinds = projection("tally_kinds", apply_tally, reset_tally, stream_prefix="table-",
+                       event_types=("opened", "ended"))
+    await append(pool, "table-a", 0, [*events(1, event_type="opened"), *events(2, 3), *events(4, event_type="ended")])
+    await append(pool, "championship-x", 0, events(5, event_type="opened"))
+    runner = ProjectionRunner(pool, kinds)
+    await runner.catch_up()
+    assert await tallies(pool) == {"table-a": (2, "1,4")}           # card plays and other streams skipped
+    assert runner.checkpoint == (await read_all(pool))[-1].checkpoint
+
+
 def test_a_projection_of_some_streams_is_woken_only_by_their_notifications():
     """A NOTIFY names the streams appended to (``stream@version``): a runner following one prefix sleeps
     through the others' (every card played at every table would wake a projection of championships), and
