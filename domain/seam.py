@@ -103,6 +103,8 @@ class GameInfo:
     record: RecordFormat
     record_scope: Literal["deal", "game"]      # what one record holds: a deal (the card game) or the game
     shares_boards: bool = False                # its deals may be boards played at several tables (duplicate)
+    rated_by: Literal["match", "table"] = "match"  # ratings: a championship match rates its teams' players (the
+                                               # card game), or each finished table each player by his place
 
 
 class Game(Protocol):
@@ -131,6 +133,7 @@ class Game(Protocol):
     def part_no(self, state) -> int: ...                     # the deal (turn, round) being played, from 1
     def accusation(self, seat: int, index: int) -> Any | None: ...   # the command accusing action ``index``
     def award(self, team: int, reason: str) -> Any | None: ...       # the command giving the deal to ``team``
+    def places(self, end_event) -> tuple[int, ...]: ...      # each seat's place at the end (1 first; ties share)
 
 
 class Decided:

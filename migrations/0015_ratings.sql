@@ -3,7 +3,7 @@
 -- in the log's order, so a rebuild from zero gives the same rows.
 -- ratings_updates: every update with the absolute values it left (what a player's history is read from);
 -- ratings: each player's current rating per game; ratings_rosters: who plays for each team (and the game);
--- ratings_tables: who sits where at each dice table, until it ends.
+-- ratings_tables: who sits where at each table of a game rated by table (dice), until its game ends.
 
 CREATE TABLE ratings_rosters (
     championship_id text NOT NULL,
@@ -15,6 +15,7 @@ CREATE TABLE ratings_rosters (
 
 CREATE TABLE ratings_tables (
     table_id text PRIMARY KEY,
+    game text NOT NULL,
     seats text[] NOT NULL
 );
 

@@ -1,11 +1,12 @@
 """Players' ratings as read models: kept by the workers' projection runners from every championship's stream
-(``ratings_rm``, the card game) and every dice table's (``dice_ratings_rm``, Balut), each in the log's order, so that ``baloot ratings rebuild`` (a
+(``ratings_rm``, the card game) and every dice table's (``table_ratings_rm``, Balut), each in the log's order, so that ``baloot ratings rebuild`` (a
 rebuild from zero) gives the same rows; and the reads the API serves (a game's leaderboard, keyset-paged; a
 player's ratings and results).
 
-The card game's championship matches are rated (two teams, the winners first); a forfeit is no game played and
-is not rated. Every finished Balut table is rated, each player for himself by his place. Each update is a row
-of ``ratings_updates`` with the absolute values it left.
+How a game is rated is the game's to say (``GameInfo.rated_by``): the card game's championship matches rate
+both teams' players (the winners first; a forfeit is no game played and is not rated); every finished Balut
+table rates each player for himself by his place (``Game.places``). Each update is a row of
+``ratings_updates`` with the absolute values it left.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
+from domain.games import GAMES
 from domain.tournament import events as e
 from projections.ratings import Rating, rate, rate_match
 from services.championships import CODEC
@@ -20,11 +22,14 @@ from services.eventstore import RecordedEvent, projection
 from services.tables import CODEC as TABLE_CODEC
 
 NAME = "ratings_rm"
-DICE_NAME = "dice_ratings_rm"
+TABLE_NAME = "table_ratings_rm"
 PREFIX = "championship-"
 TABLE_PREFIX = "table-"
-DICE = "balut"
-RATED_GAMES = ("baloot", DICE)
+RATED_GAMES = tuple(GAMES)
+BY_MATCH = tuple(name for name, g in GAMES.items() if g.info.rated_by == "match")
+BY_TABLE = tuple(name for name, g in GAMES.items() if g.info.rated_by == "table")
+# What the tables' projection reads: their openings and the ends of the games rated by table.
+TABLE_EVENTS = ("table_opened", *(GAMES[name].info.end_event.__struct_config__.tag for name in BY_TABLE))
 GAME_ROW = ""                      # the roster row that says a championship's game
 
 
@@ -53,7 +58,7 @@ async def _rate_match(conn, position: int, championship_id: str, match_id: str, 
                             "AND team_id = ANY($2)", championship_id, [winner, loser])
     teams = {r["team_id"]: tuple(r["players"]) for r in rows}
     game = rows[0]["game"] if rows else None
-    if game == DICE or game not in RATED_GAMES or set(teams) != {winner, loser}:    # dice: rated by table
+    if game not in BY_MATCH or set(teams) != {winner, loser}:      # a game rated by its tables, not here
         return
     current = await _current(conn, game, [*teams[winner], *teams[loser]])
     new = rate_match(current, teams[winner], teams[loser])
@@ -61,26 +66,25 @@ async def _rate_match(conn, position: int, championship_id: str, match_id: str, 
                                     r.sigma) for p, r in new.items()])
 
 
-async def apply_dice_ratings(conn: asyncpg.Connection, event: RecordedEvent) -> None:
-    """A Balut table: its seats when it opens, its players rated by their places when it ends (the card game's
-    tables are rated as their championship's matches)."""
+async def apply_table_ratings(conn: asyncpg.Connection, event: RecordedEvent) -> None:
+    """A table of a game rated by table: its seats when it opens, its players rated by their places when its
+    game ends (the card game's tables are rated as their championship's matches)."""
     if event.event_type == "table_opened":
         opened = TABLE_CODEC.decode(event)
-        if opened.game == DICE:
-            await conn.execute("INSERT INTO ratings_tables VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                               event.stream_id, list(opened.seats))
-    elif event.event_type == "balut_ended":
-        seats = await conn.fetchval("DELETE FROM ratings_tables WHERE table_id = $1 RETURNING seats",
-                                    event.stream_id)
-        if not seats or len(set(seats)) != len(seats):         # one person in two seats: no contest to rate
-            return
-        places = list(TABLE_CODEC.decode(event).result.places)
-        table_id = event.stream_id[len(TABLE_PREFIX):]
-        championship_id = await conn.fetchval("SELECT championship_id FROM tables_index WHERE table_id = $1",
-                                              table_id)
-        new = rate(await _current(conn, DICE, seats), [(p,) for p in seats], places)
-        await _store(conn, DICE, new, [(event.position, DICE, p, championship_id, None, table_id, place == 1,
-                                        new[p].mu, new[p].sigma) for p, place in zip(seats, places)])
+        if opened.game in BY_TABLE:
+            await conn.execute("INSERT INTO ratings_tables VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                               event.stream_id, opened.game, list(opened.seats))
+        return
+    row = await conn.fetchrow("DELETE FROM ratings_tables WHERE table_id = $1 RETURNING game, seats", event.stream_id)
+    if row is None or len(set(row["seats"])) != len(row["seats"]):  # one person in two seats: no contest to rate
+        return
+    game, seats = row["game"], list(row["seats"])
+    places = list(GAMES[game].places(TABLE_CODEC.decode(event)))
+    table_id = event.stream_id[len(TABLE_PREFIX):]
+    championship_id = await conn.fetchval("SELECT championship_id FROM tables_index WHERE table_id = $1", table_id)
+    new = rate(await _current(conn, game, seats), [(p,) for p in seats], places)
+    await _store(conn, game, new, [(event.position, game, p, championship_id, None, table_id, place == 1,
+                                    new[p].mu, new[p].sigma) for p, place in zip(seats, places)])
 
 
 async def _current(conn, game: str, players) -> dict[str, Rating]:
@@ -105,27 +109,27 @@ async def _reset(conn: asyncpg.Connection, games: tuple[str, ...], table: str) -
 
 
 async def reset_ratings(conn: asyncpg.Connection) -> None:
-    await _reset(conn, tuple(g for g in RATED_GAMES if g != DICE), "ratings_rosters")
+    await _reset(conn, BY_MATCH, "ratings_rosters")
 
 
-async def reset_dice_ratings(conn: asyncpg.Connection) -> None:
-    await _reset(conn, (DICE,), "ratings_tables")
+async def reset_table_ratings(conn: asyncpg.Connection) -> None:
+    await _reset(conn, BY_TABLE, "ratings_tables")
 
 
 def ratings_read_model():
-    """The card game's ratings, from the championships' streams (for ``ProjectionRunner``, ``run_projection``
-    and ``rebuild_projection``)."""
+    """The ratings of the games rated by match, from the championships' streams (for ``ProjectionRunner``,
+    ``run_projection`` and ``rebuild_projection``)."""
     return projection(NAME, apply_ratings, reset_ratings, stream_prefix=PREFIX)
 
 
-def dice_ratings_read_model():
-    """Balut's ratings, from the tables' streams: only their openings and ends are read (filtered in SQL). Its
-    own projection, as the two games' ratings depend on nothing of each other."""
-    return projection(DICE_NAME, apply_dice_ratings, reset_dice_ratings, stream_prefix=TABLE_PREFIX,
-                      event_types=("table_opened", "balut_ended"))
+def table_ratings_read_model():
+    """The ratings of the games rated by table, from the tables' streams: only their openings and their games'
+    ends are read (filtered in SQL). A projection of its own, as the two kinds of game share no rating."""
+    return projection(TABLE_NAME, apply_table_ratings, reset_table_ratings, stream_prefix=TABLE_PREFIX,
+                      event_types=TABLE_EVENTS)
 
 
-READ_MODELS = (ratings_read_model, dice_ratings_read_model)
+READ_MODELS = (ratings_read_model, table_ratings_read_model)
 
 
 # ---- reads ----

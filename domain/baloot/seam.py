@@ -121,5 +121,9 @@ class Baloot(Decided):
     def award(self, team, reason):
         return AwardDeal(team=team, reason=reason)
 
+    def places(self, end_event):
+        winner = end_event.winner               # a team's two seats share its place; no winner: all first
+        return tuple(1 if winner is None or seat % 2 == winner else 2 for seat in range(4))
+
 
 GAME = Baloot()

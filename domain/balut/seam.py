@@ -27,6 +27,7 @@ INFO = GameInfo(
     record=Format(record.FORMAT, record.MalformedRecord, record.parse_record, audit.audit_record,
                   audit.render_report, record.export_record, record.encode_record, record.game_record_schema),
     record_scope="game",
+    rated_by="table",                          # every player for himself: his place at the table rates him
 )
 
 # A championship match is two pairs: seats 0+2 against seats 1+3.
@@ -111,6 +112,9 @@ class Balut(Decided):
 
     def award(self, team, reason):
         return None             # no deal value to give: a referee annuls nothing here, he ends the game
+
+    def places(self, end_event):
+        return tuple(end_event.result.places)
 
 
 GAME = Balut()

@@ -13,7 +13,7 @@ from domain.tournament import events as e
 from domain.tournament.events import Settings
 from services.eventstore import ProjectionRunner, read_stream, rebuild_projection
 from services.platform import Platform
-from services.ratings import dice_ratings_read_model, ratings_read_model
+from services.ratings import table_ratings_read_model, ratings_read_model
 from services.roles import grant
 from tests.api.conftest import new_user
 from tests.api.test_balut_championship import play_balut
@@ -111,7 +111,7 @@ async def test_a_dice_table_rates_each_player_by_his_place(api, pool):
     cid = await drawn(api, organiser, teams, game="balut", format="single_elimination")
     (table,) = (await command(api, cid, "rounds/1/start", organiser, "round-1"))["tables"]
     final = await play_balut(api, table["table_id"], headers_of)
-    for make in (ratings_read_model, dice_ratings_read_model):
+    for make in (ratings_read_model, table_ratings_read_model):
         await ProjectionRunner(pool, make()).catch_up()
     (ended,) = [r for r in await read_stream(pool, f"table-{table['table_id']}") if r.event_type == "balut_ended"]
     places = ended.data["result"]["places"]
