@@ -81,15 +81,13 @@ PROBLEM_RESPONSES = {
 }
 
 
-RESERVED = {"request", "state", "data", "headers", "cookies", "scope", "socket", "body"}
-
-
 def refusals(handler, unlimited: tuple[str, ...] = ()) -> set[int]:
     """The problem statuses an operation can answer with: what every operation of its kind can give (found from
     its signature) and what it declares itself (``refuses=`` in its decorator: its own 403s, 404s, 409s,
     422s).
 
-    - 400 a parameter or a body that does not parse or break its constraints; 413 a body too large;
+    - 400 a NUL in the path or the query (on every route), a parameter or a body that does not parse or breaks
+      its constraints; 413 a body too large;
     - 401 a route that names its caller (``user``) and so needs a valid token or session;
     - 403 an unsafe method a session cookie may sign (the CSRF check);
     - 404 a path naming something (a table, a championship, a deal) that may not exist;
@@ -97,11 +95,10 @@ def refusals(handler, unlimited: tuple[str, ...] = ()) -> set[int]:
     """
     params = handler.parsed_fn_signature.parameters
     dependencies = set(handler.resolve_dependencies())
-    own = [name for name in params if name not in dependencies and name not in RESERVED]
     path = any("{" in p for p in handler.paths)
     unsafe = not handler.http_methods <= {"GET", "HEAD", "OPTIONS"}
     found = set(handler.opt.get("refuses", ()))
-    found |= {400} if own or "data" in params else set()
+    found |= {400}
     found |= {413} if "data" in params else set()
     found |= {401} if "user" in params else set()
     found |= {403} if unsafe and "user" in params else set()
