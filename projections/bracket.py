@@ -142,9 +142,13 @@ class Section(msgspec.Struct, frozen=True):
     stages: tuple[StageRounds, ...]
 
 
-def _by_stage(state: Bracket) -> dict[str, dict[int, list[Node]]]:
-    """Knock-out stages, in the order they started: round -> its matches of the stage, in pairing order."""
-    stages: dict[str, dict[int, list[Node]]] = {}
+Stages = dict[str, dict[int, list[Node]]]
+
+
+def by_stage(state: Bracket) -> Stages:
+    """Knock-out stages, in the order they started: round -> its matches of the stage, in pairing order (one
+    pass over every match: computed once per question and handed to ``outline``, ``place`` and ``section``)."""
+    stages: Stages = {}
     for match_id in state.order:
         n = state.nodes[match_id]
         if n.stage not in NOT_KNOCKOUT:
@@ -158,27 +162,30 @@ def _total_rounds(stage: str, rounds: dict[int, list[Node]]) -> int:
     return len(rounds) and max(1, len(rounds[min(rounds)]).bit_length())
 
 
-def outline(state: Bracket) -> tuple[StageRounds, ...]:
+def outline(stages: Stages) -> tuple[StageRounds, ...]:
+    """Each knock-out stage's rounds (of ``by_stage``) with their number of matches."""
     return tuple(StageRounds(stage, tuple((r, len(ns)) for r, ns in sorted(rounds.items())),
                              _total_rounds(stage, rounds))
-                 for stage, rounds in _by_stage(state).items())
+                 for stage, rounds in stages.items())
 
 
-def place(state: Bracket, match_id: str) -> tuple[str, int, int] | None:
+def place(state: Bracket, match_id: str, stages: Stages) -> tuple[str, int, int] | None:
     """(stage, round, position among the stage's matches of that round) of a knock-out match."""
     node = state.nodes.get(match_id)
     if node is None or node.stage in NOT_KNOCKOUT:
         return None
-    ids = [n.match_id for n in _by_stage(state)[node.stage][node.round]]
+    ids = [n.match_id for n in stages[node.stage][node.round]]
     return node.stage, node.round, ids.index(match_id)
 
 
-def section(state: Bracket, stage: str, round_no: int, number: int, size: int, depth: int) -> Section | None:
+def section(state: Bracket, stage: str, round_no: int, number: int, size: int, depth: int,
+            stages: Stages | None = None) -> Section | None:
     """Block ``number`` (from 1) of ``size`` matches of ``stage``'s round ``round_no``, and the matches their
     winners go on to over ``depth`` columns in all. In a binary stage the later columns are the tree's slots,
     not paired ones included (so a live bracket shows where each winner goes); elsewhere they are the matches
-    the shown ones' winners were paired into. None: no such stage or round."""
-    stages = _by_stage(state)
+    the shown ones' winners were paired into. None: no such stage or round. ``stages``: ``by_stage(state)``,
+    if the caller has it already."""
+    stages = by_stage(state) if stages is None else stages
     rounds = stages.get(stage, {})
     if round_no not in rounds:
         return None
@@ -211,4 +218,4 @@ def section(state: Bracket, stage: str, round_no: int, number: int, size: int, d
             if not slots:
                 break
             columns.append(Column(r, slots))
-    return Section(stage, round_no, number, sections, size, tuple(columns), outline(state))
+    return Section(stage, round_no, number, sections, size, tuple(columns), outline(stages))

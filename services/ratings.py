@@ -158,13 +158,11 @@ async def leaderboard(db, game: str, after: tuple[float, str] | None, limit: int
     """The game's rated people (not bots), best first by ordinal, then by id; ``after`` (ordinal, user id) of
     the last row of the previous page: a keyset page, stable while ratings change elsewhere."""
     rows = await db.fetch(
-        "SELECT r.user_id, u.name, r.mu, r.sigma, r.ordinal, r.games, "
-        " (SELECT count(*) FROM ratings o JOIN users ou ON ou.user_id = o.user_id AND ou.kind <> 'bot' "
-        "  WHERE o.game = r.game AND (o.ordinal > r.ordinal OR (o.ordinal = r.ordinal AND o.user_id < r.user_id)))"
-        " + 1 AS rank "
-        "FROM ratings r JOIN users u ON u.user_id = r.user_id AND u.kind <> 'bot' WHERE r.game = $1 "
-        "AND ($2::float8 IS NULL OR r.ordinal < $2 OR (r.ordinal = $2 AND r.user_id > $3)) "
-        "ORDER BY r.ordinal DESC, r.user_id LIMIT $4",
+        "SELECT * FROM (SELECT r.user_id, u.name, r.mu, r.sigma, r.ordinal, r.games, "
+        "  row_number() OVER (ORDER BY r.ordinal DESC, r.user_id) AS rank "     # numbered once, in one pass
+        "  FROM ratings r JOIN users u ON u.user_id = r.user_id AND u.kind <> 'bot' WHERE r.game = $1) ranked "
+        "WHERE $2::float8 IS NULL OR ordinal < $2 OR (ordinal = $2 AND user_id > $3) "
+        "ORDER BY rank LIMIT $4",
         game, after[0] if after else None, after[1] if after else "", limit)
     return [RatedPlayer(r["rank"], r["user_id"], r["name"], r["mu"], r["sigma"], r["ordinal"], r["games"])
             for r in rows]

@@ -481,9 +481,8 @@ async def record_forfeit(request: Request, championship_id: FromPath[str], match
     return _outcome(championship_id, outcome, champ)
 
 
-@post("/{championship_id:str}/matches/{match_id:str}/double-forfeit", operation_id="recordDoubleForfeit", refuses=(409,),
-      
-      status_code=200, summary="Referee or organiser: neither team played; nobody advances",
+@post("/{championship_id:str}/matches/{match_id:str}/double-forfeit", operation_id="recordDoubleForfeit",
+      refuses=(409,), status_code=200, summary="Referee or organiser: neither team played; nobody advances",
       dto=Strict[WithReason], return_dto=None)
 async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
                                 data: JSONBody[WithReason], user: Caller, pool: Pool, championships: Championships
@@ -717,8 +716,7 @@ async def extend_check_in(championship_id: FromPath[str], round_no: FromPath[int
 # ---- everyone ----
 
 @get("/", operation_id="listChampionships", refuses=(403,),
-     summary="Championships, the newest first (organised=true: the "
-                                                     "caller's own, for the organiser console)")
+     summary="Championships, the newest first (organised=true: the caller's own, for the organiser console)")
 async def list_championships(user: Caller, pool: Pool, championships: Championships,
                              limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
                              organised: FromQuery[bool] = False) -> list[ChampionshipListed]:
@@ -771,18 +769,19 @@ async def get_standings(championship_id: FromPath[str], user: Caller, championsh
 async def get_bracket(championship_id: FromPath[str], user: Caller, championships: Championships, pool: Pool,
                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
                       team: FromQuery[str | None] = None) -> BracketOut:
-    b = (await championships.load(championship_id)).bracket
+    champ = await championships.load(championship_id)
+    b = champ.bracket
     if round_no is None and team is None:
         return BracketOut(bracket_projection.nodes(b), list(b.edges),
                           {t: list(path) for t, path in sorted(b.paths.items())})
     nodes = [n for n in (bracket_projection.path(b, team) if team is not None else bracket_projection.nodes(b))
              if round_no is None or n.round == round_no]
     ids = {n.match_id for n in nodes}
-    teams = {team} if team is not None else {t for n in nodes for t in (n.team_a, n.team_b) if t is not None}
-    state = (await championships.load(championship_id)).state
-    names = await team_names(pool, state, {t for n in nodes for t in (n.team_a, n.team_b) if t is not None})
+    playing = {t for n in nodes for t in (n.team_a, n.team_b) if t is not None}
+    teams = {team} if team is not None else playing
     return BracketOut(nodes, [e for e in b.edges if e.target in ids],
-                      {t: list(path) for t, path in sorted(b.paths.items()) if t in teams}, names)
+                      {t: list(path) for t, path in sorted(b.paths.items()) if t in teams},
+                      await team_names(pool, champ.state, playing))
 
 
 @get("/{championship_id:str}/bracket/section", operation_id="getBracketSection", refuses=(409,),
@@ -798,13 +797,14 @@ async def get_bracket_section(championship_id: FromPath[str], user: Caller, cham
                               match: FromQuery[str | None] = None) -> BracketSectionOut:
     champ = await championships.load(championship_id)
     b = champ.bracket
+    by_stage = bracket_projection.by_stage(b)          # one pass over the matches, for all that follows
     if match is not None:
-        where = bracket_projection.place(b, match)
+        where = bracket_projection.place(b, match, by_stage)
         if where is None:
             raise Problem(404, "no_such_match", f"no knock-out match {match!r} in this championship", field="match")
         stage, round_no, position = where
         number = position // size + 1
-    stages = bracket_projection.outline(b)
+    stages = bracket_projection.outline(by_stage)
     if not stages:
         raise Problem(409, "no_bracket", "this championship has no knock-out match paired yet")
     stage = stage or stages[0].stage
@@ -812,7 +812,7 @@ async def get_bracket_section(championship_id: FromPath[str], user: Caller, cham
     if known is None:
         raise Problem(404, "no_such_stage", f"no knock-out stage {stage!r} in this championship", field="stage")
     round_no = round_no or known.rounds[0][0]
-    part = bracket_projection.section(b, stage, round_no, number, size, depth)
+    part = bracket_projection.section(b, stage, round_no, number, size, depth, by_stage)
     if part is None:
         raise Problem(404, "no_such_round", f"stage {stage!r} has no round {round_no}", field="round")
     shown = [t for col in part.columns for slot in col.slots if slot.node is not None

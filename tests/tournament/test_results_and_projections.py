@@ -111,8 +111,8 @@ def test_a_section_of_a_knockout_is_the_subtree_its_winners_play_on_to():
     top = bracket.section(graph, "main", 6, 1, 8, 4)
     assert [len(col.slots) for col in top.columns] == [2, 1]
     assert top.columns[-1].slots[0].node.winner == sim.state.champion
-    assert bracket.outline(graph)[0].rounds == tuple((k + 1, len(r)) for k, r in enumerate(rounds))
-    assert bracket.place(graph, rounds[2][5].match_id) == ("main", 3, 5)
+    assert bracket.outline(bracket.by_stage(graph))[0].rounds == tuple((k + 1, len(r)) for k, r in enumerate(rounds))
+    assert bracket.place(graph, rounds[2][5].match_id, bracket.by_stage(graph)) == ("main", 3, 5)
     assert bracket.section(graph, "main", 9, 1, 8, 4) is None and bracket.section(graph, "losers", 1, 1, 8, 4) is None
 
 
@@ -124,15 +124,15 @@ def test_a_live_section_shows_the_slots_not_paired_yet():
     assert [col.round for col in part.columns] == [1, None, None, None]
     assert [len(col.slots) for col in part.columns] == [8, 4, 2, 1]
     assert all(s.node is None for col in part.columns[1:] for s in col.slots)
-    assert bracket.outline(graph)[0].total_rounds == 5
+    assert bracket.outline(bracket.by_stage(graph))[0].total_rounds == 5
 
 
 def test_a_losers_bracket_section_follows_the_winners_edges():
     sim = championship("double_elimination", 16)
     graph = folded(sim)
-    stages = [s.stage for s in bracket.outline(graph)]
+    stages = [s.stage for s in bracket.outline(bracket.by_stage(graph))]
     assert stages[:2] == ["winners", "losers"] and "grand final" in stages
-    first_losers_round = min(r for r, _ in bracket.outline(graph)[1].rounds)
+    first_losers_round = min(r for r, _ in bracket.outline(bracket.by_stage(graph))[1].rounds)
     part = bracket.section(graph, "losers", first_losers_round, 1, 8, 3)
     for before, after in zip(part.columns, part.columns[1:]):
         for s in after.slots:
@@ -144,7 +144,7 @@ def test_each_group_is_a_bracket_of_its_own():
     sim = Simulation(Settings("p", "groups_knockout", group_size=8, qualifiers_per_group=2), 32, "proj")
     sim.run()
     graph = folded(sim)
-    stages = {s.stage: s for s in bracket.outline(graph)}
+    stages = {s.stage: s for s in bracket.outline(bracket.by_stage(graph))}
     assert {"group 1", "group 4", "final bracket"} <= set(stages)
     assert stages["group 2"].total_rounds == 2 and stages["final bracket"].total_rounds == 3
     part = bracket.section(graph, "group 2", 1, 1, 8, 4)

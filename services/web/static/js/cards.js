@@ -28,6 +28,11 @@ export function backEl() {
   return el;
 }
 
+// A number to one decimal, read left to right in Arabic too (its minus sign before it, not after).
+export function decimal(x) {
+  return h("bdi", {dir: "ltr"}, x.toFixed(1));
+}
+
 // A small element builder: h("td", {class: "x"}, child, "text", ...).
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);

@@ -1,7 +1,7 @@
 // A player (/watch/player.html?id=USER): his rating in each game with its uncertainty, his recent rated
 // matches (each a link to its place in the championship's bracket) and the championships he played.
 import {get} from "./api.js";
-import {fill, h} from "./cards.js";
+import {decimal, fill, h} from "./cards.js";
 import {onChange, setUp, t, tOr} from "./i18n.js";
 import "./words_watch.js";
 
@@ -9,8 +9,6 @@ const main = document.getElementById("main");
 const id = new URLSearchParams(location.search).get("id") || "";
 let player = null, failure = null;
 
-// A rating as a number reads left to right in Arabic too (a minus sign before it, not after).
-const fixed = x => h("bdi", {dir: "ltr"}, x.toFixed(1));
 
 function render() {
   if (failure) {
@@ -27,7 +25,7 @@ function render() {
       h("thead", {}, h("tr", {}, ["game", "rating", "rating_parts", "games"].map(k => h("th", {}, t(k))))),
       h("tbody", {}, player.ratings.map(r => h("tr", {"data-game": r.game},
         h("td", {}, h("a", {href: `/watch/ratings.html?game=${r.game}`}, tOr(`game_${r.game}`, r.game))),
-        h("td", {"data-ordinal": r.ordinal}, fixed(r.ordinal)), h("td", {class: "muted"}, fixed(r.mu), " ± ", fixed(r.sigma)),
+        h("td", {"data-ordinal": r.ordinal}, decimal(r.ordinal)), h("td", {class: "muted"}, decimal(r.mu), " ± ", decimal(r.sigma)),
         h("td", {}, String(r.games))))))
       : h("p", {id: "player-ratings"}, t("not_rated")),
     h("h2", {}, t("recent_results")),
@@ -38,7 +36,7 @@ function render() {
             `${names.get(m.championship_id) ?? t("a_championship")} · ${t("match")} ${m.match_id}`)
         : h("a", {href: `/watch/table.html?id=${encodeURIComponent(m.table_id)}`}, `${t("balut_game")} · ${t("table")}`),
       ` — ${t(m.match_id ? (m.won ? "path_won" : "path_lost") : (m.won ? "first_place" : "not_first"))} · `
-        + `${t("rating_after")} `, fixed(m.mu - 3 * m.sigma))))
+        + `${t("rating_after")} `, decimal(m.mu - 3 * m.sigma))))
       : h("p", {id: "recent"}, t("none")),
     h("h2", {}, t("championships")),
     player.championships.length ? h("ul", {id: "played-in"}, player.championships.map(c =>

@@ -1,7 +1,7 @@
 // A game's rating leaderboard (/watch/ratings.html?game=baloot): rank, player, rating (mu - 3 sigma) and its
 // parts, a page at a time by keyset (the server's next_after_*).
 import {get} from "./api.js";
-import {fill, h} from "./cards.js";
+import {decimal, fill, h} from "./cards.js";
 import {onChange, setUp, t, tOr} from "./i18n.js";
 import "./words_watch.js";
 
@@ -13,8 +13,6 @@ let page = null, failure = null;
 const previous = [];               // the keys of the pages before this one
 let after = null;                  // [ordinal, user] after which this page starts
 
-// A rating as a number reads left to right in Arabic too (a minus sign before it, not after).
-const fixed = x => h("bdi", {dir: "ltr"}, x.toFixed(1));
 
 function render() {
   const title = `${t("ratings")} — ${tOr(`game_${game}`, game)}`;
@@ -29,8 +27,8 @@ function render() {
       h("tbody", {}, page.rows.map(r => h("tr", {"data-user": r.user_id},
         h("td", {}, String(r.rank)),
         h("td", {}, h("a", {href: `/watch/player.html?id=${encodeURIComponent(r.user_id)}`}, r.name)),
-        h("td", {"data-ordinal": r.ordinal}, fixed(r.ordinal)),
-        h("td", {class: "muted wide-only"}, fixed(r.mu), " ± ", fixed(r.sigma)),
+        h("td", {"data-ordinal": r.ordinal}, decimal(r.ordinal)),
+        h("td", {class: "muted wide-only"}, decimal(r.mu), " ± ", decimal(r.sigma)),
         h("td", {}, String(r.games)))))) : h("p", {id: "ratings"}, t("no_ratings")),
     h("div", {class: "controls"},
       h("button", {type: "button", id: "prev-page", disabled: !previous.length,
