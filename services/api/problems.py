@@ -65,10 +65,12 @@ _DESCRIPTIONS = {
     401: "missing, malformed, unknown, expired or revoked bearer token",
     403: "not your seat, not seated, not invited, not the organiser or referee; a shared board hidden until "
          "it closes (`board_hidden`), hands a table never shows (`hands_hidden`)",
-    404: "unknown table, deal, championship or path",
-    409: "the rules refuse the action (rule named), a stale version, a busy table, too many tokens",
+    404: "unknown table, deal, championship, webhook endpoint or delivery, or path",
+    409: "the rules refuse the action (rule named), a stale version, a busy table, too many tokens or webhook "
+         "endpoints, a disabled webhook endpoint",
     413: "the request body is too large",
-    422: "an unknown user, a user named for two seats, or a team of the wrong size in the request",
+    422: "an unknown user, a user named for two seats, or a team of the wrong size in the request; a webhook "
+         "target that may not be reached (`webhook_target_refused`: a private, loopback or link-local address)",
     429: "too many requests for this user (or, for sign-ups and bad tokens, this address); too many live "
          "streams",
     503: "the database is unavailable for now (`database_unavailable`, with `Retry-After`): nothing was "

@@ -30,6 +30,7 @@ from services.eventstore.migrations import migrate
 from services.tables.pending import Work, pending_work
 from services.workers.projections import ProjectionWorker
 from services.workers.schedules import Schedules
+from services.workers.webhooks import WebhookWorker
 from services.workers.broker import broker_unavailable_errors
 
 log = logging.getLogger("baloot.workers")
@@ -97,6 +98,7 @@ class Workers:
         self.projections = ProjectionWorker(database_url) if schedules else None
         if self.projections is not None:
             broker.add_middleware(self.projections)
+            broker.add_middleware(WebhookWorker(database_url))
 
     async def table_moved(self, table) -> None:
         """Queue what the table waits for, if anything (the reconciler catches lost messages); a bot turn

@@ -1,0 +1,119 @@
+"""Webhooks for integrators (services/webhooks, docs/webhooks.md): an organiser registers endpoints for one of
+his championships or for all of them, with the kinds of event each takes; reads their delivery log and sends a
+delivery again. Every route answers for the caller's own endpoints only: another's is unknown to him."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from litestar import Router, delete, get, post
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+
+from services.api.deps import Caller, Championships, Pool
+from services.api.problems import Problem
+from services.api.schemas import Strict, Text
+from services.roles import has_role
+from services.webhooks import endpoints
+from services.webhooks.endpoints import DeliveryOut, EndpointOut, EndpointRefused
+from services.webhooks.outbox import KINDS
+
+Kind = Literal[KINDS]
+EndpointId = Annotated[str, msgspec.Meta(pattern="^wh_[0-9a-f]{16}$")]
+
+
+class NewEndpoint(msgspec.Struct, forbid_unknown_fields=True):
+    url: Annotated[str, msgspec.Meta(min_length=1, max_length=2000, pattern="^[^\x00]*$")]
+    kinds: Annotated[list[Kind], msgspec.Meta(min_length=1)] = msgspec.field(default_factory=lambda: list(KINDS))
+    championship_id: str | None = None       # None: every championship you organise, now and later
+    description: Annotated[Text, msgspec.Meta(max_length=200)] = ""
+
+
+class EndpointCreated(msgspec.Struct):
+    endpoint: EndpointOut
+    secret: str                              # whsec_…: shown this once; it signs every delivery
+
+
+class DeliveryPage(msgspec.Struct):
+    deliveries: list[DeliveryOut]            # newest first
+    next_before: int | None                  # the next page: before set to this
+
+
+def _refused(exc: EndpointRefused) -> Problem:
+    return Problem(exc.status, exc.code, str(exc), **({"field": exc.field} if exc.field else {}))
+
+
+@post("/", operation_id="registerWebhook", refuses=(403, 404, 409, 422), status_code=201,
+      summary="Register a webhook endpoint for one of your championships (or all of them): the kinds of event it "
+              "takes; the answer holds its signing secret, shown this once",
+      dto=Strict[NewEndpoint], return_dto=None)
+async def register(data: JSONBody[NewEndpoint], user: Caller, pool: Pool, championships: Championships) -> EndpointCreated:
+    if data.championship_id is not None:
+        await championships.load(data.championship_id)               # 404 for one that does not exist
+        if not await has_role(pool, user.user_id, "organiser", ("championship", data.championship_id)):
+            raise Problem(403, "not_organiser", f"only the organisers of championship {data.championship_id} "
+                                                "register webhooks for it")
+    try:
+        endpoint, secret = await endpoints.register(pool, user.user_id, data.url, list(data.kinds),
+                                                    data.championship_id, data.description)
+    except EndpointRefused as exc:
+        raise _refused(exc) from None
+    return EndpointCreated(endpoint, secret)
+
+
+@get("/", operation_id="listWebhooks", summary="Your webhook endpoints, with what each has delivered and queued")
+async def list_endpoints(user: Caller, pool: Pool) -> list[EndpointOut]:
+    return await endpoints.of_owner(pool, user.user_id)
+
+
+async def _call(fn, *args):
+    try:
+        return await fn(*args)
+    except EndpointRefused as exc:
+        raise _refused(exc) from None
+
+
+@get("/{endpoint_id:str}", operation_id="getWebhook", summary="One of your webhook endpoints")
+async def get_endpoint(endpoint_id: FromPath[EndpointId], user: Caller, pool: Pool) -> EndpointOut:
+    return await _call(endpoints.get, pool, user.user_id, endpoint_id)
+
+
+@delete("/{endpoint_id:str}", operation_id="removeWebhook", status_code=204,
+        summary="Remove a webhook endpoint: nothing more is sent to it")
+async def remove_endpoint(endpoint_id: FromPath[EndpointId], user: Caller, pool: Pool) -> None:
+    await _call(endpoints.remove, pool, user.user_id, endpoint_id)
+
+
+@post("/{endpoint_id:str}/enable", operation_id="enableWebhook", status_code=200,
+      summary="Enable a disabled endpoint again: what was queued for it goes out, in order")
+async def enable_endpoint(endpoint_id: FromPath[EndpointId], user: Caller, pool: Pool) -> EndpointOut:
+    return await _call(endpoints.enable, pool, user.user_id, endpoint_id)
+
+
+@get("/{endpoint_id:str}/deliveries", operation_id="listWebhookDeliveries",
+     summary="The endpoint's delivery log, newest first: status, attempts, the last answer; a page at a time "
+             "(pass next_before as before)")
+async def list_deliveries(endpoint_id: FromPath[EndpointId], user: Caller, pool: Pool,
+                          before: FromQuery[int | None] = None,
+                          status: FromQuery[Literal["pending", "delivered"] | None] = None,
+                          limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50) -> DeliveryPage:
+    rows = await _call(endpoints.deliveries, pool, user.user_id, endpoint_id, before, limit, status)
+    return DeliveryPage(rows, rows[-1].delivery_id if len(rows) == limit else None)
+
+
+@get("/{endpoint_id:str}/deliveries/{delivery_id:int}", operation_id="getWebhookDelivery",
+     summary="One delivery with every attempt made at it")
+async def get_delivery(endpoint_id: FromPath[EndpointId], delivery_id: FromPath[int], user: Caller, pool: Pool) -> DeliveryOut:
+    return await _call(endpoints.delivery, pool, user.user_id, endpoint_id, delivery_id)
+
+
+@post("/{endpoint_id:str}/deliveries/{delivery_id:int}/redeliver", operation_id="redeliverWebhook",
+      refuses=(409,), status_code=200,
+      summary="Send a delivery again (same webhook-id: receivers that saw it drop it), in its place in its line")
+async def redeliver(endpoint_id: FromPath[EndpointId], delivery_id: FromPath[int], user: Caller, pool: Pool) -> DeliveryOut:
+    return await _call(endpoints.redeliver, pool, user.user_id, endpoint_id, delivery_id)
+
+
+webhook_router = Router(tags=["webhooks"], path="/webhooks", route_handlers=[
+    register, list_endpoints, get_endpoint, remove_endpoint, enable_endpoint, list_deliveries, get_delivery,
+    redeliver])
