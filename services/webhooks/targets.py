@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ALLOW_ENV = "BALOOT_WEBHOOK_ALLOW"
 MAX_URL = 2000
+RESOLVE_SECONDS = 5.0
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -85,9 +86,12 @@ async def check(url: str, allow: tuple[Network, ...] | None = None) -> Target:
     scheme, host, port = parse(url)
     allow = allow_list() if allow is None else allow
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = await asyncio.wait_for(asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM),
+                                       RESOLVE_SECONDS)
     except (socket.gaierror, UnicodeError) as exc:
         raise TargetRefused(f"the host {host!r} does not resolve: {exc}") from None
+    except TimeoutError:
+        raise TargetRefused(f"the host {host!r} did not resolve within {RESOLVE_SECONDS:g} s") from None
     addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos))
     for address in addresses:
         kind = why_not_public(address)

@@ -72,10 +72,10 @@ class RabbitWorkers:
         broker.flush_all()
         broker.close()
 
-    def start(self) -> None:
+    def start(self, **env: str) -> None:
         log = Path(tempfile.mkstemp(prefix="baloot-worker-", suffix=".log")[1])
         env = dict(os.environ, DATABASE_URL=self.database_url, BROKER_URL=self.url,
-                   BALOOT_RECONCILE_SECONDS="1")
+                   BALOOT_RECONCILE_SECONDS="1", **env)
         with log.open("wb") as out:
             # A session of its own: SIGKILL goes to the dramatiq parent and its worker processes alike.
             self.procs.append(subprocess.Popen([BALOOT, "worker", "--processes", "1", "--threads", "4"],
