@@ -22,6 +22,7 @@ let seedCheck = null;        // whether sha256(seed) equals the published commit
 let proposals = null;        // teams players proposed, not registered yet
 let profiles = null;         // GET /profiles: each game's profiles with their switches
 let armed = null;            // the key of the button clicked once (askOnce): its next click does it
+let hooks = {endpoints: null, open: null, deliveries: null, secret: null};   // the webhooks panel
 
 // A button for an action that cannot be undone (a forfeit, a withdrawal, a bot for a seat): the first click
 // asks, the second on the same button does it. ``key`` names it among the page's buttons.
@@ -348,9 +349,84 @@ function exportsEl() {
     h("p", {}, h("a", {href: `/watch/championship.html?id=${enc(id)}`, id: "public-page"}, t("public_page"))));
 }
 
+// ---- webhooks: what this championship sends to the organiser's integrations ----
+
+const KINDS = ["registration.closed", "draw.made", "round.started", "match.started", "match.ended",
+               "championship.finished", "referee.called", "referee.ruled"];
+const kindName = kind => t(`kind_${kind.replace(".", "_")}`);
+
+function deliveryEl(endpoint, d) {
+  const last = d.last_status_code ? t("answered", {code: d.last_status_code}) : d.last_error ? t("no_answer") : "";
+  return h("tr", {"data-delivery": d.delivery_id, "data-status": d.status},
+    h("td", {}, kindName(d.kind)), h("td", {}, d.last_attempt_at ? whenText(d.last_attempt_at) : "—"),
+    h("td", {class: d.status === "pending" && d.attempts ? "error" : ""},
+      d.status === "delivered" ? t("delivered") : d.attempts ? t("retrying_at", {when: whenText(d.next_attempt_at)}) : t("queued")),
+    h("td", {}, String(d.attempts)), h("td", {class: "hint", title: d.last_error ?? ""}, last),
+    h("td", {}, endpoint.enabled ? h("button", {type: "button", class: "redeliver",
+      onclick: () => act(() => send("POST", `/webhooks/${endpoint.endpoint_id}/deliveries/${d.delivery_id}/redeliver`),
+                         loadWebhooks)}, t("send_again")) : null));
+}
+
+function endpointEl(endpoint) {
+  const shown = hooks.open === endpoint.endpoint_id;
+  return h("li", {"data-endpoint": endpoint.endpoint_id, "data-enabled": String(endpoint.enabled)},
+    h("p", {}, h("code", {class: "hook-url", dir: "ltr"}, endpoint.url), endpoint.description ? ` · ${endpoint.description}` : "",
+      ` · ${endpoint.championship_id ? t("this_championship") : t("all_my_championships")}`),
+    h("p", {class: "hint"}, listText(endpoint.kinds.map(kindName))),
+    h("p", {}, endpoint.enabled ? h("span", {class: "ok"}, t("hook_enabled"))
+      : h("span", {class: "error", role: "alert"}, t("hook_disabled", {n: endpoint.failures})),
+      ` · ${t("delivered_count", {n: endpoint.delivered})} · ${t("pending_count", {n: endpoint.pending})}`),
+    h("div", {class: "controls"},
+      h("button", {type: "button", class: "show-deliveries", "aria-expanded": String(shown), onclick: async () => {
+        hooks.open = shown ? null : endpoint.endpoint_id;
+        await loadWebhooks();
+      }}, t(shown ? "hide_deliveries" : "show_deliveries")),
+      endpoint.enabled ? null : h("button", {type: "button", class: "primary enable-hook",
+        onclick: () => act(() => send("POST", `/webhooks/${endpoint.endpoint_id}/enable`), loadWebhooks)}, t("enable_again")),
+      askOnce(`remove-${endpoint.endpoint_id}`, t("remove_hook"), {class: "remove-hook"},
+        () => send("DELETE", `/webhooks/${endpoint.endpoint_id}`))),
+    shown && hooks.deliveries ? (hooks.deliveries.length ? h("table", {class: "list deliveries"},
+      h("thead", {}, h("tr", {}, [t("kind"), t("last_attempt"), t("state"), t("attempts"), t("last_answer"), t("actions")]
+        .map(x => h("th", {}, x)))),
+      h("tbody", {}, hooks.deliveries.map(d => deliveryEl(endpoint, d))))
+      : h("p", {class: "hint"}, t("no_deliveries"))) : null);
+}
+
+function webhooksEl() {
+  const mine = (hooks.endpoints ?? []).filter(e => !e.championship_id || e.championship_id === id);
+  return h("section", {class: "panel", id: "webhooks"}, h("h2", {}, t("webhooks")),
+    h("p", {class: "hint"}, t("webhooks_hint"), " ", h("a", {href: "/schema#/webhooks"}, t("webhooks_api"))),
+    hooks.secret ? h("div", {class: "ok secret mono", role: "status", id: "hook-secret"}, h("p", {}, t("secret_once")),
+      h("code", {dir: "ltr"}, hooks.secret)) : null,
+    mine.length ? h("ul", {class: "list", id: "endpoints"}, mine.map(endpointEl)) : h("p", {class: "hint"}, t("no_hooks")),
+    h("form", {class: "card-form", id: "new-hook", onsubmit: e => {
+      e.preventDefault();
+      const f = e.target.elements;
+      const kinds = KINDS.filter(k => f[`kind-${k}`].checked);
+      const body = {url: f.hook_url.value, kinds, description: f.hook_note.value};
+      if (f.hook_scope.value === "this") body.championship_id = id;
+      act(async () => { hooks.secret = (await send("POST", "/webhooks", body)).secret; }, loadWebhooks);
+    }},
+      h("h3", {}, t("new_hook")),
+      field(t("hook_url"), h("input", {id: "hook_url", name: "hook_url", type: "url", required: true,
+                                        placeholder: "https://", dir: "ltr"})),
+      field(t("hook_note"), h("input", {id: "hook_note", name: "hook_note", maxlength: "200"})),
+      field(t("hook_scope"), select("hook_scope", [["this", t("this_championship")], ["all", t("all_my_championships")]], "this")),
+      h("fieldset", {class: "kinds"}, h("legend", {}, t("hook_kinds")), KINDS.map(k => h("label", {class: "check"},
+        h("input", {type: "checkbox", name: `kind-${k}`, checked: true}), " ", kindName(k)))),
+      h("div", {class: "controls"}, h("button", {type: "submit", class: "primary", id: "add-hook"}, t("add_hook")))));
+}
+
+async function loadWebhooks() {
+  hooks.endpoints = await get("/webhooks");
+  hooks.deliveries = hooks.open && hooks.endpoints.some(e => e.endpoint_id === hooks.open)
+    ? (await get(`/webhooks/${hooks.open}/deliveries?limit=20`)).deliveries : null;
+  render();
+}
+
 function championshipEl() {
   return [h("h1", {}, champ.name), h("p", {}, h("a", {href: "/organise/"}, t("my_championships"))), noticeEl(),
-    runEl(), monitorEl(), importEl(), exportsEl()];
+    runEl(), monitorEl(), importEl(), exportsEl(), webhooksEl()];
 }
 
 // ---- loading ----
@@ -383,6 +459,7 @@ async function load() {
     champ = await get(base());
     await checkSeed();
     if (!mon.round) mon = null;
+    hooks.endpoints = await get("/webhooks");
     proposals = champ.status === "registration" ? await get(`${base()}/proposals`) : null;
     const people = [...new Set([...champ.teams.slice(0, PAGE).flatMap(x => [...x.players, ...x.substitutes]),
                                 ...(proposals ?? []).flatMap(p => [...p.players, ...p.substitutes])])]
