@@ -43,116 +43,130 @@ class Item:
     data: dict
 
 
-async def _keep(conn, cid: str, event) -> None:
-    """What the payloads will name: championships, teams and pairings."""
+async def _keep(conn, kept: list[tuple[str, object]]) -> None:
+    """What the payloads will name, from a batch's championship events: championships, teams, pairings."""
+    created, committed, teams, matches = [], [], [], []
+    for cid, event in kept:
+        match event:
+            case e.ChampionshipCreated(settings=settings):
+                created.append((cid, settings.name))
+            case e.DrawCommitted(commitment=commitment):
+                committed.append((cid, commitment))
+            case e.TeamRegistered(team_id=team_id, players=players, info=info):
+                teams.append((cid, team_id, info.name if info and info.name else None, players))
+            case e.RoundPaired(matches=pairs):
+                matches += [(cid, m.match_id, m.round, m.team_a, m.team_b) for m in pairs]
+    if created:
+        await conn.executemany("INSERT INTO webhook_championships VALUES ($1, $2, NULL) ON CONFLICT DO NOTHING", created)
+    if committed:
+        await conn.executemany("UPDATE webhook_championships SET commitment = $2 WHERE championship_id = $1", committed)
+    if teams:
+        unnamed = list({p for *_, name, players in teams if name is None for p in players})
+        people = {r["user_id"]: r["name"] for r in await conn.fetch(
+            "SELECT user_id, name FROM users WHERE user_id = ANY($1)", unnamed)} if unnamed else {}
+        await conn.executemany("INSERT INTO webhook_teams VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                               [(cid, team_id, name or " & ".join(people.get(p, p) for p in players))
+                                for cid, team_id, name, players in teams])
+    if matches:
+        await conn.executemany("INSERT INTO webhook_matches VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                               matches)
+
+
+class Lookup:
+    """What a batch's payloads name, read in a few queries for the whole batch: its championships (name,
+    commitment), the tables of its referee events, its matches and their teams."""
+
+    def __init__(self) -> None:
+        self.championships: dict[str, tuple[str, str | None]] = {}
+        self.tables: dict[str, tuple[str | None, str | None]] = {}
+        self.matches: dict[tuple[str, str], tuple[int, str | None, str | None]] = {}
+        self.teams: dict[tuple[str, str], dict] = {}
+
+    async def load(self, conn, cids, table_ids, match_keys, team_keys) -> None:
+        self.tables = {r[0]: (r[1], r[2]) for r in await conn.fetch(
+            "SELECT table_id, championship_id, match_id FROM tables_index WHERE table_id = ANY($1)", list(table_ids))}
+        self.championships = {r[0]: (r[1], r[2]) for r in await conn.fetch(
+            "SELECT championship_id, name, commitment FROM webhook_championships WHERE championship_id = ANY($1)",
+            list({*cids, *(c for c, _ in self.tables.values() if c)}))}
+        match_keys = {*match_keys, *((c, m) for c, m in self.tables.values() if c and m)}
+        rows = await conn.fetch(
+            "SELECT m.championship_id, m.match_id, m.round, m.team_a, m.team_b FROM webhook_matches m "
+            "JOIN unnest($1::text[], $2::text[]) AS k(c, id) ON m.championship_id = k.c AND m.match_id = k.id",
+            [c for c, _ in match_keys], [m for _, m in match_keys])
+        self.matches = {(r[0], r[1]): (r[2], r[3], r[4]) for r in rows}
+        team_keys = {*team_keys, *((c, t) for (c, _), (_, a, b) in self.matches.items() for t in (a, b) if t)}
+        rows = await conn.fetch(
+            "SELECT t.championship_id, t.team_id, t.name FROM webhook_teams t "
+            "JOIN unnest($1::text[], $2::text[]) AS k(c, id) ON t.championship_id = k.c AND t.team_id = k.id",
+            [c for c, _ in team_keys], [t for _, t in team_keys])
+        self.teams = {(r[0], r[1]): {"team_id": r[1], "name": r[2]} for r in rows}
+
+    def team(self, cid: str, team_id: str | None) -> dict | None:
+        return self.teams.get((cid, team_id)) if team_id else None
+
+    def match(self, cid: str, match_id: str) -> dict:
+        round_no, a, b = self.matches.get((cid, match_id), (None, None, None))
+        return {"match_id": match_id, "round": round_no, "team_a": self.team(cid, a), "team_b": self.team(cid, b)}
+
+
+def _wants(cid: str, event) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The matches and teams a championship event's payload names."""
     match event:
-        case e.ChampionshipCreated(settings=settings):
-            await conn.execute("INSERT INTO webhook_championships VALUES ($1, $2, NULL) ON CONFLICT DO NOTHING",
-                               cid, settings.name)
-        case e.DrawCommitted(commitment=commitment):
-            await conn.execute("UPDATE webhook_championships SET commitment = $2 WHERE championship_id = $1",
-                               cid, commitment)
-        case e.TeamRegistered(team_id=team_id, players=players, info=info):
-            name = info.name if info and info.name else " & ".join(
-                [r["name"] for r in await conn.fetch(
-                    "SELECT coalesce(u.name, p) AS name FROM unnest($1::text[]) WITH ORDINALITY AS t(p, i) "
-                    "LEFT JOIN users u ON u.user_id = p ORDER BY i", list(players))])
-            await conn.execute("INSERT INTO webhook_teams VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                               cid, team_id, name)
         case e.RoundPaired(matches=matches):
-            await conn.executemany("INSERT INTO webhook_matches VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-                                   [(cid, m.match_id, m.round, m.team_a, m.team_b) for m in matches])
+            return [], [(cid, t) for m in matches for t in (m.team_a, m.team_b) if t]
+        case e.MatchResultRecorded(match_id=match_id, winner=winner) | e.MatchForfeited(match_id=match_id, winner=winner):
+            return [(cid, match_id)], [(cid, winner)]
+        case e.MatchDoubleForfeited(match_id=match_id):
+            return [(cid, match_id)], []
+        case e.ChampionshipFinished(champion=champion, ranking=ranking):
+            return [], [(cid, t) for t in (champion, *(r.team_id for r in ranking if r.rank <= PODIUM)) if t]
+    return [], []
 
 
-async def _teams(conn, cid: str, team_ids) -> dict[str, dict]:
-    rows = await conn.fetch("SELECT team_id, name FROM webhook_teams WHERE championship_id = $1 AND team_id = ANY($2)",
-                            cid, [t for t in team_ids if t])
-    return {r["team_id"]: {"team_id": r["team_id"], "name": r["name"]} for r in rows}
-
-
-async def _match(conn, cid: str, match_id: str) -> dict:
-    row = await conn.fetchrow("SELECT round, team_a, team_b FROM webhook_matches WHERE championship_id = $1 "
-                              "AND match_id = $2", cid, match_id)
-    if row is None:
-        return {"match_id": match_id, "round": None, "team_a": None, "team_b": None}
-    teams = await _teams(conn, cid, (row["team_a"], row["team_b"]))
-    return {"match_id": match_id, "round": row["round"], "team_a": teams.get(row["team_a"]),
-            "team_b": teams.get(row["team_b"])}
-
-
-async def _championship_item(conn, cid: str, event) -> tuple[str, dict] | None:
+def _championship_item(names: Lookup, cid: str, event) -> tuple[str, dict] | None:
     match event:
         case e.RegistrationClosed(team_count=count):
             return "registration.closed", {"team_count": count}
         case e.DrawMade(method=method, seed=seed, order=order, planned_rounds=rounds):
-            commitment = await conn.fetchval("SELECT commitment FROM webhook_championships WHERE championship_id = $1",
-                                             cid)
-            return "draw.made", {"method": method, "commitment": commitment, "seed": seed, "order": list(order),
-                                 "planned_rounds": rounds}
+            return "draw.made", {"method": method, "commitment": names.championships.get(cid, ("", None))[1],
+                                 "seed": seed, "order": list(order), "planned_rounds": rounds}
         case e.RoundPaired(round=round_no, matches=matches):
-            teams = await _teams(conn, cid, [t for m in matches for t in (m.team_a, m.team_b)])
             return "round.started", {"round": round_no, "matches": [
-                {"match_id": m.match_id, "stage": m.stage, "team_a": teams.get(m.team_a), "team_b": teams.get(m.team_b),
-                 "note": m.note} for m in matches]}
+                {"match_id": m.match_id, "stage": m.stage, "team_a": names.team(cid, m.team_a),
+                 "team_b": names.team(cid, m.team_b), "note": m.note} for m in matches]}
         case e.MatchResultRecorded(match_id=match_id, winner=winner, result=r):
-            found = await _match(conn, cid, match_id)
-            return "match.ended", {**found, "outcome": "played", "winner": (await _teams(conn, cid, [winner])).get(winner),
+            return "match.ended", {**names.match(cid, match_id), "outcome": "played", "winner": names.team(cid, winner),
                                    "score": {"team_a_games": r.team_a_games, "team_b_games": r.team_b_games,
                                              "team_a_points": r.team_a_points, "team_b_points": r.team_b_points,
                                              "games": [list(g) for g in r.final_scores]}}
         case e.MatchForfeited(match_id=match_id, winner=winner, absent=absent, reason=reason):
-            found = await _match(conn, cid, match_id)
-            return "match.ended", {**found, "outcome": "forfeit", "winner": (await _teams(conn, cid, [winner])).get(winner),
+            return "match.ended", {**names.match(cid, match_id), "outcome": "forfeit", "winner": names.team(cid, winner),
                                    "absent": [absent], "reason": reason, "score": None}
         case e.MatchDoubleForfeited(match_id=match_id, absent=absent, reason=reason):
-            found = await _match(conn, cid, match_id)
-            return "match.ended", {**found, "outcome": "double_forfeit", "winner": None, "absent": list(absent),
-                                   "reason": reason, "score": None}
+            return "match.ended", {**names.match(cid, match_id), "outcome": "double_forfeit", "winner": None,
+                                   "absent": list(absent), "reason": reason, "score": None}
         case e.ChampionshipFinished(champion=champion, ranking=ranking):
-            podium = [r for r in ranking if r.rank <= PODIUM]
-            teams = await _teams(conn, cid, [champion, *(r.team_id for r in podium)])
-            return "championship.finished", {"champion": teams.get(champion), "podium": [
-                {"rank": r.rank, "team": teams.get(r.team_id), "reached": r.reached} for r in podium]}
+            return "championship.finished", {"champion": names.team(cid, champion), "podium": [
+                {"rank": r.rank, "team": names.team(cid, r.team_id), "reached": r.reached}
+                for r in ranking if r.rank <= PODIUM]}
     return None
 
 
-async def _table_item(conn, event: RecordedEvent) -> tuple[str, str, dict] | None:
-    table_id = event.stream_id[len(TABLE):]
-    decoded = TABLE_CODEC.decode(event)
+def _table_item(names: Lookup, table_id: str, decoded) -> tuple[str, str, dict] | None:
     if isinstance(decoded, TableOpened):
         if decoded.championship_id is None or decoded.match_id is None or decoded.game_no != 1:
             return None
         cid = decoded.championship_id
-        return cid, "match.started", {**await _match(conn, cid, decoded.match_id), "table_id": table_id}
-    row = await conn.fetchrow("SELECT championship_id, match_id FROM tables_index WHERE table_id = $1", table_id)
-    if row is None or row["championship_id"] is None:
+        return cid, "match.started", {**names.match(cid, decoded.match_id), "table_id": table_id}
+    cid, match_id = names.tables.get(table_id, (None, None))
+    if cid is None:
         return None
-    where = {"table_id": table_id, "match_id": row["match_id"]}
+    where = {"table_id": table_id, "match_id": match_id}
     if isinstance(decoded, RefereeCalled):
-        return row["championship_id"], "referee.called", {**where, "call": decoded.call, "seat": decoded.seat,
-                                                          "reason": decoded.reason}
+        return cid, "referee.called", {**where, "call": decoded.call, "seat": decoded.seat, "reason": decoded.reason}
     if isinstance(decoded, RulingMade):
-        return row["championship_id"], "referee.ruled", {**where, "call": decoded.call, "ruling": decoded.ruling}
+        return cid, "referee.ruled", {**where, "call": decoded.call, "ruling": decoded.ruling}
     return None
-
-
-async def _item(conn, event: RecordedEvent) -> Item | None:
-    if event.stream_id.startswith(TABLE):
-        found = await _table_item(conn, event)
-        if found is None:
-            return None
-        cid, kind, data = found
-    elif event.stream_id.startswith(CHAMPIONSHIP):
-        cid = event.stream_id[len(CHAMPIONSHIP):]
-        decoded = CODEC.decode(event)
-        await _keep(conn, cid, decoded)
-        made = await _championship_item(conn, cid, decoded)
-        if made is None:
-            return None
-        kind, data = made
-    else:
-        return None
-    return Item(event, cid, kind, data)
 
 
 _SUBSCRIBED = """
@@ -172,15 +186,34 @@ def payload(item: Item, name: str | None) -> str:
 
 
 async def apply_webhooks_batch(conn: asyncpg.Connection, events: list[RecordedEvent]) -> None:
-    items = [item for item in [await _item(conn, ev) for ev in events] if item is not None]
-    if not items or not await conn.fetchval("SELECT EXISTS (SELECT 1 FROM webhook_endpoints)"):
+    """A batch: the names and pairings kept (for every championship: an endpoint may be registered later), then,
+    for the championships some endpoint follows, each event of a kind an endpoint takes queued for it."""
+    championship, tables = [], []
+    for ev in events:
+        if ev.stream_id.startswith(CHAMPIONSHIP):
+            championship.append((ev, ev.stream_id[len(CHAMPIONSHIP):], CODEC.decode(ev)))
+        elif ev.stream_id.startswith(TABLE):
+            tables.append((ev, ev.stream_id[len(TABLE):], TABLE_CODEC.decode(ev)))
+    await _keep(conn, [(cid, decoded) for _, cid, decoded in championship])
+    if not await conn.fetchval("SELECT EXISTS (SELECT 1 FROM webhook_endpoints)"):
         return
+    names = Lookup()
+    wanted = [_wants(cid, decoded) for _, cid, decoded in championship]
+    opened = [(d.championship_id, d.match_id) for _, _, d in tables if isinstance(d, TableOpened) and d.match_id]
+    await names.load(conn, {cid for _, cid, _ in championship} | {c for c, _ in opened if c},
+                     [t for _, t, d in tables if not isinstance(d, TableOpened)],
+                     {k for m, _ in wanted for k in m} | {k for k in opened if k[0]}, {k for _, t in wanted for k in t})
+    items = [Item(ev, cid, *made) for ev, cid, decoded in championship
+             if (made := _championship_item(names, cid, decoded)) is not None]
+    items += [Item(ev, *found) for ev, table_id, decoded in tables
+              if (found := _table_item(names, table_id, decoded)) is not None]
+    items.sort(key=lambda i: i.event.position)
     rows = []
     for cid in dict.fromkeys(i.championship_id for i in items):
         endpoints = await conn.fetch(_SUBSCRIBED, cid)
         if not endpoints:
             continue
-        name = await conn.fetchval("SELECT name FROM webhook_championships WHERE championship_id = $1", cid)
+        name = names.championships.get(cid, (None, None))[0]
         for item in (i for i in items if i.championship_id == cid):
             body = None
             for w in endpoints:

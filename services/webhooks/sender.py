@@ -32,6 +32,7 @@ log = logging.getLogger("baloot.webhooks")
 
 RETRY_ENV = "BALOOT_WEBHOOK_RETRY"
 USER_AGENT = "baloot-arena-webhooks/1"
+MAX_ANSWER = 64 * 1024             # bytes of a receiver's answer read; its status is what counts
 
 
 @dataclass(frozen=True)
@@ -67,14 +68,21 @@ class Retry:
         return cls(**fields)
 
 
-_HEADS = """
-SELECT DISTINCT ON (d.endpoint_id, d.championship_id) d.delivery_id, d.endpoint_id, d.championship_id,
-       d.event_id, d.payload, d.attempts, d.next_attempt_at, w.url, w.secret
+_COLUMNS = """d.delivery_id, d.endpoint_id, d.championship_id, d.event_id, d.payload, d.attempts,
+       d.next_attempt_at, w.url, w.secret
   FROM webhook_deliveries d JOIN webhook_endpoints w USING (endpoint_id)
- WHERE d.status = 'pending' AND w.enabled {line}
+ WHERE d.status = 'pending' AND w.enabled"""
+HEADS = f"""SELECT DISTINCT ON (d.endpoint_id, d.championship_id) {_COLUMNS}
  ORDER BY d.endpoint_id, d.championship_id, d.position"""
-HEADS = _HEADS.format(line="")
-LINE_HEAD = _HEADS.format(line="AND d.endpoint_id = $1 AND d.championship_id = $2")
+# The next of one line: its pending deliveries' index read in order, the first taken (no sort of the line).
+LINE_HEAD = f"""SELECT {_COLUMNS} AND d.endpoint_id = $1 AND d.championship_id = $2
+ ORDER BY d.position LIMIT 1"""
+DELIVERED = """
+WITH logged AS (INSERT INTO webhook_attempts VALUES ($1, $2, $3, $4, NULL, $5) ON CONFLICT DO NOTHING),
+     done AS (UPDATE webhook_deliveries SET status = 'delivered', attempts = $2, last_attempt_at = $3,
+                     last_status_code = $4, last_error = NULL, delivered_at = $3, next_attempt_at = NULL
+               WHERE delivery_id = $1)
+UPDATE webhook_endpoints SET failures = 0 WHERE endpoint_id = $6 AND failures <> 0"""
 _LOCK = "SELECT {}(hashtext('baloot-arena/webhooks/' || current_schema()))"
 
 
@@ -148,6 +156,11 @@ class WebhookSender:
             async with self.client.stream("POST", target.url, content=body.encode(), headers=headers,
                                           extensions=target.extensions, timeout=self.retry.timeout) as answer:
                 code = answer.status_code
+                read = 0                        # the answer read (so the connection is kept), up to a limit
+                async for chunk in answer.aiter_raw():
+                    read += len(chunk)
+                    if read > MAX_ANSWER:
+                        break
             if not 200 <= code < 300:
                 error = f"the receiver answered {code}"
         except targets.TargetRefused as exc:
@@ -159,17 +172,12 @@ class WebhookSender:
     async def _record(self, head, ok: bool, code: int | None, error: str | None, at: float,
                       ms: float) -> float | None:
         attempt = head["attempts"] + 1
+        if ok:                                  # one statement: the attempt, the delivery and its endpoint at once
+            await self.pool.execute(DELIVERED, head["delivery_id"], attempt, _at(at), code, ms, head["endpoint_id"])
+            return None
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute("INSERT INTO webhook_attempts VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
                                head["delivery_id"], attempt, _at(at), code, error, ms)
-            if ok:
-                await conn.execute("UPDATE webhook_deliveries SET status = 'delivered', attempts = $2, "
-                                   "last_attempt_at = $3, last_status_code = $4, last_error = NULL, delivered_at = $3, "
-                                   "next_attempt_at = NULL WHERE delivery_id = $1",
-                                   head["delivery_id"], attempt, _at(at), code)
-                await conn.execute("UPDATE webhook_endpoints SET failures = 0 WHERE endpoint_id = $1",
-                                   head["endpoint_id"])
-                return None
             retry_at = at + self.retry.delay(attempt, self.rng)
             await conn.execute("UPDATE webhook_deliveries SET attempts = $2, last_attempt_at = $3, "
                                "last_status_code = $4, last_error = $5, next_attempt_at = $6 WHERE delivery_id = $1",
