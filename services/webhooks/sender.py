@@ -93,6 +93,12 @@ def sign(secret: str, msg_id: str, body: str, at: datetime | None = None) -> dic
             "webhook-signature": Webhook(secret).sign(msg_id, at, body)}
 
 
+def _due(head, now: float) -> bool:
+    """Whether a line's head may be tried at ``now`` (its time is stored to the microsecond: so compared)."""
+    at = head["next_attempt_at"]
+    return at is None or at.timestamp() <= now + 1e-6
+
+
 def _at(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, timezone.utc)
 
@@ -118,9 +124,8 @@ class WebhookSender:
         """Deliver each line's due head, and the line on after it while it succeeds; the attempts made."""
         now = self.clock()
         heads = await self.pool.fetch(HEADS)
-        due = [h for h in heads if h["next_attempt_at"] is None or h["next_attempt_at"].timestamp() <= now]
-        later = [h["next_attempt_at"].timestamp() for h in heads
-                 if h["next_attempt_at"] is not None and h["next_attempt_at"].timestamp() > now]
+        due = [h for h in heads if _due(h, now)]
+        later = [h["next_attempt_at"].timestamp() for h in heads if not _due(h, now)]
         gate = asyncio.Semaphore(self.concurrency)
 
         async def line(head) -> int:
@@ -133,8 +138,7 @@ class WebhookSender:
                         later.extend([retry_at] if math.isfinite(retry_at) else [])
                         break
                     head = await self.pool.fetchrow(LINE_HEAD, head["endpoint_id"], head["championship_id"])
-                    if head is not None and head["next_attempt_at"] is not None \
-                            and head["next_attempt_at"].timestamp() > self.clock():
+                    if head is not None and not _due(head, self.clock()):
                         later.append(head["next_attempt_at"].timestamp())
                         break
                 return made
