@@ -11,6 +11,7 @@ import sys
 # Each module defines `register(subparsers)`; a subcommand sets `func(args) -> int` as its default.
 COMMAND_MODULES = (
     "services.cli.engine",      # simulate, audit
+    "services.cli.fairplay",    # fairplay (hand records, offline)
     "services.cli.store",       # migrate (event store)
     "services.cli.tournament",  # tournament simulate
     "services.cli.serve",       # serve (the HTTP API)

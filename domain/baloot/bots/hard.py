@@ -85,25 +85,8 @@ class HardBot(_Bot):
     # ------------------------------------------------------------ card play
 
     def _play(self, view: DealView, k: Knowledge, plays: list[PlayCard], rng: random.Random) -> PlayCard:
-        me = k.me
-        c = k.contract
-        template = _template(view, k)
-        tb = Table(k.trump, c.closed, k.rules.partner_winning_exemption, k.rules.undertrump_required, c.buyer & 1)
-        scorer = Scorer(template, me & 1)
-        trick = tuple(parse_card(p.card) for p in view.trick)
-        leader = view.trick[0].seat if view.trick else me
-        trick_no = len(view.tricks)
-        totals = [0.0] * len(plays)
-        for _ in range(self.samples):
-            hands, declared = k.sample(rng)
-            declared = _with_pending(view, k, hands, declared)
-            baloot = baloot_holders(k.trump, hands, k.played_by, tuple(view.baloot))
-            for i, a in enumerate(plays):
-                points, tricks = list(view.points), list(view.tricks_won)
-                play_out(tb, list(hands), leader, trick, trick_no, points, tricks, a.card)
-                totals[i] += scorer.margin(points, tricks, baloot, declared)
-        best = max(range(len(plays)), key=lambda i: (totals[i], -i))
-        return plays[best]
+        totals = card_values(view, k, plays, (k.sample(rng) for _ in range(self.samples)))
+        return plays[best_of(totals)]
 
     def _sawa_holds(self, k: Knowledge) -> bool:
         """Sawa for certain: it holds on every split of the hidden cards the view allows (few cards left)."""
@@ -209,6 +192,32 @@ class HardBot(_Bot):
         if call.call == "gahwa":       # the whole game on one deal: only when it is (almost) always won
             return call if won >= GAHWA_SHARE * self.samples else passing
         return call if gain / self.samples >= self.double_margin else passing
+
+
+def card_values(view: DealView, k: Knowledge, plays: list[PlayCard], deals) -> list[float]:
+    """Each legal card's total GP margin for the viewer's team over ``deals`` ((hands, declared) pairs: the
+    samples of the hidden cards, or the true hands), each card played now and the deal played out by the
+    rollout policy (the same deals for every card)."""
+    c = k.contract
+    tb = Table(k.trump, c.closed, k.rules.partner_winning_exemption, k.rules.undertrump_required, c.buyer & 1)
+    scorer = Scorer(_template(view, k), k.me & 1)
+    trick = tuple(parse_card(p.card) for p in view.trick)
+    leader = view.trick[0].seat if view.trick else k.me
+    trick_no = len(view.tricks)
+    totals = [0.0] * len(plays)
+    for hands, declared in deals:
+        declared = _with_pending(view, k, hands, declared)
+        baloot = baloot_holders(k.trump, hands, k.played_by, tuple(view.baloot))
+        for i, a in enumerate(plays):
+            points, tricks = list(view.points), list(view.tricks_won)
+            play_out(tb, list(hands), leader, trick, trick_no, points, tricks, a.card)
+            totals[i] += scorer.margin(points, tricks, baloot, declared)
+    return totals
+
+
+def best_of(totals: list[float]) -> int:
+    """The index of the best value (the first of equals)."""
+    return max(range(len(totals)), key=lambda i: (totals[i], -i))
 
 
 def _deal_out(rules, contract: Contract, hands, order, scorer: Scorer, memo: dict | None = None) -> float:

@@ -1,0 +1,123 @@
+"""Fair-play analysis of played deals: does a player choose as if he saw the hidden cards?
+
+For every card a player chose among several legal ones, each legal card is valued twice by the hard bot's
+evaluator (``card_values``): under the information the player had (``samples`` deals of the hidden cards
+consistent with his seat's view, the hard bot's own sampling, seeded from ``seed`` and the view), and under
+the true hands (the same rollout, on the one true deal). The decision is *telling* when the two disagree on the
+best card by at least ``margin`` GP on the true hands: there an honest player follows the honest best, and a
+player who sees the hands follows the true one. Only the events and the seed go in, so the same log and seed
+always give the same report.
+
+Over a player's telling decisions, ``flag`` counts how many followed the true best and compares it with the
+share an honest population follows (``baseline``: measured on honest players, bots of every level or the
+players themselves), by a one-sided exact binomial test. A flag is a reason for a referee to look at the
+replays, never a verdict: a strong honest player follows the true best more often than a weak one, and a
+guess can be right.
+
+What this module does not do yet (the fair-play issue's rest): bids, doubles and declarations; the partner and
+the daily-board variants; the read model, the command and the endpoints.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import msgspec
+
+from domain.baloot.bots.hard import best_of, card_values, view_seed
+from domain.baloot.bots.knowledge import Knowledge
+from domain.baloot.cards import card_name
+from domain.baloot.deal import INITIAL, evolve, step
+from domain.baloot.handrecord import HandRecord, record_commands, record_start
+from domain.baloot.events import CardPlayed, PlayCard
+from domain.baloot.views import view
+
+
+class CardDecision(msgspec.Struct, frozen=True):
+    index: int                     # the card's event in the deal (0 = the first event)
+    seat: int
+    trick: int                     # 1 to 8
+    legal: tuple[str, ...]
+    played: str
+    honest: tuple[float, ...]      # each legal card's mean GP margin for the player's team, as he could know it
+    true: tuple[float, ...]        # the same on the true hands
+    honest_best: str
+    true_best: str
+    telling: bool                  # the honest and the true best differ by >= margin GP on the true hands
+    followed_true: bool            # played the true best where it was not the honest best
+
+
+def analyse_deal(events, seed: int = 0, samples: int = 24, margin: float = 2.0) -> list[CardDecision]:
+    """Every card choice of a played deal (its events, from the deal's start), valued as above."""
+    state, out = INITIAL, []
+    for index, event in enumerate(events):
+        if isinstance(event, CardPlayed) and state.phase == "playing":
+            v = view(state, event.seat)
+            plays = [a for a in v.legal_actions if isinstance(a, PlayCard)]
+            if len(plays) > 1:
+                out.append(_decision(state, v, plays, index, event, seed, samples, margin))
+        state = evolve(state, event)
+    return out
+
+
+def _decision(state, v, plays, index, event, seed, samples, margin) -> CardDecision:
+    k = Knowledge(v)
+    rng = random.Random(view_seed(v, seed))
+    honest = [t / samples for t in card_values(v, k, plays, (k.sample(rng) for _ in range(samples)))]
+    true = card_values(v, k, plays, [(state.hands, state.declared)])
+    h, t = best_of(honest), best_of(true)
+    played = next(i for i, a in enumerate(plays) if a.card == event.card)
+    telling = h != t and true[t] - true[h] >= margin
+    names = tuple(card_name(a.card) for a in plays)
+    return CardDecision(index, event.seat, len(v.tricks) + 1, names, names[played], tuple(honest), tuple(true),
+                        names[h], names[t], telling, telling and played == t)
+
+
+def record_events(record: HandRecord) -> list:
+    """A hand record's deal replayed to its events (a record the engine refuses raises its rule error)."""
+    state, events = step(INITIAL, record_start(record))
+    for command in record_commands(record):
+        state, new = step(state, command)
+        events += new
+    return events
+
+
+def true_best_card(state) -> PlayCard | None:
+    """The card the seat to play would choose seeing every hand (the "ghost" the tests plant), or None when it
+    has one legal card or is not playing a card."""
+    v = view(state, state.turn)
+    plays = [a for a in v.legal_actions if isinstance(a, PlayCard)]
+    if len(plays) < 2:
+        return None
+    return plays[best_of(card_values(v, Knowledge(v), plays, [(state.hands, state.declared)]))]
+
+
+class Flag(msgspec.Struct, frozen=True):
+    telling: int                   # the player's telling decisions
+    followed_true: int             # of which he played the true best
+    share: float
+    baseline: float                # the honest population's share
+    p_value: float                 # P(at least this many | honest), one-sided exact binomial
+    flagged: bool                  # p_value below the level asked
+
+
+def binomial_tail(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p)."""
+    if k <= 0:
+        return 1.0
+    return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+
+
+def flag(decisions, baseline: float, level: float = 0.001) -> Flag:
+    """A player's decisions (``CardDecision``, his own) against the honest share ``baseline``."""
+    telling = [d for d in decisions if d.telling]
+    n, k = len(telling), sum(d.followed_true for d in telling)
+    p = binomial_tail(k, n, baseline)
+    return Flag(n, k, k / n if n else 0.0, baseline, p, n > 0 and p < level)
+
+
+def honest_share(decisions) -> float:
+    """The share of telling decisions that followed the true best, over an honest population's decisions."""
+    telling = [d for d in decisions if d.telling]
+    return sum(d.followed_true for d in telling) / len(telling) if telling else 0.0
