@@ -4,7 +4,8 @@
 --   NULL) every one its owner organises; only events after from_position (the log's head when it was
 --   registered) reach it, so a rebuild of the outbox queues nothing new for old events.
 -- webhook_deliveries: one per endpoint and event (the event id is its idempotency key), its payload the
---   exact bytes signed; sent in log order per endpoint and championship (a pending one holds those after it).
+--   exact bytes signed; queued in the order the outbox reads the log (delivery_id), and sent in that order per
+--   endpoint and championship (a pending one holds those after it).
 -- webhook_attempts: every attempt (the delivery log). webhook_championships, webhook_teams and
 --   webhook_matches: the names and pairings the payloads carry, kept by the same projection.
 
@@ -42,7 +43,7 @@ CREATE TABLE webhook_deliveries (
     delivered_at timestamptz,
     UNIQUE (endpoint_id, event_id)
 );
-CREATE INDEX webhook_deliveries_line_idx ON webhook_deliveries (endpoint_id, championship_id, position)
+CREATE INDEX webhook_deliveries_line_idx ON webhook_deliveries (endpoint_id, championship_id, delivery_id)
     WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, delivery_id DESC);
 

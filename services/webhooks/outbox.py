@@ -207,7 +207,8 @@ async def apply_webhooks_batch(conn: asyncpg.Connection, events: list[RecordedEv
              if (made := _championship_item(names, cid, decoded)) is not None]
     items += [Item(ev, *found) for ev, table_id, decoded in tables
               if (found := _table_item(names, table_id, decoded)) is not None]
-    items.sort(key=lambda i: i.event.position)
+    read = {ev.position: n for n, ev in enumerate(events)}      # the log's order, as read (tx, then position)
+    items.sort(key=lambda i: read[i.event.position])
     rows = []
     for cid in dict.fromkeys(i.championship_id for i in items):
         endpoints = await conn.fetch(_SUBSCRIBED, cid)

@@ -73,10 +73,10 @@ _COLUMNS = """d.delivery_id, d.endpoint_id, d.championship_id, d.event_id, d.pay
   FROM webhook_deliveries d JOIN webhook_endpoints w USING (endpoint_id)
  WHERE d.status = 'pending' AND w.enabled"""
 HEADS = f"""SELECT DISTINCT ON (d.endpoint_id, d.championship_id) {_COLUMNS}
- ORDER BY d.endpoint_id, d.championship_id, d.position"""
+ ORDER BY d.endpoint_id, d.championship_id, d.delivery_id"""
 # The next of one line: its pending deliveries' index read in order, the first taken (no sort of the line).
 LINE_HEAD = f"""SELECT {_COLUMNS} AND d.endpoint_id = $1 AND d.championship_id = $2
- ORDER BY d.position LIMIT 1"""
+ ORDER BY d.delivery_id LIMIT 1"""
 DELIVERED = """
 WITH logged AS (INSERT INTO webhook_attempts VALUES ($1, $2, $3, $4, NULL, $5) ON CONFLICT DO NOTHING),
      done AS (UPDATE webhook_deliveries SET status = 'delivered', attempts = $2, last_attempt_at = $3,
