@@ -14,8 +14,12 @@ players themselves), by a one-sided exact binomial test. A flag is a reason for 
 replays, never a verdict: a strong honest player follows the true best more often than a weak one, and a
 guess can be right.
 
-What this module does not do yet (the fair-play issue's rest): bids, doubles and declarations; the partner and
-the daily-board variants; the read model, the command and the endpoints.
+The partner variant asks the same of the partner's hand: the seat's sampling with his partner's true hand
+known (what a colluding pair tells each other), telling where its best is not the honest best and is worth
+the margin on the true hands.
+
+What this module does not do yet (the fair-play issue's rest): bids, doubles and declarations; the daily-board
+variant; the read model and the endpoints.
 """
 
 from __future__ import annotations
@@ -46,6 +50,13 @@ class CardDecision(msgspec.Struct, frozen=True):
     true_best: str
     telling: bool                  # the honest and the true best differ by >= margin GP on the true hands
     followed_true: bool            # played the true best where it was not the honest best
+    # The partner variant: the same sampling with the partner's true hand known (None where his hidden
+    # declaration leaves no such deal to sample); telling where its best is not the honest best and is worth
+    # the margin more on the true hands: a choice right only given the partner's hand.
+    partner: tuple[float, ...] | None = None
+    partner_best: str | None = None
+    partner_telling: bool = False
+    followed_partner: bool = False
 
 
 def analyse_deal(events, seed: int = 0, samples: int = 24, margin: float = 2.0) -> list[CardDecision]:
@@ -63,15 +74,47 @@ def analyse_deal(events, seed: int = 0, samples: int = 24, margin: float = 2.0) 
 
 def _decision(state, v, plays, index, event, seed, samples, margin) -> CardDecision:
     k = Knowledge(v)
-    rng = random.Random(view_seed(v, seed))
-    honest = [t / samples for t in card_values(v, k, plays, (k.sample(rng) for _ in range(samples)))]
+    honest = sampled_values(v, k, plays, seed, samples)
     true = card_values(v, k, plays, [(state.hands, state.declared)])
     h, t = best_of(honest), best_of(true)
     played = next(i for i, a in enumerate(plays) if a.card == event.card)
     telling = h != t and true[t] - true[h] >= margin
     names = tuple(card_name(a.card) for a in plays)
+    partner = partner_values(state, v, plays, seed, samples)
+    p = best_of(partner) if partner is not None else None
+    partner_telling = p is not None and p != h and true[p] - true[h] >= margin
     return CardDecision(index, event.seat, len(v.tricks) + 1, names, names[played], tuple(honest), tuple(true),
-                        names[h], names[t], telling, telling and played == t)
+                        names[h], names[t], telling, telling and played == t,
+                        tuple(partner) if partner is not None else None, names[p] if p is not None else None,
+                        partner_telling, partner_telling and played == p)
+
+
+def sampled_values(v, k: Knowledge, plays, seed: int, samples: int) -> list[float]:
+    rng = random.Random(view_seed(v, seed))
+    return [t / samples for t in card_values(v, k, plays, (k.sample(rng) for _ in range(samples)))]
+
+
+def knowing_partner(v, partner_hand: int) -> Knowledge | None:
+    """The seat's knowledge with its partner's hand shown to it (what a colluding pair knows), or None when
+    no deal is left to sample (the partner's hidden declaration)."""
+    k = Knowledge(v)
+    partner = (k.me + 2) & 3
+    if partner in k.hidden:
+        return None
+    k.known[partner] |= partner_hand
+    k.pool &= ~partner_hand
+    k.excluded = [x & ~partner_hand for x in k.excluded]
+    return k
+
+
+def partner_values(state, v, plays, seed: int, samples: int) -> list[float] | None:
+    k = knowing_partner(v, state.hands[(v.viewer + 2) & 3])
+    if k is None:
+        return None
+    try:
+        return sampled_values(v, k, plays, seed, samples)
+    except ValueError:                       # no deal fits: nothing to compare with
+        return None
 
 
 def record_events(record: HandRecord) -> list:
@@ -109,15 +152,31 @@ def binomial_tail(k: int, n: int, p: float) -> float:
     return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
 
 
-def flag(decisions, baseline: float, level: float = 0.001) -> Flag:
-    """A player's decisions (``CardDecision``, his own) against the honest share ``baseline``."""
-    telling = [d for d in decisions if d.telling]
-    n, k = len(telling), sum(d.followed_true for d in telling)
+VARIANTS = {"true": ("telling", "followed_true"), "partner": ("partner_telling", "followed_partner")}
+
+
+def flag(decisions, baseline: float, level: float = 0.001, variant: str = "true") -> Flag:
+    """A player's decisions (``CardDecision``, his own) against the honest share ``baseline``: of his telling
+    decisions (``variant`` "true": the true hands; "partner": his partner's hand), how many followed them."""
+    telling_of, followed_of = VARIANTS[variant]
+    telling = [d for d in decisions if getattr(d, telling_of)]
+    n, k = len(telling), sum(getattr(d, followed_of) for d in telling)
     p = binomial_tail(k, n, baseline)
     return Flag(n, k, k / n if n else 0.0, baseline, p, n > 0 and p < level)
 
 
-def honest_share(decisions) -> float:
-    """The share of telling decisions that followed the true best, over an honest population's decisions."""
-    telling = [d for d in decisions if d.telling]
-    return sum(d.followed_true for d in telling) / len(telling) if telling else 0.0
+def honest_share(decisions, variant: str = "true") -> float:
+    """The share of telling decisions that followed them (``variant``), over an honest population's decisions."""
+    telling_of, followed_of = VARIANTS[variant]
+    telling = [d for d in decisions if getattr(d, telling_of)]
+    return sum(getattr(d, followed_of) for d in telling) / len(telling) if telling else 0.0
+
+
+def partner_best_card(state, seed: int = 0, samples: int = 24) -> PlayCard | None:
+    """The card the seat to play would choose knowing its partner's hand (the colluder the tests plant)."""
+    v = view(state, state.turn)
+    plays = [a for a in v.legal_actions if isinstance(a, PlayCard)]
+    if len(plays) < 2:
+        return None
+    values = partner_values(state, v, plays, seed, samples)
+    return plays[best_of(values)] if values is not None else None

@@ -21,6 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--samples", type=int, default=24, help="deals of the hidden cards per decision")
     parser.add_argument("--seed", type=int, default=0, help="the analysis' seed (the same seed, the same report)")
     parser.add_argument("--level", type=float, default=0.001, help="flag below this p-value (default 0.001)")
+    parser.add_argument("--variant", choices=("true", "partner"), default="true",
+                        help="judge following the true hands (a ghost), or the partner's hand (a colluding pair)")
     parser.set_defaults(func=fairplay_command)
 
 
@@ -45,8 +47,8 @@ def fairplay_command(args: argparse.Namespace) -> int:
     for seat in seats:
         mine = [d for d in decisions if d.seat == seat]
         baseline = args.baseline if args.baseline is not None else honest_share(
-            [d for d in decisions if d.seat != seat])
-        f = flag(mine, baseline, args.level)
+            [d for d in decisions if d.seat != seat], args.variant)
+        f = flag(mine, baseline, args.level, args.variant)
         flagged |= f.flagged
         print(f"{seat:>4} {len(mine):>9} {f.telling:>7} {f.followed_true:>8} {f.share:>6.2f} {baseline:>8.2f} "
               f"{f.p_value:>9.2g}{'  FLAGGED: look at the replays' if f.flagged else ''}")

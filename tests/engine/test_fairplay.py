@@ -1,13 +1,17 @@
 """Fair-play analysis of card play (domain/baloot/fairplay.py): a planted "ghost" who plays as if he saw every
-hand is flagged by the binomial test against the honest population's share, an honest hard bot in the same
-seat on the same deals is not, and the same events and seed always give the same report."""
+hand is flagged by the binomial test against the honest population's share, and a "colluder" who knows his
+partner's hand by the partner variant; an honest hard bot in the same seat on the same deals is not; the same
+events and seed always give the same report."""
 
 from __future__ import annotations
+
+import functools
 
 from domain.baloot import deal as deal_mod
 from domain.baloot.bots import bot
 from domain.baloot.events import RecordResult, StartDeal
-from domain.baloot.fairplay import analyse_deal, binomial_tail, flag, honest_share, true_best_card
+from domain.baloot.fairplay import analyse_deal, binomial_tail, flag, honest_share, partner_best_card, \
+    true_best_card
 from domain.baloot.views import view
 
 DEALS = 30
@@ -15,21 +19,25 @@ SAMPLES = 16
 
 
 def played(seed: str, seat0: str) -> list:
-    """A deal played to its end, seat 0 by ``seat0`` ("ghost": the true best card whenever it has a choice,
-    the normal bot otherwise), the other seats by the normal bot; its events."""
+    """A deal played to its end, seat 0 by ``seat0`` ("ghost": the true best card whenever it has a choice;
+    "colluder": the best knowing its partner's hand; else the normal bot's), the other seats by the normal
+    bot; its events."""
     players = [bot("hard" if seat0 == "hard" else "normal"), bot("normal"), bot("normal"), bot("normal")]
     state, events = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=0, seed=seed))
     while state.phase not in ("scored", "void"):
         if state.phase == "review":
             cmd = RecordResult()
         else:
-            cmd = (true_best_card(state) if seat0 == "ghost" and state.turn == 0 and state.phase == "playing"
+            cheat = state.turn == 0 and state.phase == "playing"
+            cmd = (true_best_card(state) if cheat and seat0 == "ghost"
+                   else partner_best_card(state, seed=5, samples=SAMPLES) if cheat and seat0 == "colluder"
                    else None) or players[state.turn].choose(view(state, state.turn))
         state, new = deal_mod.step(state, cmd)
         events += new
     return events
 
 
+@functools.cache
 def decisions_of(seat0: str) -> tuple[list, list]:
     """Seat 0's decisions and the other (honest) seats', over the same deals."""
     mine, others = [], []
@@ -56,6 +64,17 @@ def test_a_ghost_is_flagged_and_an_honest_hard_bot_in_his_seat_is_not():
     assert cleared.share < caught.share
 
 
+def test_a_colluder_who_knows_his_partners_hand_is_flagged_by_the_partner_variant():
+    colluder, field = decisions_of("colluder")
+    hard, hard_field = decisions_of("hard")
+    baseline = honest_share(field + hard_field + hard, "partner")
+    assert 0.05 < baseline < 0.8, baseline
+    caught = flag(colluder, baseline, variant="partner")
+    assert caught.telling >= 6 and caught.flagged, caught
+    cleared = flag(hard, baseline, variant="partner")
+    assert cleared.telling >= 5 and not cleared.flagged and cleared.p_value > 0.01, cleared
+
+
 def test_a_decision_is_telling_only_where_the_honest_and_the_true_best_differ_by_the_margin():
     for d in analyse_deal(played("fairplay-0", "normal"), seed=1, samples=SAMPLES):
         best_true = max(d.true)
@@ -63,6 +82,9 @@ def test_a_decision_is_telling_only_where_the_honest_and_the_true_best_differ_by
         gap = best_true - d.true[d.legal.index(d.honest_best)]
         assert d.telling == (d.honest_best != d.true_best and gap >= 2.0)
         assert d.followed_true == (d.telling and d.played == d.true_best)
+        if d.partner is not None:
+            partner_gap = d.true[d.legal.index(d.partner_best)] - d.true[d.legal.index(d.honest_best)]
+            assert d.partner_telling == (d.partner_best != d.honest_best and partner_gap >= 2.0)
 
 
 def test_the_same_events_and_seed_give_the_same_report_and_another_seed_samples_anew():
