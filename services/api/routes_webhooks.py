@@ -84,6 +84,13 @@ async def remove_endpoint(endpoint_id: FromPath[EndpointId], user: Caller, pool:
     await _call(endpoints.remove, pool, user.user_id, endpoint_id)
 
 
+@post("/{endpoint_id:str}/secret", operation_id="rotateWebhookSecret", status_code=200,
+      summary="A new signing secret for the endpoint, shown this once and in force at once (the old one signs "
+              "nothing more, queued deliveries included)")
+async def rotate_secret(endpoint_id: FromPath[EndpointId], user: Caller, pool: Pool) -> EndpointCreated:
+    return EndpointCreated(*await _call(endpoints.rotate_secret, pool, user.user_id, endpoint_id))
+
+
 @post("/{endpoint_id:str}/enable", operation_id="enableWebhook", status_code=200,
       summary="Enable a disabled endpoint again: what was queued for it goes out, in order")
 async def enable_endpoint(endpoint_id: FromPath[EndpointId], user: Caller, pool: Pool) -> EndpointOut:
@@ -115,5 +122,5 @@ async def redeliver(endpoint_id: FromPath[EndpointId], delivery_id: FromPath[int
 
 
 webhook_router = Router(tags=["webhooks"], path="/webhooks", route_handlers=[
-    register, list_endpoints, get_endpoint, remove_endpoint, enable_endpoint, list_deliveries, get_delivery,
-    redeliver])
+    register, list_endpoints, get_endpoint, remove_endpoint, rotate_secret, enable_endpoint, list_deliveries,
+    get_delivery, redeliver])

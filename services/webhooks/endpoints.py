@@ -112,6 +112,15 @@ async def get(db, owner: str, endpoint_id: str) -> EndpointOut:
     return _endpoint(row)
 
 
+async def rotate_secret(db, owner: str, endpoint_id: str) -> tuple[EndpointOut, str]:
+    """A new signing secret for the endpoint, in force at once (every attempt is signed when it is made, the
+    queued ones included); the old one signs nothing more."""
+    await get(db, owner, endpoint_id)
+    secret = new_secret()
+    await db.execute("UPDATE webhook_endpoints SET secret = $2 WHERE endpoint_id = $1", endpoint_id, secret)
+    return await get(db, owner, endpoint_id), secret
+
+
 async def remove(db, owner: str, endpoint_id: str) -> None:
     await get(db, owner, endpoint_id)
     await db.execute("DELETE FROM webhook_endpoints WHERE endpoint_id = $1", endpoint_id)

@@ -170,3 +170,26 @@ async def test_a_championship_run_over_the_api_sends_every_kind_signed_named_and
     other_id, other = await new_user(api, "nosy")
     assert_problem(await api.post(f"/webhooks/{eid}/deliveries/{one['delivery_id']}/redeliver", headers=other),
                    404, "unknown_webhook")
+
+    # A new secret is in force at once: the receiver that still holds the old one refuses what it signs.
+    assert_problem(await api.post(f"/webhooks/{eid}/secret", headers=other), 404, "unknown_webhook")
+    r = await api.post(f"/webhooks/{eid}/secret", headers=organiser)
+    assert r.status_code == 200 and r.json()["secret"] not in (receiver.secret, None), r.text
+    fresh_secret = r.json()["secret"]
+    r = await api.post(f"/webhooks/{eid}/deliveries/{one['delivery_id']}/redeliver", headers=organiser)
+    assert r.status_code == 200, r.text
+    sender = WebhookSender(pool, Retry(base=1.0), clock=clock, rng=random.Random(1))
+    try:
+        await sender.run_once()
+    finally:
+        await sender.close()
+    assert "No matching signature" in receiver.entries()[-1]["refused"]
+    receiver.kill()
+    receiver.secret = fresh_secret
+    receiver.start()
+    sender = WebhookSender(pool, Retry(base=1.0), clock=clock, rng=random.Random(1))
+    try:
+        await drain(sender, clock, pool)
+    finally:
+        await sender.close()
+    assert receiver.entries()[-1]["status"] == 200 and "refused" not in receiver.entries()[-1]
