@@ -49,6 +49,8 @@ class WebhookWorker(dramatiq.Middleware):
                 await sender.run()
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 log.warning("webhooks: lost the database (%r); starting again in %ss", exc, RESTART_SECONDS)
+            except Exception:                   # never a sender gone for good: logged, and started again
+                log.exception("webhooks: the sender failed; starting again in %ss", RESTART_SECONDS)
             finally:
                 await sender.close()
                 await pool.close()
