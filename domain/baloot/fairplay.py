@@ -31,6 +31,7 @@ import msgspec
 
 from domain.baloot.bots.hard import best_of, card_values, view_seed
 from domain.baloot.bots.knowledge import Knowledge
+from domain.baloot.bots.simple import _plays
 from domain.baloot.cards import card_name
 from domain.baloot.deal import INITIAL, evolve, step
 from domain.baloot.handrecord import HandRecord, record_commands, record_start
@@ -65,7 +66,7 @@ def analyse_deal(events, seed: int = 0, samples: int = 24, margin: float = 2.0) 
     for index, event in enumerate(events):
         if isinstance(event, CardPlayed) and state.phase == "playing":
             v = view(state, event.seat)
-            plays = [a for a in v.legal_actions if isinstance(a, PlayCard)]
+            plays = _plays(v)
             if len(plays) > 1:
                 out.append(_decision(state, v, plays, index, event, seed, samples, margin))
         state = evolve(state, event)
@@ -130,7 +131,7 @@ def true_best_card(state) -> PlayCard | None:
     """The card the seat to play would choose seeing every hand (the "ghost" the tests plant), or None when it
     has one legal card or is not playing a card."""
     v = view(state, state.turn)
-    plays = [a for a in v.legal_actions if isinstance(a, PlayCard)]
+    plays = _plays(v)
     if len(plays) < 2:
         return None
     return plays[best_of(card_values(v, Knowledge(v), plays, [(state.hands, state.declared)]))]
@@ -175,7 +176,7 @@ def honest_share(decisions, variant: str = "true") -> float:
 def partner_best_card(state, seed: int = 0, samples: int = 24) -> PlayCard | None:
     """The card the seat to play would choose knowing its partner's hand (the colluder the tests plant)."""
     v = view(state, state.turn)
-    plays = [a for a in v.legal_actions if isinstance(a, PlayCard)]
+    plays = _plays(v)
     if len(plays) < 2:
         return None
     values = partner_values(state, v, plays, seed, samples)

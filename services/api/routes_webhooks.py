@@ -39,8 +39,12 @@ class DeliveryPage(msgspec.Struct):
     next_before: int | None                  # the next page: before set to this
 
 
-def _refused(exc: EndpointRefused) -> Problem:
-    return Problem(exc.status, exc.code, str(exc), **({"field": exc.field} if exc.field else {}))
+async def _call(fn, *args):
+    """The service's answer, or its refusal as a problem document."""
+    try:
+        return await fn(*args)
+    except EndpointRefused as exc:
+        raise Problem(exc.status, exc.code, str(exc), **({"field": exc.field} if exc.field else {})) from None
 
 
 @post("/", operation_id="registerWebhook", refuses=(403, 404, 409, 422), status_code=201,
@@ -53,24 +57,13 @@ async def register(data: JSONBody[NewEndpoint], user: Caller, pool: Pool, champi
         if not await has_role(pool, user.user_id, "organiser", ("championship", data.championship_id)):
             raise Problem(403, "not_organiser", f"only the organisers of championship {data.championship_id} "
                                                 "register webhooks for it")
-    try:
-        endpoint, secret = await endpoints.register(pool, user.user_id, data.url, list(data.kinds),
-                                                    data.championship_id, data.description)
-    except EndpointRefused as exc:
-        raise _refused(exc) from None
-    return EndpointCreated(endpoint, secret)
+    return EndpointCreated(*await _call(endpoints.register, pool, user.user_id, data.url, list(data.kinds),
+                                        data.championship_id, data.description))
 
 
 @get("/", operation_id="listWebhooks", summary="Your webhook endpoints, with what each has delivered and queued")
 async def list_endpoints(user: Caller, pool: Pool) -> list[EndpointOut]:
     return await endpoints.of_owner(pool, user.user_id)
-
-
-async def _call(fn, *args):
-    try:
-        return await fn(*args)
-    except EndpointRefused as exc:
-        raise _refused(exc) from None
 
 
 @get("/{endpoint_id:str}", operation_id="getWebhook", summary="One of your webhook endpoints")

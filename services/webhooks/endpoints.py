@@ -157,6 +157,11 @@ async def deliveries(db, owner: str, endpoint_id: str, before: int | None, limit
 async def delivery(db, owner: str, endpoint_id: str, delivery_id: int) -> DeliveryOut:
     """One delivery with every attempt made at it."""
     await get(db, owner, endpoint_id)
+    return await _logged(db, endpoint_id, delivery_id)
+
+
+async def _logged(db, endpoint_id: str, delivery_id: int) -> DeliveryOut:
+    """The endpoint's delivery with its attempts (whose endpoint the caller has checked)."""
     row = await db.fetchrow("SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND delivery_id = $2",
                             endpoint_id, delivery_id)
     if row is None:
@@ -173,8 +178,9 @@ async def redeliver(db, owner: str, endpoint_id: str, delivery_id: int) -> Deliv
     if not endpoint.enabled:
         raise EndpointRefused(409, "webhook_disabled", f"endpoint {endpoint_id} is disabled "
                                                        f"({endpoint.disabled_reason}): enable it first")
-    await delivery(db, owner, endpoint_id, delivery_id)
-    await db.execute("UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = NULL, delivered_at = NULL "
-                     "WHERE delivery_id = $1", delivery_id)
-    await db.execute("SELECT pg_notify($1, '')", CHANNEL)
-    return await delivery(db, owner, endpoint_id, delivery_id)
+    queued = await db.fetchval("UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = NULL, "
+                               "delivered_at = NULL WHERE endpoint_id = $1 AND delivery_id = $2 RETURNING true",
+                               endpoint_id, delivery_id)
+    if queued:
+        await db.execute("SELECT pg_notify($1, '')", CHANNEL)
+    return await _logged(db, endpoint_id, delivery_id)            # 404 for a delivery it does not have
