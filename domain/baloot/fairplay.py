@@ -35,7 +35,7 @@ from domain.baloot.bots.simple import _plays
 from domain.baloot.cards import card_name
 from domain.baloot.deal import INITIAL, evolve, step
 from domain.baloot.handrecord import HandRecord, record_commands, record_start
-from domain.baloot.events import CardPlayed, PlayCard
+from domain.baloot.events import CardPlayed, PlayCard, RecordResult, StartDeal
 from domain.baloot.views import view
 
 
@@ -60,11 +60,12 @@ class CardDecision(msgspec.Struct, frozen=True):
     followed_partner: bool = False
 
 
-def analyse_deal(events, seed: int = 0, samples: int = 24, margin: float = 2.0) -> list[CardDecision]:
-    """Every card choice of a played deal (its events, from the deal's start), valued as above."""
+def analyse_deal(events, seed: int = 0, samples: int = 24, margin: float = 2.0,
+                 seats: tuple[int, ...] = (0, 1, 2, 3)) -> list[CardDecision]:
+    """Every card choice of a played deal (its events, from the deal's start) by ``seats``, valued as above."""
     state, out = INITIAL, []
     for index, event in enumerate(events):
-        if isinstance(event, CardPlayed) and state.phase == "playing":
+        if isinstance(event, CardPlayed) and state.phase == "playing" and event.seat in seats:
             v = view(state, event.seat)
             plays = _plays(v)
             if len(plays) > 1:
@@ -181,3 +182,38 @@ def partner_best_card(state, seed: int = 0, samples: int = 24) -> PlayCard | Non
         return None
     values = partner_values(state, v, plays, seed, samples)
     return plays[best_of(values)] if values is not None else None
+
+
+def play_deal(seed: str, choose, dealer: int = 0) -> list:
+    """A deal from ``seed`` played to its end, each action by ``choose(state)`` (the whole state: the
+    planted cheaters of the tests and benchmarks read the hidden hands; an honest player is
+    ``lambda state: bot.choose(view(state, state.turn))``); its events."""
+    state, events = step(INITIAL, StartDeal(dealer=dealer, seed=seed))
+    while state.phase not in ("scored", "void"):
+        state, new = step(state, RecordResult() if state.phase == "review" else choose(state))
+        events += new
+    return events
+
+
+CHEATS = ("ghost", "partner")
+
+
+def planted(players, cheats: dict[int, str], share: float = 1.0, seed: int = 0, samples: int = 16):
+    """``choose(state)`` for ``play_deal``: each seat played by ``players[seat]`` (a bot), but the seats of
+    ``cheats`` cheat on a share ``share`` of their card choices (drawn from ``seed``): "ghost" plays the true
+    best card, "partner" the best knowing its partner's hand (a colluding pair: both partners so; its own
+    sampling seeded from ``seed``, as the hard bot's). The planted cheaters of the tests and the benchmark
+    (bench/fairplay.py)."""
+    rng = random.Random(seed)
+
+    def choose(state):
+        seat = state.turn
+        kind = cheats.get(seat) if state.phase == "playing" else None
+        if kind is not None and rng.random() < share:
+            card = (true_best_card(state) if kind == "ghost"
+                    else partner_best_card(state, seed=seed, samples=samples))
+            if card is not None:
+                return card
+        return players[seat].choose(view(state, seat))
+
+    return choose

@@ -7,12 +7,8 @@ from __future__ import annotations
 
 import functools
 
-from domain.baloot import deal as deal_mod
 from domain.baloot.bots import bot
-from domain.baloot.events import RecordResult, StartDeal
-from domain.baloot.fairplay import analyse_deal, binomial_tail, flag, honest_share, partner_best_card, \
-    true_best_card
-from domain.baloot.views import view
+from domain.baloot.fairplay import analyse_deal, binomial_tail, flag, honest_share, planted, play_deal
 
 DEALS = 30
 SAMPLES = 16
@@ -20,21 +16,11 @@ SAMPLES = 16
 
 def played(seed: str, seat0: str) -> list:
     """A deal played to its end, seat 0 by ``seat0`` ("ghost": the true best card whenever it has a choice;
-    "colluder": the best knowing its partner's hand; else the normal bot's), the other seats by the normal
-    bot; its events."""
+    "colluder": the best knowing its partner's hand; "hard"; else the normal bot), the other seats by the
+    normal bot; its events."""
     players = [bot("hard" if seat0 == "hard" else "normal"), bot("normal"), bot("normal"), bot("normal")]
-    state, events = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=0, seed=seed))
-    while state.phase not in ("scored", "void"):
-        if state.phase == "review":
-            cmd = RecordResult()
-        else:
-            cheat = state.turn == 0 and state.phase == "playing"
-            cmd = (true_best_card(state) if cheat and seat0 == "ghost"
-                   else partner_best_card(state, seed=5, samples=SAMPLES) if cheat and seat0 == "colluder"
-                   else None) or players[state.turn].choose(view(state, state.turn))
-        state, new = deal_mod.step(state, cmd)
-        events += new
-    return events
+    cheats = {"ghost": {0: "ghost"}, "colluder": {0: "partner"}}.get(seat0, {})
+    return play_deal(seed, planted(players, cheats, seed=5, samples=SAMPLES))
 
 
 @functools.cache
