@@ -23,6 +23,7 @@ from services.api.routes_auth import auth_router
 from services.api.routes_championships import championship_router
 from services.api.routes_daily import daily_router
 from services.api.routes_exports import export_router
+from services.api.routes_fairplay import fairplay_router
 from services.api.routes_lobby import lobby_router
 from services.api.routes_profiles import profile_router
 from services.api.routes_ratings import ratings_router
@@ -96,7 +97,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
 
     config = AppConfig(
         route_handlers=[health, auth_router, account_router, lobby_router, profile_router, ratings_router, table_router, championship_router, daily_router,
-                        log_router, export_router, referee_router, webhook_router, *web_routers, *extra_routers],
+                        log_router, export_router, fairplay_router, referee_router, webhook_router, *web_routers, *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,
         guards=[caller_first],

@@ -30,7 +30,7 @@ from services.eventstore.migrations import migrate
 from services.tables.pending import Work, pending_work
 from services.workers.projections import ProjectionWorker
 from services.workers.schedules import Schedules
-from services.workers.webhooks import WebhookWorker
+from services.workers.resident import FairPlayWorker, WebhookWorker
 from services.workers.broker import broker_unavailable_errors
 
 log = logging.getLogger("baloot.workers")
@@ -99,6 +99,7 @@ class Workers:
         if self.projections is not None:
             broker.add_middleware(self.projections)
             broker.add_middleware(WebhookWorker(database_url))
+            broker.add_middleware(FairPlayWorker(database_url, secret))
 
     async def table_moved(self, table) -> None:
         """Queue what the table waits for, if anything (the reconciler catches lost messages); a bot turn

@@ -126,11 +126,13 @@ class ProjectionWorker(dramatiq.Middleware):
 
     def __init__(self, database_url: str, poll_interval: float = 1.0, read_models=None):
         from services.daily.projection import daily_read_model
+        from services.fairplay.projection import fairplay_read_model
         from services.ratings import READ_MODELS as RATINGS
         from services.webhooks.outbox import webhooks_read_model
 
         self.database_url = database_url
-        self.read_models = read_models or (standings_read_model, daily_read_model, *RATINGS, webhooks_read_model)
+        self.read_models = read_models or (standings_read_model, daily_read_model, *RATINGS, webhooks_read_model,
+                                             fairplay_read_model)
         self.poll_interval = poll_interval
         self.runners: dict[str, ProjectionRunner] = {}
         self._future: concurrent.futures.Future | None = None

@@ -1,6 +1,7 @@
-"""The webhook sender (services/webhooks/sender.py) in each worker process that consumes the "projections"
-queue, on the process's event loop: one process delivers, the others stand by (the sender's lock), and a
-sender that lost its database starts again after a pause."""
+"""Resident loops in each worker process that consumes the "projections" queue, on the process's event loop:
+the webhook sender (services/webhooks/sender.py; one process delivers, the others stand by on its lock) and
+the fair-play analyser (services/fairplay/analyser.py; every such process analyses, sharing the queue). Each
+starts again after a pause when it lost its database or failed, logged, never left stopped."""
 
 from __future__ import annotations
 
@@ -13,16 +14,23 @@ import dramatiq
 from dramatiq.asyncio import get_event_loop_thread
 
 from services.eventstore.migrations import migrate
-from services.webhooks.sender import WebhookSender
 
 log = logging.getLogger("baloot.workers")
 RESTART_SECONDS = 5.0
 
 
-class WebhookWorker(dramatiq.Middleware):
+class Resident(dramatiq.Middleware):
+    """Runs ``await self.start(pool)`` (an object with ``run()`` and ``close()``) on a pool of its own."""
+
+    name = "resident"
+    pool_size = 4
+
     def __init__(self, database_url: str):
         self.database_url = database_url
         self._future: concurrent.futures.Future | None = None
+
+    async def start(self, pool: asyncpg.Pool):
+        raise NotImplementedError
 
     def after_worker_boot(self, broker, worker):
         only = getattr(worker, "consumer_whitelist", None)
@@ -38,20 +46,45 @@ class WebhookWorker(dramatiq.Middleware):
     async def _run(self) -> None:
         while True:
             try:
-                pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=4)
+                pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
             except (OSError, asyncpg.PostgresError) as exc:
-                log.warning("webhooks: no database (%r); trying again in %ss", exc, RESTART_SECONDS)
+                log.warning("%s: no database (%r); trying again in %ss", self.name, exc, RESTART_SECONDS)
                 await asyncio.sleep(RESTART_SECONDS)
                 continue
-            sender = WebhookSender(pool)
+            loop = None
             try:
                 await migrate(pool)
-                await sender.run()
+                loop = await self.start(pool)
+                await loop.run()
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                log.warning("webhooks: lost the database (%r); starting again in %ss", exc, RESTART_SECONDS)
-            except Exception:                   # never a sender gone for good: logged, and started again
-                log.exception("webhooks: the sender failed; starting again in %ss", RESTART_SECONDS)
+                log.warning("%s: lost the database (%r); starting again in %ss", self.name, exc, RESTART_SECONDS)
+            except Exception:                   # never gone for good: logged, and started again
+                log.exception("%s: failed; starting again in %ss", self.name, RESTART_SECONDS)
             finally:
-                await sender.close()
+                if loop is not None:
+                    await loop.close()
                 await pool.close()
             await asyncio.sleep(RESTART_SECONDS)
+
+
+class WebhookWorker(Resident):
+    name = "webhooks"
+
+    async def start(self, pool: asyncpg.Pool):
+        from services.webhooks.sender import WebhookSender
+        return WebhookSender(pool)
+
+
+class FairPlayWorker(Resident):
+    """The analyser, with the server secret (``secret``, None: the configured one) to re-derive the cards."""
+
+    name = "fairplay"
+
+    def __init__(self, database_url: str, secret: bytes | None = None):
+        super().__init__(database_url)
+        self.secret = secret
+
+    async def start(self, pool: asyncpg.Pool):
+        from services.fairplay.analyser import FairPlayAnalyser
+        from services.platform import Platform
+        return FairPlayAnalyser(pool, (await Platform.on(pool, secret=self.secret)).tables)

@@ -1,0 +1,149 @@
+"""The fair-play analyser: values the card choices of each deal the projection queued (``fairplay_deals``,
+'pending'), from the table's events (its cards re-derived from the seeds, as every replay does) and a seed
+derived from the deal and ``BALOOT_FAIRPLAY_SEED``, so that the same log always gives the same decisions.
+
+The analysis is CPU work (about a tenth of a second a deal, domain/baloot/fairplay.py), so it runs in
+processes of its own (``processes``, ``BALOOT_FAIRPLAY_PROCESSES``, default 1), never on the event loop the
+bots and the API share. Any number of analysers may run, in any worker processes: each claims deals with
+``FOR UPDATE SKIP LOCKED`` and marks them done in the same transaction, so a deal is analysed by one, and an
+analyser killed mid-deal leaves it pending for the next.
+
+Each decision is stored with who made it (``by``: the metadata role of the event, "player" for a person,
+"bot" for a bot's seat, "clock" for a card the turn clock played) and the stream version of the card, for the
+replay link; the reports judge a person on his own decisions only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import logging
+import multiprocessing
+import os
+
+import asyncpg
+import msgspec
+
+from domain.baloot.fairplay import CardDecision, analyse_deal
+from services.eventstore.store import read_stream
+from services.fairplay.projection import CHANNEL
+from services.tables import SecretMismatch, TableService, deal_spans, stream_of
+
+log = logging.getLogger("baloot.fairplay")
+
+SEED_ENV = "BALOOT_FAIRPLAY_SEED"
+PROCESSES_ENV = "BALOOT_FAIRPLAY_PROCESSES"
+SAMPLES = 16                     # deals of the hidden cards per decision (bench/fairplay.py measures with it)
+BATCH = 8                        # deals claimed per transaction
+
+
+class StoredDecision(msgspec.Struct, frozen=True):
+    version: int                 # the card's stream version (the replay: /watch/table.html?id=…&at=version)
+    by: str                      # "player", "bot" or "clock"
+    decision: CardDecision
+
+
+def deal_seed(seed: int, table_id: str, deal_no: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"fairplay/{seed}/{table_id}/{deal_no}".encode()).digest()[:8], "big")
+
+
+def analyse_span(events: list, versions: list[int], roles: dict[int, str], seed: int, samples: int
+                 ) -> list[StoredDecision]:
+    """One deal's decisions (its events from ``deal_started``, each event's stream version), each with who made
+    it. Runs in the analyser's processes."""
+    return [StoredDecision(versions[d.index], roles.get(versions[d.index], "player"), d)
+            for d in analyse_deal(events, seed=seed, samples=samples)]
+
+
+def seat_counts(decisions: list[StoredDecision]) -> list[tuple[int, str, int, int, int, int, int]]:
+    """(seat, by, decisions, telling, followed, partner-telling, followed partner) for each seat and chooser."""
+    counts: dict[tuple[int, str], list[int]] = {}
+    for s in decisions:
+        d = s.decision
+        c = counts.setdefault((d.seat, s.by), [0, 0, 0, 0, 0])
+        for i, x in enumerate((True, d.telling, d.followed_true, d.partner_telling, d.followed_partner)):
+            c[i] += x
+    return [(seat, by, *c) for (seat, by), c in sorted(counts.items())]
+
+
+def _context():
+    # A fresh interpreter for the analysis processes: the worker's threads and event loop are not forked.
+    return multiprocessing.get_context("spawn")
+
+
+class FairPlayAnalyser:
+    def __init__(self, pool: asyncpg.Pool, tables: TableService, *, seed: int | None = None,
+                 samples: int = SAMPLES, processes: int | None = None, batch: int = BATCH, poll: float = 5.0):
+        self.pool, self.tables, self.samples, self.batch, self.poll = pool, tables, samples, batch, poll
+        self.seed = int(os.environ.get(SEED_ENV, "0")) if seed is None else seed
+        n = int(os.environ.get(PROCESSES_ENV, "1")) if processes is None else processes
+        self.executor = concurrent.futures.ProcessPoolExecutor(max(1, n), mp_context=_context())
+
+    async def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def run_once(self) -> int:
+        """Analyse up to ``batch`` pending deals; how many were analysed (0: none pending)."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            rows = await conn.fetch(
+                "SELECT table_id, deal_no FROM fairplay_deals WHERE status = 'pending' ORDER BY version, table_id "
+                "LIMIT $1 FOR UPDATE SKIP LOCKED", self.batch)
+            if not rows:
+                return 0
+            results = await asyncio.gather(*(self._analyse(r["table_id"], r["deal_no"]) for r in rows))
+            await conn.executemany(
+                "UPDATE fairplay_deals SET status = $3, decisions = $4::jsonb, error = $5, analysed_at = now() "
+                "WHERE table_id = $1 AND deal_no = $2",
+                [(r["table_id"], r["deal_no"], status, None if d is None else msgspec.json.encode(d).decode(), error)
+                 for r, (status, d, error) in zip(rows, results)])
+            await conn.executemany(
+                "INSERT INTO fairplay_seats (table_id, deal_no, seat, by, player, championship_id, shared, decisions, "
+                "telling, followed, partner_telling, followed_partner) SELECT table_id, deal_no, $3, $4, seats[$3 + 1], "
+                "championship_id, shared, $5, $6, $7, $8, $9 FROM fairplay_deals WHERE table_id = $1 AND deal_no = $2 "
+                "ON CONFLICT DO NOTHING",
+                [(r["table_id"], r["deal_no"], *c) for r, (_, d, _) in zip(rows, results) for c in seat_counts(d or [])])
+        return len(rows)
+
+    async def _analyse(self, table_id: str, deal_no: int) -> tuple[str, list[StoredDecision] | None, str | None]:
+        try:
+            events = await self.tables.events(table_id)
+            spans = deal_spans(events)
+            if not 1 <= deal_no <= len(spans):
+                return "failed", None, f"the table has {len(spans)} deal(s), not {deal_no}"
+            ids = {id(e) for e in spans[deal_no - 1][2]}
+            rows = [(v, e) for v, _, e in events if id(e) in ids]
+            roles = await self._roles(table_id, rows[0][0], rows[-1][0])
+            decisions = await asyncio.get_running_loop().run_in_executor(
+                self.executor, analyse_span, [e for _, e in rows], [v for v, _ in rows], roles,
+                deal_seed(self.seed, table_id, deal_no), self.samples)
+        except (ValueError, LookupError, SecretMismatch) as exc:   # named, not retried
+            log.warning("fairplay: table %s deal %s not analysed: %s", table_id, deal_no, exc)
+            return "failed", None, str(exc)
+        return "done", decisions, None
+
+    async def _roles(self, table_id: str, first: int, last: int) -> dict[int, str]:
+        rows = await read_stream(self.pool, stream_of(table_id), first, last)
+        return {r.version: r.metadata.get("role", "player") for r in rows}
+
+    async def run(self) -> None:
+        """Analyse until cancelled, woken by the projection's notifications (and every ``poll`` seconds)."""
+        async with self.pool.acquire() as conn:
+            woken = asyncio.Event()
+            wake = lambda *_: woken.set()                      # noqa: E731
+            await conn.add_listener(CHANNEL, wake)
+            try:
+                while True:
+                    woken.clear()
+                    if await self.run_once():
+                        continue
+                    try:
+                        await asyncio.wait_for(woken.wait(), self.poll)
+                    except TimeoutError:
+                        pass
+            finally:
+                if not conn.is_closed():
+                    try:
+                        await conn.remove_listener(CHANNEL, wake)
+                    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+                        conn.terminate()

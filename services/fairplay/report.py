@@ -1,0 +1,192 @@
+"""Fair-play reports on a championship's players (or on one player over everything analysed), from the read
+model the analyser keeps (``fairplay_seats`` for the sums, ``fairplay_deals`` for the decisions themselves).
+
+Each player is judged on his own choices only (``by`` 'player' for a person, 'bot' for a bot's seat; a card the
+turn clock played is nobody's), by the one-sided exact binomial test of domain/baloot/fairplay.py ``flag``,
+against the share of the honest population: every other seat in the same scope, bots and players alike. Three
+variants: ``true`` (telling decisions that followed the true hands: a ghost, a spectator feeding him),
+``partner`` (followed only his partner's hand: a colluding pair) and ``shared`` (the true hands, on shared
+boards only, the daily deal and duplicate: a second account that has seen today's board). A flag is a reason
+for the referee to look at the replays the report links, never a sanction.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.baloot.fairplay import binomial_tail
+from services.fairplay.analyser import StoredDecision
+
+LEVEL = 0.001                # a p-value below this flags
+METHOD = ("docs/fairplay.md: each card choice valued under the player's information and under the true hands "
+          "(the hard bot's sampling and rollouts); per player, the telling decisions that followed the true "
+          "hands (or the partner's), one-sided exact binomial test against every other seat's share.")
+SANCTION = "A flag is a reason to look at the replays, never a verdict: a strong player and a lucky guess follow " \
+           "the true hands too."
+
+
+class VariantScore(msgspec.Struct, frozen=True):
+    telling: int
+    followed: int
+    share: float
+    baseline: float
+    p_value: float
+    flagged: bool
+
+
+class TellingDecision(msgspec.Struct, frozen=True):
+    table_id: str
+    deal_no: int
+    version: int
+    trick: int
+    played: str
+    honest_best: str
+    true_best: str
+    partner_best: str | None
+    loss: float                  # GP the honest best loses against the true best, on the true hands
+    followed: str | None         # "true", "partner" or None (played neither)
+    shared: bool
+    replay: str                  # the page replaying the table at this card
+
+
+class PlayerReport(msgspec.Struct, frozen=True):
+    player: str
+    name: str
+    kind: str                    # "human" or "bot"
+    deals: int
+    decisions: int
+    true: VariantScore
+    partner: VariantScore
+    shared: VariantScore
+    flagged: bool
+    most_telling: list[TellingDecision]
+
+
+class FairPlayReport(msgspec.Struct, frozen=True):
+    scope: str                   # "championship" or "player"
+    championship_id: str | None
+    deals_analysed: int
+    deals_pending: int
+    deals_failed: int
+    level: float
+    baseline: dict[str, float]
+    players: list[PlayerReport]
+    method: str = METHOD
+    note: str = SANCTION
+
+
+_SUMS = ("SELECT player, count(DISTINCT (table_id, deal_no)) AS deals, sum(decisions) AS decisions, "
+         "sum(telling) AS telling, sum(followed) AS followed, sum(partner_telling) AS partner_telling, "
+         "sum(followed_partner) AS followed_partner, sum(telling) FILTER (WHERE shared) AS shared_telling, "
+         "sum(followed) FILTER (WHERE shared) AS shared_followed FROM fairplay_seats WHERE by <> 'clock' {where} "
+         "GROUP BY player")
+_FIELDS = ("telling", "followed", "partner_telling", "followed_partner", "shared_telling", "shared_followed")
+_VARIANTS = {"true": ("telling", "followed"), "partner": ("partner_telling", "followed_partner"),
+             "shared": ("shared_telling", "shared_followed")}
+
+
+def _score(mine: dict, total: dict, variant: str, level: float) -> VariantScore:
+    n_key, k_key = _VARIANTS[variant]
+    # The honest share on shared boards is the true hands' share: a board shared or not is played alike.
+    b_n, b_k = _VARIANTS["true" if variant == "shared" else variant]
+    others_n, others_k = total[b_n] - mine[b_n], total[b_k] - mine[b_k]
+    baseline = others_k / others_n if others_n else 0.0
+    n, k = mine[n_key], mine[k_key]
+    p = binomial_tail(k, n, baseline) if n and others_n else 1.0
+    return VariantScore(n, k, k / n if n else 0.0, baseline, p, n > 0 and others_n > 0 and p < level)
+
+
+async def _counts(db, championship_id: str | None) -> dict[str, dict]:
+    where, args = ("AND championship_id = $1", (championship_id,)) if championship_id is not None else ("", ())
+    rows = await db.fetch(_SUMS.format(where=where), *args)
+    return {r["player"]: {k: int(r[k] or 0) for k in ("deals", "decisions", *_FIELDS)} for r in rows}
+
+
+async def _status(db, championship_id: str | None, player: str | None) -> dict[str, int]:
+    """The deals in scope by status (done, pending, failed)."""
+    where, args = ["true"], []
+    if championship_id is not None:
+        args.append(championship_id)
+        where.append(f"championship_id = ${len(args)}")
+    if player is not None:
+        args.append(player)
+        where.append(f"${len(args)} = ANY (seats)")
+    rows = await db.fetch(f"SELECT status, count(*) AS n FROM fairplay_deals WHERE {' AND '.join(where)} "
+                          "GROUP BY status", *args)
+    return {r["status"]: r["n"] for r in rows}
+
+
+async def _telling(db, championship_id: str | None, player: str, limit: int | None) -> list[TellingDecision]:
+    """The player's telling decisions (either variant), the costliest to an honest player first."""
+    args = [player] + ([championship_id] if championship_id is not None else [])
+    rows = await db.fetch(
+        "SELECT table_id, deal_no, seats, shared, decisions FROM fairplay_deals WHERE status = 'done' AND "
+        "$1 = ANY (seats)" + (" AND championship_id = $2" if championship_id is not None else ""), *args)
+    out = []
+    for r in rows:
+        seats = list(r["seats"])
+        for s in msgspec.json.decode(r["decisions"], type=list[StoredDecision]):
+            d = s.decision
+            if s.by == "clock" or seats[d.seat] != player or not (d.telling or d.partner_telling):
+                continue
+            best = d.true_best if d.telling else d.partner_best
+            loss = d.true[d.legal.index(best)] - d.true[d.legal.index(d.honest_best)]
+            out.append(TellingDecision(
+                r["table_id"], r["deal_no"], s.version, d.trick, d.played, d.honest_best, d.true_best,
+                d.partner_best, round(loss, 2),
+                "true" if d.followed_true else "partner" if d.followed_partner else None, r["shared"],
+                f"/watch/table.html?id={r['table_id']}&at={s.version}"))
+    out.sort(key=lambda t: (t.followed is None, -t.loss, t.table_id, t.deal_no, t.version))
+    return out if limit is None else out[:limit]
+
+
+async def _names(db, players) -> dict[str, tuple[str, str]]:
+    rows = await db.fetch("SELECT user_id, name, kind FROM users WHERE user_id = ANY ($1)", list(players))
+    return {r["user_id"]: (r["name"], r["kind"]) for r in rows}
+
+
+def _totals(counts: dict[str, dict]) -> dict[str, int]:
+    return {k: sum(c[k] for c in counts.values()) for k in _FIELDS}
+
+
+async def _player(db, championship_id, player, mine, total, names, level, telling_limit) -> PlayerReport:
+    scores = {v: _score(mine, total, v, level) for v in _VARIANTS}
+    flagged = any(s.flagged for s in scores.values())
+    name, kind = names.get(player, (player, "bot"))
+    most = await _telling(db, championship_id, player, telling_limit) if flagged or telling_limit is None else []
+    return PlayerReport(player, name, kind, mine["deals"], mine["decisions"], scores["true"], scores["partner"],
+                        scores["shared"], flagged, most)
+
+
+def _baseline(total: dict) -> dict[str, float]:
+    return {v: (total[f] / total[t] if total[t] else 0.0)
+            for v, (t, f) in _VARIANTS.items()}
+
+
+async def championship_report(db, championship_id: str, *, level: float = LEVEL, limit: int = 50,
+                              telling: int = 5) -> FairPlayReport:
+    """Every player of the championship, the most suspicious first (the least p-value of the three
+    variants), ``limit`` of them; a flagged player's ``telling`` most telling decisions, with replay links."""
+    counts = await _counts(db, championship_id)
+    total = _totals(counts)
+    ranked = sorted(counts, key=lambda p: (min(_score(counts[p], total, v, level).p_value for v in _VARIANTS), p))
+    names = await _names(db, ranked[:limit])
+    players = [await _player(db, championship_id, p, counts[p], total, names, level, telling) for p in ranked[:limit]]
+    status = await _status(db, championship_id, None)
+    return FairPlayReport("championship", championship_id, status.get("done", 0), status.get("pending", 0),
+                          status.get("failed", 0), level, _baseline(total), players)
+
+
+async def player_report(db, player: str, championship_id: str | None = None, *, level: float = LEVEL
+                        ) -> FairPlayReport:
+    """One player over the championship (None: everything analysed), every telling decision listed; the
+    baseline is every other seat of the same scope."""
+    counts = await _counts(db, championship_id)
+    total = _totals(counts)
+    mine = counts.get(player)
+    players = []
+    if mine is not None:
+        players = [await _player(db, championship_id, player, mine, total, await _names(db, [player]), level, None)]
+    status = await _status(db, championship_id, player)
+    return FairPlayReport("player", championship_id, status.get("done", 0), status.get("pending", 0),
+                          status.get("failed", 0), level, _baseline(total), players)

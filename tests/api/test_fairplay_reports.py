@@ -1,0 +1,127 @@
+"""Fair-play reports kept from the log (services/fairplay) and served to a championship's organisers and referees
+only (real PostgreSQL, over HTTP): a championship's table played to its end by its four players, the
+projection queues each finished deal, the analyser values every card choice, and the report judges each
+player on his own choices, with replay links to the card events. Nobody else reads a report, a player asking
+about himself included; rebuilt from zero, the read model holds the same decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.eventstore import rebuild_projection
+from services.fairplay.analyser import FairPlayAnalyser
+from services.fairplay.projection import fairplay_read_model
+from services.platform import Platform
+from services.tables import stream_of
+from tests.api.conftest import new_user
+from tests.api.test_championships import command, drawn, play_out, teams_of
+from tests.api.test_tables import assert_problem
+
+
+async def analyse_all(pool) -> int:
+    """The projection run over the log, then the analyser until nothing is pending; the deals analysed."""
+    await rebuild_projection(pool, fairplay_read_model())
+    analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, processes=1)
+    try:
+        done = 0
+        while n := await analyser.run_once():
+            done += n
+        return done
+    finally:
+        await analyser.close()
+
+
+@pytest.fixture
+async def played(api, pool):
+    _, organiser = await new_user(api, "organiser")
+    referee_id, referee = await new_user(api, "referee")
+    _, stranger = await new_user(api, "stranger")
+    teams = await teams_of(api, 2)
+    cid = await drawn(api, organiser, teams)
+    r = await api.post(f"/championships/{cid}/referees", json={"user_id": referee_id}, headers=organiser)
+    assert r.status_code == 200, r.text
+    await command(api, cid, "rounds/1/start", organiser, "round-1")
+    matches = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
+    table_id = matches[0]["tables"][0]["table_id"]
+    headers_of = {uid: h for team in teams for uid, h in team}
+    await play_out(api, table_id, headers_of)
+    return dict(cid=cid, table_id=table_id, organiser=organiser, referee=referee, stranger=stranger,
+                players=headers_of)
+
+
+async def test_the_organiser_reads_each_players_score_from_his_own_choices_with_replays(api, pool, played):
+    cid, table_id = played["cid"], played["table_id"]
+    deals = (await api.get(f"/tables/{table_id}/deals", headers=played["organiser"])).json()
+    finished = [d["deal_no"] for d in deals if d["finished"]]
+    assert len(finished) >= 2
+    assert await analyse_all(pool) == len(finished)
+    rows = await pool.fetch("SELECT deal_no, status FROM fairplay_deals WHERE table_id = $1", table_id)
+    assert sorted(r["deal_no"] for r in rows) == finished and {r["status"] for r in rows} == {"done"}
+
+    r = await api.get(f"/championships/{cid}/fairplay", headers=played["organiser"])
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert report["deals_analysed"] == len(finished) and report["deals_pending"] == 0
+    assert "never a verdict" in report["note"]
+    by_player = {p["player"]: p for p in report["players"]}
+    assert set(by_player) == set(played["players"])                 # the four players, nobody else
+    names = {u["user_id"]: u["name"] for u in (await api.get(
+        "/users", params={"ids": ",".join(by_player)}, headers=played["organiser"])).json()}
+    # The cards each played where he had a choice, from the log itself (a card the clock played is nobody's).
+    cards = await pool.fetch("SELECT metadata->>'actor' AS actor, count(*) AS n FROM events WHERE stream_id = $1 "
+                             "AND event_type = 'card_played' GROUP BY 1", stream_of(table_id))
+    played_cards = {c["actor"]: c["n"] for c in cards}
+    for uid, p in by_player.items():
+        assert p["name"] == names[uid] and p["kind"] == "human"
+        assert p["deals"] == len(finished)
+        assert 0 < p["decisions"] <= played_cards[uid]
+        for variant in ("true", "partner", "shared"):
+            score = p[variant]
+            assert 0 <= score["followed"] <= score["telling"] and 0.0 <= score["p_value"] <= 1.0
+        assert p["shared"]["telling"] == 0                           # no shared boards in this championship
+        # The baseline is everybody else's share, the honest population of the same championship.
+        others = [q for q in by_player.values() if q is not p]
+        telling = sum(q["true"]["telling"] for q in others)
+        if telling:
+            assert p["true"]["baseline"] == pytest.approx(sum(q["true"]["followed"] for q in others) / telling)
+
+    # One player's report lists each of his telling decisions, with the replay at his card.
+    uid = max(by_player, key=lambda u: by_player[u]["true"]["telling"] + by_player[u]["partner"]["telling"])
+    r = await api.get(f"/championships/{cid}/fairplay/players/{uid}", headers=played["referee"])
+    assert r.status_code == 200, r.text
+    mine = r.json()["players"][0]
+    listed = mine["most_telling"]
+    assert len(listed) >= max(mine["true"]["telling"], mine["partner"]["telling"]) > 0
+    assert sum(t["followed"] == "true" for t in listed) == mine["true"]["followed"]
+    for t in listed:
+        assert t["replay"] == f"/watch/table.html?id={table_id}&at={t['version']}"
+        row = await pool.fetchrow("SELECT event_type, metadata->>'actor' AS actor, data FROM events "
+                                  "WHERE stream_id = $1 AND version = $2", stream_of(table_id), t["version"])
+        assert row["event_type"] == "card_played" and row["actor"] == uid
+        assert t["loss"] >= 2.0 and t["played"] in (t["played"], t["honest_best"], t["true_best"])
+    assert_problem(await api.get(f"/championships/{cid}/fairplay/players/nobody", headers=played["organiser"]),
+                   404, "unknown_player", field="player_id")
+
+
+async def test_nobody_but_the_organisers_and_referees_reads_a_report_not_even_about_himself(api, pool, played):
+    await analyse_all(pool)
+    cid = played["cid"]
+    report = f"/championships/{cid}/fairplay"
+    for uid, headers in played["players"].items():                 # each player, about the field and himself
+        assert_problem(await api.get(report, headers=headers), 403, "not_organiser")
+        assert_problem(await api.get(f"{report}/players/{uid}", headers=headers), 403, "not_organiser")
+    assert_problem(await api.get(report, headers=played["stranger"]), 403, "not_organiser")
+    assert_problem(await api.get(report), 401)
+    assert_problem(await api.get(f"{report}/players/{uid}", headers={"Authorization": "Bearer nope"}), 401)
+    assert_problem(await api.get("/championships/none/fairplay", headers=played["organiser"]), 404)
+    assert_problem(await api.get(report, params={"level": "2"}, headers=played["organiser"]), 400, field="query.level")
+    assert (await api.get(report, headers=played["referee"])).status_code == 200
+
+
+async def test_a_rebuild_from_zero_analyses_every_deal_again_to_the_same_decisions(api, pool, played):
+    n = await analyse_all(pool)
+    before = await pool.fetch("SELECT table_id, deal_no, decisions::text AS d FROM fairplay_deals ORDER BY 1, 2")
+    seats = await pool.fetch("SELECT * FROM fairplay_seats ORDER BY table_id, deal_no, seat, by")
+    assert await analyse_all(pool) == n                        # the rebuild queued them all again
+    assert await pool.fetch("SELECT table_id, deal_no, decisions::text AS d FROM fairplay_deals ORDER BY 1, 2") == before
+    assert await pool.fetch("SELECT * FROM fairplay_seats ORDER BY table_id, deal_no, seat, by") == seats
