@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import functools
 
+from domain.baloot import deal as deal_mod
 from domain.baloot.bots import bot
+from domain.baloot.cards import card_name, cards_of, parse_card
+from domain.baloot.events import Bid, Double, PlayCard, RecordResult, StartDeal
 from domain.baloot.fairplay import analyse_deal, binomial_tail, flag, honest_share, planted, play_deal
 
 DEALS = 30
@@ -85,3 +88,65 @@ def test_the_binomial_tail_is_the_exact_sum():
     assert binomial_tail(0, 5, 0.3) == 1.0
     assert abs(binomial_tail(5, 5, 0.5) - 1 / 32) < 1e-12
     assert abs(binomial_tail(2, 3, 0.5) - 0.5) < 1e-12                 # 3/8 + 1/8
+
+
+# A hand-made deal (Sun, seat 0 buys): seat 0 wins the first six tricks and leads trick 7 holding 7H and 7D.
+# Seat 3 showed out of diamonds at trick 5, so from where seat 0 sits the ace of diamonds is his partner's one
+# time in two and the ace of hearts one time in three: the 7D is the honest lead. But the partner holds AH and
+# 9H, seat 1 AD and 8H: only the 7H wins both last tricks (the partner's ace, then his 9H, the last heart) and
+# the Kaboot (44 GP); the 7D loses trick 7 to seat 1's ace.
+HANDS = ("TD KD 7D TH 7H AS TS AC", "9D 8D AD 8H QH KS 9S KC", "QD JD AH 9H KH QS 8S 9C",
+         "JH JS 7S TC QC JC 8C 7C")
+TRICKS = ("AS KS QS JS", "TS 9S 8S 7S", "AC KC 9C JC", "TH QH KH JH", "TD 9D QD TC", "KD 8D JD QC",
+          "7H 8H AH 7C", "9H 8C 7D AD")
+DEALER = 3
+
+
+def bidding(state):
+    """Seat 0 (the dealer's right) buys Sun; every other call asked for is a pass."""
+    if state.phase == "bidding":
+        return Bid(state.turn, "sun" if state.turn == 0 else "pass")
+    return Double(state.turn, "pass")
+
+
+def deck_dealing(hands) -> tuple[int, ...]:
+    """The deck order that deals ``hands`` under this bidding: the same deal from the identity order (card n
+    at position n) shows which position reaches which seat."""
+    state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=DEALER, deck=tuple(range(32))))
+    while state.phase != "playing":
+        state, _ = deal_mod.step(state, bidding(state))
+    order = [0] * 32
+    for seat, text in enumerate(hands):
+        positions = [p for p in range(32) if state.hands[seat] >> p & 1]
+        for position, card in zip(positions, text.split()):
+            order[position] = parse_card(card)
+    return tuple(order)
+
+
+def test_a_hand_made_deal_whose_only_winning_card_needs_the_partners_hand():
+    state, events = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=DEALER, deck=deck_dealing(HANDS)))
+    assert [len(cards_of(h)) for h in state.hands] == [5, 5, 5, 5]             # the rest after the bid
+    while state.phase != "playing":
+        state, new = deal_mod.step(state, bidding(state))
+        events += new
+    assert [sorted(map(card_name, cards_of(h))) for h in state.hands] == [sorted(h.split()) for h in HANDS]
+    for trick in TRICKS:
+        cards = {parse_card(c) for c in trick.split()}
+        for _ in range(4):
+            card = next(c for c in cards if state.hands[state.turn] >> c & 1)
+            state, new = deal_mod.step(state, PlayCard(state.turn, card))
+            events += new
+    while state.phase == "review":
+        state, new = deal_mod.step(state, RecordResult())
+        events += new
+    assert state.result.kaboot and state.result.game_points == (44, 0)
+
+    seventh = [d for d in analyse_deal(events, seed=1, samples=32, seats=(0,)) if d.trick == 7]
+    assert len(seventh) == 1
+    d = seventh[0]
+    assert d.legal == ("7H", "7D") and d.played == "7H"
+    value = dict(zip(d.legal, d.true))
+    assert value == {"7H": 44.0, "7D": 22.0}              # the Kaboot, or trick 7 lost to seat 1's ace
+    assert d.honest_best == "7D"                          # what he could know: the ace of diamonds is likelier
+    assert d.partner_best == "7H" and d.true_best == "7H"
+    assert d.partner_telling and d.followed_partner and d.telling and d.followed_true
