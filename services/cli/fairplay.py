@@ -1,7 +1,14 @@
-"""``baloot fairplay RECORD…``: the fair-play analysis of card play (domain/baloot/fairplay.py) over hand
-records (baloot-hand/1), offline: for each seat, its telling decisions, how many followed the true hands, and
-the one-sided binomial p-value against the honest share (``--baseline``, else the other seats' share in the
-same records). A flag is a reason to look at the replays, never a verdict."""
+"""``baloot fairplay``: the fair-play analysis of card play (domain/baloot/fairplay.py).
+
+* ``baloot fairplay RECORD…``: over hand records (baloot-hand/1), offline: for each seat, its telling
+  decisions, how many followed the true hands, and the one-sided binomial p-value against the honest share
+  (``--baseline``, else the other seats' share in the same records).
+* ``baloot fairplay --championship ID [--player USER]`` or ``--player USER``: from the log (DATABASE_URL, else
+  the embedded server): the read model brought up to date (the deals the workers have not analysed yet are
+  analysed here), then the championship's report (services/fairplay/report.py), or one player's with each
+  telling decision and its replay.
+
+A flag is a reason to look at the replays, never a verdict."""
 
 from __future__ import annotations
 
@@ -13,7 +20,11 @@ import sys
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("fairplay", help="does a seat play as if it saw the hidden cards? (records)",
                                    description=__doc__)
-    parser.add_argument("records", nargs="+", type=pathlib.Path, help="hand records (baloot-hand/1), or folders")
+    parser.add_argument("records", nargs="*", type=pathlib.Path, help="hand records (baloot-hand/1), or folders")
+    parser.add_argument("--championship", help="report on this championship's players, from the log")
+    parser.add_argument("--player", help="report on this player (in --championship, else everywhere), from the log")
+    parser.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL, else embedded)")
+    parser.add_argument("--limit", type=int, default=20, help="players listed in a championship's report")
     parser.add_argument("--seat", type=int, choices=range(4), help="judge this seat only (the others are the "
                                                                    "honest baseline)")
     parser.add_argument("--baseline", type=float, help="the honest share of telling decisions that follow the "
@@ -31,6 +42,14 @@ def _files(paths) -> list[pathlib.Path]:
 
 
 def fairplay_command(args: argparse.Namespace) -> int:
+    if args.championship or args.player:
+        if args.records:
+            print("baloot fairplay: hand records, or --championship/--player from the log, not both", file=sys.stderr)
+            return 2
+        return from_log(args)
+    if not args.records:
+        print("baloot fairplay: name hand records, or --championship/--player", file=sys.stderr)
+        return 2
     from domain.baloot.fairplay import analyse_deal, flag, honest_share, record_events
     from domain.baloot.handrecord import MalformedRecord, parse_record
 
@@ -53,3 +72,59 @@ def fairplay_command(args: argparse.Namespace) -> int:
         print(f"{seat:>4} {len(mine):>9} {f.telling:>7} {f.followed_true:>8} {f.share:>6.2f} {baseline:>8.2f} "
               f"{f.p_value:>9.2g}{'  FLAGGED: look at the replays' if f.flagged else ''}")
     return 1 if flagged else 0
+
+
+def from_log(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from services.cli.feedback import working
+    from services.db import connect, database_server
+    from services.eventstore import ProjectionRunner
+    from services.eventstore.migrations import migrate
+    from services.fairplay import report
+    from services.fairplay.analyser import FairPlayAnalyser
+    from services.fairplay.projection import fairplay_read_model
+    from services.platform import Platform
+
+    async def run():
+        pool = await connect(args.database_url or database_server().url, min_size=1, max_size=4)
+        try:
+            await migrate(pool)
+            try:           # the workers may hold the projection: then they keep it up to date
+                await asyncio.wait_for(ProjectionRunner(pool, fairplay_read_model()).catch_up(), 30)
+            except TimeoutError:
+                pass
+            analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, seed=None)
+            try:
+                while await analyser.run_once():
+                    pass
+            finally:
+                await analyser.close()
+            if args.player:
+                return await report.player_report(pool, args.player, args.championship, level=args.level)
+            return await report.championship_report(pool, args.championship, level=args.level, limit=args.limit)
+        finally:
+            await pool.close()
+
+    with working("Analysing the deals not analysed yet…"):
+        out = asyncio.run(run())
+    scope = " in ".join(x for x in (args.player and f"player {args.player}",
+                                    args.championship and f"championship {args.championship}") if x)
+    print(f"baloot fairplay: {scope}: {out.deals_analysed} deals analysed, {out.deals_failed} not analysable; "
+          f"honest share: true hands {out.baseline['true']:.3f}, partner's hand {out.baseline['partner']:.3f}")
+    if not out.players:
+        print(f"baloot fairplay: no analysed deal has {args.player!r} in a seat", file=sys.stderr)
+        return 2
+    print(f"{'player':<28} {'deals':>5} {'choices':>7} {'true':>11} {'p':>8} {'partner':>11} {'p':>8} "
+          f"{'shared':>11} {'p':>8}")
+    for p in out.players:
+        cells = "".join(f" {f'{s.followed}/{s.telling}':>11} {s.p_value:>8.2g}" for s in (p.true, p.partner, p.shared))
+        print(f"{p.name[:28]:<28} {p.deals:>5} {p.decisions:>7}{cells}{'  FLAGGED: look at the replays' if p.flagged else ''}")
+        if args.player:
+            for t in p.most_telling:
+                partner = f", partner's hand: {t.partner_best}" if t.partner_best else ""
+                print(f"    deal {t.deal_no} trick {t.trick}: played {t.played} (honest best {t.honest_best}, true "
+                      f"hands: {t.true_best}{partner}; the honest best loses {t.loss:g} GP; followed "
+                      f"{t.followed or 'neither'}) {t.replay}")
+    print(report.SANCTION)
+    return 1 if any(p.flagged for p in out.players) else 0

@@ -28,6 +28,8 @@ import msgspec
 from domain.baloot.fairplay import CardDecision, analyse_deal
 from services.eventstore.store import read_stream
 from services.fairplay.projection import CHANNEL
+
+ANALYSED = "baloot_fairplay_analysed"      # NOTIFY'd with each batch analysed (for status and tests)
 from services.tables import SecretMismatch, TableService, deal_spans, stream_of
 
 log = logging.getLogger("baloot.fairplay")
@@ -103,6 +105,7 @@ class FairPlayAnalyser:
                 "championship_id, shared, $5, $6, $7, $8, $9 FROM fairplay_deals WHERE table_id = $1 AND deal_no = $2 "
                 "ON CONFLICT DO NOTHING",
                 [(r["table_id"], r["deal_no"], *c) for r, (_, d, _) in zip(rows, results) for c in seat_counts(d or [])])
+            await conn.execute("SELECT pg_notify($1, $2)", ANALYSED, str(len(rows)))
         return len(rows)
 
     async def _analyse(self, table_id: str, deal_no: int) -> tuple[str, list[StoredDecision] | None, str | None]:

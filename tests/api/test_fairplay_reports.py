@@ -6,6 +6,8 @@ about himself included; rebuilt from zero, the read model holds the same decisio
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from services.eventstore import rebuild_projection
@@ -13,7 +15,7 @@ from services.fairplay.analyser import FairPlayAnalyser
 from services.fairplay.projection import fairplay_read_model
 from services.platform import Platform
 from services.tables import stream_of
-from tests.api.conftest import new_user
+from tests.api.conftest import new_user, schema_url
 from tests.api.test_championships import command, drawn, play_out, teams_of
 from tests.api.test_tables import assert_problem
 
@@ -125,3 +127,26 @@ async def test_a_rebuild_from_zero_analyses_every_deal_again_to_the_same_decisio
     assert await analyse_all(pool) == n                        # the rebuild queued them all again
     assert await pool.fetch("SELECT table_id, deal_no, decisions::text AS d FROM fairplay_deals ORDER BY 1, 2") == before
     assert await pool.fetch("SELECT * FROM fairplay_seats ORDER BY table_id, deal_no, seat, by") == seats
+
+
+async def test_baloot_fairplay_reports_a_championship_and_a_player_from_the_log(api, pool, played, capsys,
+                                                                              database_url, db_schema):
+    from services.cli import main
+
+    url = schema_url(database_url, db_schema)
+    await rebuild_projection(pool, fairplay_read_model())          # queued, not analysed: the command analyses
+    assert await pool.fetchval("SELECT count(*) FROM fairplay_deals WHERE status = 'pending'") > 0
+    code = await asyncio.to_thread(main, ["fairplay", "--championship", played["cid"], "--database-url", url])
+    out = capsys.readouterr().out
+    assert await pool.fetchval("SELECT count(*) FROM fairplay_deals WHERE status = 'pending'") == 0
+    report = (await api.get(f"/championships/{played['cid']}/fairplay", headers=played["organiser"])).json()
+    assert code == (1 if any(p["flagged"] for p in report["players"]) else 0)
+    assert f"{report['deals_analysed']} deals analysed" in out
+    for p in report["players"]:
+        line = next(x for x in out.splitlines() if x.startswith(p["name"]))
+        assert f"{p['true']['followed']}/{p['true']['telling']}" in line
+    uid = next(p["player"] for p in report["players"] if p["most_telling"] or p["true"]["telling"])
+    await asyncio.to_thread(main, ["fairplay", "--championship", played["cid"], "--player", uid, "--database-url", url])
+    out = capsys.readouterr().out
+    assert f"/watch/table.html?id={played['table_id']}&at=" in out
+    assert await asyncio.to_thread(main, ["fairplay", "--player", "nobody", "--database-url", url]) == 2

@@ -13,7 +13,7 @@ from services.webhooks.sender import Retry, WebhookSender
 from tests.web.conftest import in_four_looks, screenshot
 from tests.web.people import as_browser, shown, sign_up, wait
 from tests.web.test_organise import click, grant_organiser, me
-from tests.webhooks.conftest import Clock, drain, queue
+from tests.webhooks.conftest import Clock, queue
 from tests.webhooks.receiver import Receiver
 
 
