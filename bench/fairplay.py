@@ -8,7 +8,8 @@ and the analysis' speed.
    own seed: honest tables (seats 0 and 2 at one level, easy, normal or hard, against normal bots; every seat
    judged), and tables where seat 0 (a ghost: he sees every hand) or seats 0 and 2 (a colluding pair: each
    sees his partner's hand) cheat on a share of their card choices (100 %, 50 %, 25 %) and play as the hard bot
-   otherwise. Each judged seat of a deal is one *seat-deal*: its telling decisions and how many it followed.
+   otherwise (the ghost bids and doubles seeing every hand too). Each judged seat of a deal is one *seat-deal*:
+   its telling decisions and how many it followed, cards and bids apart.
 2. **Players**: a player is ``--deals`` seat-deals drawn (with replacement) from the pool of his kind: an honest
    player of a level from that level's honest seat-deals (half of the honest pool; the other half measures the
    honest share, the baseline), a ghost or a colluder from his pool. A *second-account daily player* has seen
@@ -17,8 +18,8 @@ and the analysis' speed.
    drawn from one pool are alike by construction: bots of one level are one player, and the draws stand for
    his games. That understates how much honest people differ among themselves (the docs say so).
 3. **The test** of each kind's variant (domain/baloot/fairplay.py ``flag``): ghosts, the true hands over all
-   his telling decisions; colluders, the partner variant; daily players, the true hands over his shared boards
-   only. The ROC curve of each kind and share sweeps the p-value's threshold; the recall is read at the
+   his telling cards; colluders, the partner variant; daily players, the true hands over his shared boards
+   only; and the ghosts again by their bids and doubles alone. The ROC curve of each kind and share sweeps the p-value's threshold; the recall is read at the
    largest threshold that flags at most 1 % of the honest players.
 4. **Speed**: CPU seconds per analysed deal (all four seats, both variants), and deals per second per core.
 """
@@ -42,7 +43,7 @@ from domain.baloot.fairplay import analyse_deal, binomial_tail, planted, play_de
 
 LEVELS = ("easy", "normal", "hard")
 SHARES = (1.0, 0.5, 0.25)
-KINDS = ("ghost", "colluder", "daily")
+KINDS = ("ghost", "colluder", "daily", "bids")          # "bids": the ghosts again, judged by their bids alone
 FPR = 0.01
 
 
@@ -62,9 +63,11 @@ def seat_deals(job: tuple) -> tuple[list, float, float]:
     analysed = time.process_time()
     out = []
     for seat in judged:
-        mine = [d for d in decisions if d.seat == seat]
-        out.append((levels[seat], sum(d.telling for d in mine), sum(d.followed_true for d in mine),
-                    sum(d.partner_telling for d in mine), sum(d.followed_partner for d in mine)))
+        cards = [d for d in decisions if d.seat == seat and d.kind == "card"]
+        calls = [d for d in decisions if d.seat == seat and d.kind != "card"]
+        out.append((levels[seat], sum(d.telling for d in cards), sum(d.followed_true for d in cards),
+                    sum(d.partner_telling for d in cards), sum(d.followed_partner for d in cards),
+                    sum(d.telling for d in calls), sum(d.followed_true for d in calls)))
     return out, played - start, analysed - played
 
 
@@ -140,9 +143,11 @@ def main() -> None:
         honest_pool[level] = rows[half:]
     base_true = share_of(baseline_rows, 0, 1)
     base_partner = share_of(baseline_rows, 2, 3)
+    base_bids = share_of(baseline_rows, 4, 5)
     print(f"baseline (honest share, {len(baseline_rows)} seat-deals of every level): true {base_true:.3f}, "
-          f"partner {base_partner:.3f}; by level: " + ", ".join(
-              f"{lv} {share_of(honest_pool[lv], 0, 1):.3f}/{share_of(honest_pool[lv], 2, 3):.3f}" for lv in LEVELS))
+          f"partner {base_partner:.3f}, bids {base_bids:.3f}; by level (true/partner/bids): " + ", ".join(
+              f"{lv} {share_of(honest_pool[lv], 0, 1):.3f}/{share_of(honest_pool[lv], 2, 3):.3f}/"
+              f"{share_of(honest_pool[lv], 4, 5):.3f}" for lv in LEVELS))
     telling_rate = {k: sum(r[0] for r in v) / len(v) for k, v in pools.items()}
 
     def draw(pool, n):
@@ -154,6 +159,8 @@ def main() -> None:
             return p_value(rows, 0, 1, base_true)
         if kind == "colluder":
             return p_value(rows, 2, 3, base_partner)
+        if kind == "bids":
+            return p_value(rows, 4, 5, base_bids)
         return p_value([r for r, s in zip(rows, shared) if s], 0, 1, base_true)
 
     def player(pool, n, cheat_pool=None):
@@ -175,7 +182,7 @@ def main() -> None:
                 threshold = h[allowed]
             fp = bisect.bisect_left(h, threshold) / len(h)
             for share in SHARES:
-                pool = pools[("ghost" if kind == "daily" else kind, "hard", share)]
+                pool = pools[("ghost" if kind in ("daily", "bids") else kind, "hard", share)]
                 cheaters = [player(honest_pool["hard"], n, pool) if kind == "daily" else player(pool, n)
                             for _ in range(args.cheaters)]
                 c = sorted(scores(p, kind) for p in cheaters)
@@ -203,7 +210,7 @@ def plot(curves, path: pathlib.Path, deals: int, players: int, cheaters: int) ->
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(KINDS), figsize=(13, 4.2), sharey=True)
+    fig, axes = plt.subplots(1, len(KINDS), figsize=(16, 4.2), sharey=True)
     for ax, kind in zip(axes, KINDS):
         for share in SHARES:
             h, c = curves[(kind, share)]
@@ -216,7 +223,8 @@ def plot(curves, path: pathlib.Path, deals: int, players: int, cheaters: int) ->
         ax.set_xlim(1e-3, 1)
         ax.set_ylim(0, 1.02)
         ax.set_title({"ghost": "ghost (sees every hand)", "colluder": "colluding pair (partner's hand)",
-                      "daily": "second account (shared boards)"}[kind], fontsize=10)
+                      "daily": "second account (shared boards)", "bids": "ghost, by his bids and doubles alone"}[kind],
+                     fontsize=10)
         ax.set_xlabel("false-positive rate (honest players flagged)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("recall (cheaters flagged)")

@@ -2,8 +2,9 @@
 -- ``fairplay_rm`` reads them from the log, and each deal's analysis once the analyser has made it.
 -- fairplay_tables: a card table's seats (user ids), championship and whether its deals are shared boards
 --   (daily deal, duplicate), and how many deals it has started.
--- fairplay_deals: one per finished deal (its seed revealed), queued ('pending') by the projection; the
---   analyser (any worker process; SKIP LOCKED) fills ``decisions`` (domain/baloot/fairplay.py CardDecision,
+-- fairplay_deals: one per finished deal (its seed revealed), queued ('pending') by the projection; an
+--   analyser (any worker process) claims a few in a short transaction (``claimed_until``: its lease; never a
+--   transaction held open while it computes, which would hold back every reader of the log), fills ``decisions`` (domain/baloot/fairplay.py CardDecision,
 --   as JSON) from the table's events and a seed derived from the deal, and marks it 'done' ('failed' with the
 --   error when the events cannot be analysed). A rebuild queues every deal again and the analysis gives the
 --   same decisions (the same events, the same seed).
@@ -25,12 +26,13 @@ CREATE TABLE fairplay_deals (
     seats text[] NOT NULL,
     shared boolean NOT NULL,
     status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'failed')),
+    claimed_until timestamptz,
     decisions jsonb,
     error text,
     analysed_at timestamptz,
     PRIMARY KEY (table_id, deal_no)
 );
-CREATE INDEX fairplay_deals_pending_idx ON fairplay_deals (version) WHERE status = 'pending';
+CREATE INDEX fairplay_deals_pending_idx ON fairplay_deals (table_id, deal_no) WHERE status = 'pending';
 CREATE INDEX fairplay_deals_championship_idx ON fairplay_deals (championship_id);
 CREATE INDEX fairplay_deals_seats_idx ON fairplay_deals USING gin (seats);
 
@@ -50,6 +52,8 @@ CREATE TABLE fairplay_seats (
     followed integer NOT NULL,
     partner_telling integer NOT NULL,
     followed_partner integer NOT NULL,
+    bid_telling integer NOT NULL,
+    bid_followed integer NOT NULL,
     PRIMARY KEY (table_id, deal_no, seat, by)
 );
 CREATE INDEX fairplay_seats_championship_idx ON fairplay_seats (championship_id, player);

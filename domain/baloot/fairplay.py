@@ -3,7 +3,9 @@
 For every card a player chose among several legal ones, each legal card is valued twice by the hard bot's
 evaluator (``card_values``): under the information the player had (``samples`` deals of the hidden cards
 consistent with his seat's view, the hard bot's own sampling, seeded from ``seed`` and the view), and under
-the true hands (the same rollout, on the one true deal). The decision is *telling* when the two disagree on the
+the true hands (the same rollout, on the one true deal). Bids and doubles are valued alike (``kind`` "bid",
+"double"): each bid by the contract it would make, dealt out and played (``contract_values``; passing is 0
+unless it leaves a Sun to another seat), each double by what it gains over not doubling (``double_gain``). The decision is *telling* when the two disagree on the
 best card by at least ``margin`` GP on the true hands: there an honest player follows the honest best, and a
 player who sees the hands follows the true one. Only the events and the seed go in, so the same log and seed
 always give the same report.
@@ -18,8 +20,9 @@ The partner variant asks the same of the partner's hand: the seat's sampling wit
 known (what a colluding pair tells each other), telling where its best is not the honest best and is worth
 the margin on the true hands.
 
-What this module does not do yet (the fair-play issue's rest): bids, doubles and declarations; the daily-board
-variant; the read model and the endpoints.
+Declarations are not valued: the platform's players declare their best projects, which tells nothing of the
+other hands. The read model, the reports and the shared-board variant are the platform's
+(services/fairplay).
 """
 
 from __future__ import annotations
@@ -29,21 +32,24 @@ import random
 
 import msgspec
 
-from domain.baloot.bots.hard import best_of, card_values, view_seed
+from domain.baloot.bidding import complete_deal
+from domain.baloot.bots.hard import (
+    best_of, bid_candidates, card_values, contract_values, double_gain, raised_contract, view_seed,
+)
 from domain.baloot.bots.knowledge import Knowledge
 from domain.baloot.bots.simple import _plays
 from domain.baloot.cards import card_name
 from domain.baloot.deal import INITIAL, evolve, step
 from domain.baloot.handrecord import HandRecord, record_commands, record_start
-from domain.baloot.events import CardPlayed, PlayCard, RecordResult, StartDeal
+from domain.baloot.events import BidMade, CardPlayed, DoubleCalled, PlayCard, RecordResult, StartDeal
 from domain.baloot.views import view
 
 
-class CardDecision(msgspec.Struct, frozen=True):
-    index: int                     # the card's event in the deal (0 = the first event)
+class Decision(msgspec.Struct, frozen=True):
+    index: int                     # the decision's event in the deal (0 = the first event)
     seat: int
-    trick: int                     # 1 to 8
-    legal: tuple[str, ...]
+    trick: int                     # 1 to 8 (0: a bid or a double)
+    legal: tuple[str, ...]         # the choices: cards ("QH"), bids ("sun", "hokum:H", "pass"), calls ("double")
     played: str
     honest: tuple[float, ...]      # each legal card's mean GP margin for the player's team, as he could know it
     true: tuple[float, ...]        # the same on the true hands
@@ -58,23 +64,105 @@ class CardDecision(msgspec.Struct, frozen=True):
     partner_best: str | None = None
     partner_telling: bool = False
     followed_partner: bool = False
+    kind: str = "card"             # "card", "bid" or "double"
 
 
 def analyse_deal(events, seed: int = 0, samples: int = 24, margin: float = 2.0,
-                 seats: tuple[int, ...] = (0, 1, 2, 3)) -> list[CardDecision]:
-    """Every card choice of a played deal (its events, from the deal's start) by ``seats``, valued as above."""
+                 seats: tuple[int, ...] = (0, 1, 2, 3)) -> list[Decision]:
+    """Every card, bid and double chosen among several in a played deal (its events, from the deal's start)
+    by ``seats``, valued as above."""
     state, out = INITIAL, []
     for index, event in enumerate(events):
-        if isinstance(event, CardPlayed) and state.phase == "playing" and event.seat in seats:
-            v = view(state, event.seat)
-            plays = _plays(v)
-            if len(plays) > 1:
-                out.append(_decision(state, v, plays, index, event, seed, samples, margin))
+        if getattr(event, "seat", None) in seats:
+            if isinstance(event, CardPlayed) and state.phase == "playing":
+                v = view(state, event.seat)
+                plays = _plays(v)
+                if len(plays) > 1:
+                    out.append(_decision(state, v, plays, index, event, seed, samples, margin))
+            elif isinstance(event, BidMade) and state.phase == "bidding":
+                out += _bid_decision(state, index, event, seed, samples, margin)
+            elif isinstance(event, DoubleCalled) and state.phase == "doubling":
+                out += _double_decision(state, index, event, seed, samples, margin)
         state = evolve(state, event)
     return out
 
 
-def _decision(state, v, plays, index, event, seed, samples, margin) -> CardDecision:
+def _choice(index, seat, trick, names, played, honest, true, margin, kind) -> Decision:
+    """A decision whose choices ``names`` are valued ``honest`` and ``true`` (no partner variant)."""
+    h, t = best_of(honest), best_of(true)
+    telling = h != t and true[t] - true[h] >= margin
+    return Decision(index, seat, trick, tuple(names), names[played], tuple(honest), tuple(true), names[h], names[t],
+                    telling, telling and played == t, kind=kind)
+
+
+def _bid_name(a) -> str:
+    return a.bid if a.suit is None or a.bid != "hokum" else f"hokum:{'SHDC'[a.suit]}"
+
+
+def bid_choices(state, seed: int, samples: int):
+    """The bids open to the seat to speak as (name, bid action) with their honest and true values, or None when
+    it has no choice (or may ask for a redeal, Kawesh: nothing hidden to judge)."""
+    v = view(state, state.turn)
+    if any(a.bid == "kawesh" for a in v.legal_actions):
+        return None
+    candidates, passing = bid_candidates(v)
+    options = [(a, (c, r)) for a, c, r in candidates]
+    if passing is not None and all(a is not passing for a, _ in options):
+        options.append((passing, None))             # passing: 0, the deal played by others or not at all
+    if len(options) < 2:
+        return None
+    k = Knowledge(v)
+    rng = random.Random(view_seed(v, seed))
+    contracts = [c for _, c in options if c is not None]
+    honest = contract_values(v, k, contracts, (rng.getrandbits(64) for _ in range(samples)),
+                             lambda receiver, s: k.deal_after_contract(random.Random(s), receiver, v.dealer))
+    true = contract_values(v, k, contracts, (0,),
+                           lambda receiver, _: complete_deal(state.deck, state.dealer, state.first_five, receiver))
+    it_h, it_t = iter(honest), iter(true)
+    return ([(_bid_name(a), a) for a, _ in options], [next(it_h) / samples if c is not None else 0.0 for _, c in options],
+            [next(it_t) if c is not None else 0.0 for _, c in options])
+
+
+def double_choices(state, seed: int, samples: int):
+    """Pass or the next open double for the seat to speak, as (name, action) with their honest and true
+    values (passing 0), or None when it has no such choice."""
+    v = view(state, state.turn)
+    passing = next((a for a in v.legal_actions if a.call == "pass"), None)
+    call = next((a for a in v.legal_actions if a.call != "pass" and not a.closed), None)
+    if passing is None or call is None:
+        return None
+    k = Knowledge(v)
+    rng = random.Random(view_seed(v, seed))
+    raised = raised_contract(k.contract, call)
+    honest, _ = double_gain(v, k, raised, (k.sample(rng)[0] for _ in range(samples)))
+    true, _ = double_gain(v, k, raised, (state.hands,))
+    return [("pass", passing), (call.call, call)], [0.0, honest / samples], [0.0, true]
+
+
+def _bid_decision(state, index, event, seed, samples, margin) -> list[Decision]:
+    choices = bid_choices(state, seed, samples)
+    if choices is None:
+        return []
+    options, honest, true = choices
+    played = next((i for i, (_, a) in enumerate(options) if a.bid == event.bid
+                   and (a.suit is None or a.suit == event.suit)), None)
+    if played is None:
+        return []
+    return [_choice(index, event.seat, 0, [n for n, _ in options], played, honest, true, margin, "bid")]
+
+
+def _double_decision(state, index, event, seed, samples, margin) -> list[Decision]:
+    choices = double_choices(state, seed, samples)
+    if choices is None:
+        return []
+    options, honest, true = choices
+    played = next((i for i, (n, _) in enumerate(options) if n == event.call), None)
+    if played is None:
+        return []
+    return [_choice(index, event.seat, 0, [n for n, _ in options], played, honest, true, margin, "double")]
+
+
+def _decision(state, v, plays, index, event, seed, samples, margin) -> Decision:
     k = Knowledge(v)
     honest = sampled_values(v, k, plays, seed, samples)
     true = card_values(v, k, plays, [(state.hands, state.declared)])
@@ -85,7 +173,7 @@ def _decision(state, v, plays, index, event, seed, samples, margin) -> CardDecis
     partner = partner_values(state, v, plays, seed, samples)
     p = best_of(partner) if partner is not None else None
     partner_telling = p is not None and p != h and true[p] - true[h] >= margin
-    return CardDecision(index, event.seat, len(v.tricks) + 1, names, names[played], tuple(honest), tuple(true),
+    return Decision(index, event.seat, len(v.tricks) + 1, names, names[played], tuple(honest), tuple(true),
                         names[h], names[t], telling, telling and played == t,
                         tuple(partner) if partner is not None else None, names[p] if p is not None else None,
                         partner_telling, partner_telling and played == p)
@@ -128,6 +216,17 @@ def record_events(record: HandRecord) -> list:
     return events
 
 
+def true_best_call(state):
+    """The bid or double the seat to speak would choose seeing every hand, or None (no choice, or not
+    bidding or doubling)."""
+    choices = (bid_choices(state, 0, 1) if state.phase == "bidding"
+               else double_choices(state, 0, 1) if state.phase == "doubling" else None)
+    if choices is None:
+        return None
+    options, _, true = choices
+    return options[best_of(true)][1]
+
+
 def true_best_card(state) -> PlayCard | None:
     """The card the seat to play would choose seeing every hand (the "ghost" the tests plant), or None when it
     has one legal card or is not playing a card."""
@@ -154,24 +253,31 @@ def binomial_tail(k: int, n: int, p: float) -> float:
     return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
 
 
-VARIANTS = {"true": ("telling", "followed_true"), "partner": ("partner_telling", "followed_partner")}
+# variant: (the decisions' telling flag, their followed flag, the kinds of decision judged)
+VARIANTS = {"true": ("telling", "followed_true", ("card",)),
+            "partner": ("partner_telling", "followed_partner", ("card",)),
+            "bids": ("telling", "followed_true", ("bid", "double"))}
+
+
+def _telling(decisions, variant: str) -> tuple[int, int]:
+    telling_of, followed_of, kinds = VARIANTS[variant]
+    telling = [d for d in decisions if d.kind in kinds and getattr(d, telling_of)]
+    return len(telling), sum(getattr(d, followed_of) for d in telling)
 
 
 def flag(decisions, baseline: float, level: float = 0.001, variant: str = "true") -> Flag:
-    """A player's decisions (``CardDecision``, his own) against the honest share ``baseline``: of his telling
-    decisions (``variant`` "true": the true hands; "partner": his partner's hand), how many followed them."""
-    telling_of, followed_of = VARIANTS[variant]
-    telling = [d for d in decisions if getattr(d, telling_of)]
-    n, k = len(telling), sum(getattr(d, followed_of) for d in telling)
+    """A player's decisions (``Decision``, his own) against the honest share ``baseline``: of his telling
+    decisions (``variant`` "true": cards, the true hands; "partner": cards, his partner's hand; "bids": bids and
+    doubles, the true hands), how many followed them."""
+    n, k = _telling(decisions, variant)
     p = binomial_tail(k, n, baseline)
     return Flag(n, k, k / n if n else 0.0, baseline, p, n > 0 and p < level)
 
 
 def honest_share(decisions, variant: str = "true") -> float:
     """The share of telling decisions that followed them (``variant``), over an honest population's decisions."""
-    telling_of, followed_of = VARIANTS[variant]
-    telling = [d for d in decisions if getattr(d, telling_of)]
-    return sum(getattr(d, followed_of) for d in telling) / len(telling) if telling else 0.0
+    n, k = _telling(decisions, variant)
+    return k / n if n else 0.0
 
 
 def partner_best_card(state, seed: int = 0, samples: int = 24) -> PlayCard | None:
@@ -201,19 +307,21 @@ CHEATS = ("ghost", "partner")
 def planted(players, cheats: dict[int, str], share: float = 1.0, seed: int = 0, samples: int = 16):
     """``choose(state)`` for ``play_deal``: each seat played by ``players[seat]`` (a bot), but the seats of
     ``cheats`` cheat on a share ``share`` of their card choices (drawn from ``seed``): "ghost" plays the true
-    best card, "partner" the best knowing its partner's hand (a colluding pair: both partners so; its own
+    best card (and the bid or double best on the true hands), "partner" the best card knowing its partner's hand
+    (a colluding pair: both partners so; its own
     sampling seeded from ``seed``, as the hard bot's). The planted cheaters of the tests and the benchmark
     (bench/fairplay.py)."""
     rng = random.Random(seed)
 
     def choose(state):
         seat = state.turn
-        kind = cheats.get(seat) if state.phase == "playing" else None
+        kind = cheats.get(seat)
         if kind is not None and rng.random() < share:
-            card = (true_best_card(state) if kind == "ghost"
-                    else partner_best_card(state, seed=seed, samples=samples))
-            if card is not None:
-                return card
+            action = (true_best_card(state) if state.phase == "playing" and kind == "ghost"
+                      else partner_best_card(state, seed=seed, samples=samples) if state.phase == "playing"
+                      else true_best_call(state) if kind == "ghost" else None)
+            if action is not None:
+                return action
         return players[seat].choose(view(state, seat))
 
     return choose

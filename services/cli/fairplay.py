@@ -32,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--samples", type=int, default=24, help="deals of the hidden cards per decision")
     parser.add_argument("--seed", type=int, default=0, help="the analysis' seed (the same seed, the same report)")
     parser.add_argument("--level", type=float, default=0.001, help="flag below this p-value (default 0.001)")
-    parser.add_argument("--variant", choices=("true", "partner"), default="true",
-                        help="judge following the true hands (a ghost), or the partner's hand (a colluding pair)")
+    parser.add_argument("--variant", choices=("true", "partner", "bids"), default="true",
+                        help="judge cards following the true hands (a ghost), or the partner's hand (a colluding "
+                             "pair), or bids and doubles following the true hands")
     parser.set_defaults(func=fairplay_command)
 
 
@@ -116,14 +117,16 @@ def from_log(args: argparse.Namespace) -> int:
         print(f"baloot fairplay: no analysed deal has {args.player!r} in a seat", file=sys.stderr)
         return 2
     print(f"{'player':<28} {'deals':>5} {'choices':>7} {'true':>11} {'p':>8} {'partner':>11} {'p':>8} "
-          f"{'shared':>11} {'p':>8}")
+          f"{'shared':>11} {'p':>8} {'bids':>11} {'p':>8}")
     for p in out.players:
-        cells = "".join(f" {f'{s.followed}/{s.telling}':>11} {s.p_value:>8.2g}" for s in (p.true, p.partner, p.shared))
+        cells = "".join(f" {f'{s.followed}/{s.telling}':>11} {s.p_value:>8.2g}"
+                        for s in (p.true, p.partner, p.shared, p.bids))
         print(f"{p.name[:28]:<28} {p.deals:>5} {p.decisions:>7}{cells}{'  FLAGGED: look at the replays' if p.flagged else ''}")
         if args.player:
             for t in p.most_telling:
                 partner = f", partner's hand: {t.partner_best}" if t.partner_best else ""
-                print(f"    deal {t.deal_no} trick {t.trick}: played {t.played} (honest best {t.honest_best}, true "
+                when = f"trick {t.trick}" if t.kind == "card" else t.kind
+                print(f"    deal {t.deal_no} {when}: played {t.played} (honest best {t.honest_best}, true "
                       f"hands: {t.true_best}{partner}; the honest best loses {t.loss:g} GP; followed "
                       f"{t.followed or 'neither'}) {t.replay}")
     print(report.SANCTION)

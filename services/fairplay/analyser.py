@@ -4,9 +4,10 @@ derived from the deal and ``BALOOT_FAIRPLAY_SEED``, so that the same log always 
 
 The analysis is CPU work (about a tenth of a second a deal, domain/baloot/fairplay.py), so it runs in
 processes of its own (``processes``, ``BALOOT_FAIRPLAY_PROCESSES``, default 1), never on the event loop the
-bots and the API share. Any number of analysers may run, in any worker processes: each claims deals with
-``FOR UPDATE SKIP LOCKED`` and marks them done in the same transaction, so a deal is analysed by one, and an
-analyser killed mid-deal leaves it pending for the next.
+bots and the API share. Any number of analysers may run, in any worker processes: each claims a few deals for
+a lease (``FOR UPDATE SKIP LOCKED``, in a short transaction), analyses them outside any transaction and stores
+what they give in another, so a deal is analysed by one at a time, and an analyser killed mid-deal leaves it
+to the next once its lease has run out.
 
 Each decision is stored with who made it (``by``: the metadata role of the event, "player" for a person,
 "bot" for a bot's seat, "clock" for a card the turn clock played) and the stream version of the card, for the
@@ -25,7 +26,7 @@ import os
 import asyncpg
 import msgspec
 
-from domain.baloot.fairplay import CardDecision, analyse_deal
+from domain.baloot.fairplay import Decision, analyse_deal
 from services.eventstore.store import read_stream
 from services.fairplay.projection import CHANNEL
 
@@ -37,13 +38,18 @@ log = logging.getLogger("baloot.fairplay")
 SEED_ENV = "BALOOT_FAIRPLAY_SEED"
 PROCESSES_ENV = "BALOOT_FAIRPLAY_PROCESSES"
 SAMPLES = 16                     # deals of the hidden cards per decision (bench/fairplay.py measures with it)
-BATCH = 8                        # deals claimed per transaction
+BATCH = 8                        # deals claimed at a time
+LEASE = 300.0                    # seconds a claim lasts: an analyser killed mid-batch leaves its deals to the next
+_CLAIM = ("UPDATE fairplay_deals SET claimed_until = now() + make_interval(secs => $2) WHERE (table_id, deal_no) IN "
+          "(SELECT table_id, deal_no FROM fairplay_deals WHERE status = 'pending' AND (claimed_until IS NULL OR "
+          "claimed_until < now()) ORDER BY table_id, deal_no LIMIT $1 FOR UPDATE SKIP LOCKED) "
+          "RETURNING table_id, deal_no")
 
 
 class StoredDecision(msgspec.Struct, frozen=True):
     version: int                 # the card's stream version (the replay: /watch/table.html?id=…&at=version)
     by: str                      # "player", "bot" or "clock"
-    decision: CardDecision
+    decision: Decision
 
 
 def deal_seed(seed: int, table_id: str, deal_no: int) -> int:
@@ -58,15 +64,22 @@ def analyse_span(events: list, versions: list[int], roles: dict[int, str], seed:
             for d in analyse_deal(events, seed=seed, samples=samples)]
 
 
-def seat_counts(decisions: list[StoredDecision]) -> list[tuple[int, str, int, int, int, int, int]]:
-    """(seat, by, decisions, telling, followed, partner-telling, followed partner) for each seat and chooser."""
+def seat_counts(decisions: list[StoredDecision]) -> list[tuple[int, str, int, int, int, int, int, int, int]]:
+    """(seat, by, decisions, telling cards, followed true, partner-telling, followed partner, telling bids and
+    doubles, followed true) for each seat and chooser."""
     counts: dict[tuple[int, str], list[int]] = {}
     for s in decisions:
         d = s.decision
-        c = counts.setdefault((d.seat, s.by), [0, 0, 0, 0, 0])
-        for i, x in enumerate((True, d.telling, d.followed_true, d.partner_telling, d.followed_partner)):
+        c = counts.setdefault((d.seat, s.by), [0] * 7)
+        card = d.kind == "card"
+        for i, x in enumerate((True, card and d.telling, card and d.followed_true, d.partner_telling,
+                               d.followed_partner, not card and d.telling, not card and d.followed_true)):
             c[i] += x
     return [(seat, by, *c) for (seat, by), c in sorted(counts.items())]
+
+
+async def _done(result):
+    return result
 
 
 def _context():
@@ -86,44 +99,59 @@ class FairPlayAnalyser:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     async def run_once(self) -> int:
-        """Analyse up to ``batch`` pending deals; how many were analysed (0: none pending)."""
+        """Analyse up to ``batch`` pending deals; how many were analysed (0: none pending). The deals are claimed
+        for ``LEASE`` in one short transaction and their results stored in another: no transaction stays open
+        while the analysis computes (an open one holds back every reader of the log, the live feeds included)."""
+        rows = await self.pool.fetch(_CLAIM, self.batch, LEASE)
+        if not rows:
+            return 0
+        rows = sorted(rows, key=lambda r: (r["table_id"], r["deal_no"]))
+        events: dict[str, list] = {}
+        results = [await self._analyse(r["table_id"], r["deal_no"], events) for r in rows]
+        results = await asyncio.gather(*results)
         async with self.pool.acquire() as conn, conn.transaction():
-            rows = await conn.fetch(
-                "SELECT table_id, deal_no FROM fairplay_deals WHERE status = 'pending' ORDER BY version, table_id "
-                "LIMIT $1 FOR UPDATE SKIP LOCKED", self.batch)
-            if not rows:
-                return 0
-            results = await asyncio.gather(*(self._analyse(r["table_id"], r["deal_no"]) for r in rows))
             await conn.executemany(
-                "UPDATE fairplay_deals SET status = $3, decisions = $4::jsonb, error = $5, analysed_at = now() "
-                "WHERE table_id = $1 AND deal_no = $2",
+                "UPDATE fairplay_deals SET status = $3, decisions = $4::jsonb, error = $5, analysed_at = now(), "
+                "claimed_until = NULL WHERE table_id = $1 AND deal_no = $2 AND status = 'pending'",
                 [(r["table_id"], r["deal_no"], status, None if d is None else msgspec.json.encode(d).decode(), error)
                  for r, (status, d, error) in zip(rows, results)])
             await conn.executemany(
                 "INSERT INTO fairplay_seats (table_id, deal_no, seat, by, player, championship_id, shared, decisions, "
-                "telling, followed, partner_telling, followed_partner) SELECT table_id, deal_no, $3, $4, seats[$3 + 1], "
-                "championship_id, shared, $5, $6, $7, $8, $9 FROM fairplay_deals WHERE table_id = $1 AND deal_no = $2 "
-                "ON CONFLICT DO NOTHING",
+                "telling, followed, partner_telling, followed_partner, bid_telling, bid_followed) SELECT table_id, "
+                "deal_no, $3, $4, seats[$3 + 1], championship_id, shared, $5, $6, $7, $8, $9, $10, $11 "
+                "FROM fairplay_deals WHERE table_id = $1 AND deal_no = $2 ON CONFLICT DO NOTHING",
                 [(r["table_id"], r["deal_no"], *c) for r, (_, d, _) in zip(rows, results) for c in seat_counts(d or [])])
             await conn.execute("SELECT pg_notify($1, $2)", ANALYSED, str(len(rows)))
         return len(rows)
 
-    async def _analyse(self, table_id: str, deal_no: int) -> tuple[str, list[StoredDecision] | None, str | None]:
+    async def _analyse(self, table_id: str, deal_no: int, events: dict[str, list]):
+        """The deal's events (the table's read once per batch), then a coroutine analysing it in a process."""
         try:
-            events = await self.tables.events(table_id)
-            spans = deal_spans(events)
+            if table_id not in events:
+                events[table_id] = await self.tables.events(table_id)
+            spans = deal_spans(events[table_id])
             if not 1 <= deal_no <= len(spans):
-                return "failed", None, f"the table has {len(spans)} deal(s), not {deal_no}"
+                return _done(("failed", None, f"the table has {len(spans)} deal(s), not {deal_no}"))
             ids = {id(e) for e in spans[deal_no - 1][2]}
-            rows = [(v, e) for v, _, e in events if id(e) in ids]
+            rows = [(v, e) for v, _, e in events[table_id] if id(e) in ids]
             roles = await self._roles(table_id, rows[0][0], rows[-1][0])
+        except (ValueError, LookupError, SecretMismatch) as exc:
+            return _done(self._failed(table_id, deal_no, exc))
+        return self._compute([e for _, e in rows], [v for v, _ in rows], roles, table_id, deal_no)
+
+    async def _compute(self, events, versions, roles, table_id, deal_no):
+        try:
             decisions = await asyncio.get_running_loop().run_in_executor(
-                self.executor, analyse_span, [e for _, e in rows], [v for v, _ in rows], roles,
-                deal_seed(self.seed, table_id, deal_no), self.samples)
-        except (ValueError, LookupError, SecretMismatch) as exc:   # named, not retried
-            log.warning("fairplay: table %s deal %s not analysed: %s", table_id, deal_no, exc)
-            return "failed", None, str(exc)
+                self.executor, analyse_span, events, versions, roles, deal_seed(self.seed, table_id, deal_no),
+                self.samples)
+        except (ValueError, LookupError) as exc:        # events the analysis cannot follow: named, not retried
+            return self._failed(table_id, deal_no, exc)
         return "done", decisions, None
+
+    @staticmethod
+    def _failed(table_id: str, deal_no: int, exc: Exception) -> tuple[str, None, str]:
+        log.warning("fairplay: table %s deal %s not analysed: %s", table_id, deal_no, exc)
+        return "failed", None, str(exc)
 
     async def _roles(self, table_id: str, first: int, last: int) -> dict[int, str]:
         rows = await read_stream(self.pool, stream_of(table_id), first, last)

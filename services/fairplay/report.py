@@ -3,10 +3,11 @@ model the analyser keeps (``fairplay_seats`` for the sums, ``fairplay_deals`` fo
 
 Each player is judged on his own choices only (``by`` 'player' for a person, 'bot' for a bot's seat; a card the
 turn clock played is nobody's), by the one-sided exact binomial test of domain/baloot/fairplay.py ``flag``,
-against the share of the honest population: every other seat in the same scope, bots and players alike. Three
-variants: ``true`` (telling decisions that followed the true hands: a ghost, a spectator feeding him),
-``partner`` (followed only his partner's hand: a colluding pair) and ``shared`` (the true hands, on shared
-boards only, the daily deal and duplicate: a second account that has seen today's board). A flag is a reason
+against the share of the honest population: every other seat in the same scope, bots and players alike. Four
+variants: ``true`` (telling cards that followed the true hands: a ghost, a spectator feeding him),
+``partner`` (cards right only given his partner's hand: a colluding pair), ``shared`` (the true hands, on
+shared boards only, the daily deal and duplicate: a second account that has seen today's board) and ``bids``
+(telling bids and doubles that followed the true hands; their own honest share, far from the cards'). A flag is a reason
 for the referee to look at the replays the report links, never a sanction.
 """
 
@@ -38,7 +39,8 @@ class TellingDecision(msgspec.Struct, frozen=True):
     table_id: str
     deal_no: int
     version: int
-    trick: int
+    kind: str                    # "card", "bid" or "double"
+    trick: int                   # 0 for a bid or a double
     played: str
     honest_best: str
     true_best: str
@@ -58,6 +60,7 @@ class PlayerReport(msgspec.Struct, frozen=True):
     true: VariantScore
     partner: VariantScore
     shared: VariantScore
+    bids: VariantScore
     flagged: bool
     most_telling: list[TellingDecision]
 
@@ -78,11 +81,13 @@ class FairPlayReport(msgspec.Struct, frozen=True):
 _SUMS = ("SELECT player, count(DISTINCT (table_id, deal_no)) AS deals, sum(decisions) AS decisions, "
          "sum(telling) AS telling, sum(followed) AS followed, sum(partner_telling) AS partner_telling, "
          "sum(followed_partner) AS followed_partner, sum(telling) FILTER (WHERE shared) AS shared_telling, "
-         "sum(followed) FILTER (WHERE shared) AS shared_followed FROM fairplay_seats WHERE by <> 'clock' {where} "
+         "sum(followed) FILTER (WHERE shared) AS shared_followed, sum(bid_telling) AS bid_telling, "
+         "sum(bid_followed) AS bid_followed FROM fairplay_seats WHERE by <> 'clock' {where} "
          "GROUP BY player")
-_FIELDS = ("telling", "followed", "partner_telling", "followed_partner", "shared_telling", "shared_followed")
+_FIELDS = ("telling", "followed", "partner_telling", "followed_partner", "shared_telling", "shared_followed",
+           "bid_telling", "bid_followed")
 _VARIANTS = {"true": ("telling", "followed"), "partner": ("partner_telling", "followed_partner"),
-             "shared": ("shared_telling", "shared_followed")}
+             "shared": ("shared_telling", "shared_followed"), "bids": ("bid_telling", "bid_followed")}
 
 
 def _score(mine: dict, total: dict, variant: str, level: float) -> VariantScore:
@@ -132,7 +137,7 @@ async def _telling(db, championship_id: str | None, player: str, limit: int | No
             best = d.true_best if d.telling else d.partner_best
             loss = d.true[d.legal.index(best)] - d.true[d.legal.index(d.honest_best)]
             out.append(TellingDecision(
-                r["table_id"], r["deal_no"], s.version, d.trick, d.played, d.honest_best, d.true_best,
+                r["table_id"], r["deal_no"], s.version, d.kind, d.trick, d.played, d.honest_best, d.true_best,
                 d.partner_best, round(loss, 2),
                 "true" if d.followed_true else "partner" if d.followed_partner else None, r["shared"],
                 f"/watch/table.html?id={r['table_id']}&at={s.version}"))
@@ -155,7 +160,7 @@ async def _player(db, championship_id, player, mine, total, names, level, tellin
     name, kind = names.get(player, (player, "bot"))
     most = await _telling(db, championship_id, player, telling_limit) if flagged or telling_limit is None else []
     return PlayerReport(player, name, kind, mine["deals"], mine["decisions"], scores["true"], scores["partner"],
-                        scores["shared"], flagged, most)
+                        scores["shared"], scores["bids"], flagged, most)
 
 
 def _baseline(total: dict) -> dict[str, float]:

@@ -85,6 +85,10 @@ class Report(msgspec.Struct, frozen=True):
 
 # ------------------------------------------------------------------ workers
 
+# The rehearsal measures play: the fair-play analysis (a tenth of a second of CPU a deal, twenty times what
+# playing it costs) is left queued, for `baloot fairplay --championship` on the kept schema or analysers elsewhere.
+NO_ANALYSIS = {"BALOOT_FAIRPLAY_PROCESSES": "0"}
+
 
 class ProcessWorkers:
     """``baloot worker --processes N`` on RabbitMQ at ``broker_url`` (its virtual host is the caller's)."""
@@ -93,7 +97,8 @@ class ProcessWorkers:
                  reconcile_seconds: float):
         self.log = Path(tempfile.mkstemp(prefix="baloot-rehearsal-worker-", suffix=".log")[1])
         env = dict(os.environ, DATABASE_URL=database_url, BROKER_URL=broker_url, BALOOT_SECRET=secret,
-                   BALOOT_RECONCILE_SECONDS=str(reconcile_seconds), BALOOT_LOG_LEVEL="WARNING")
+                   BALOOT_RECONCILE_SECONDS=str(reconcile_seconds), BALOOT_LOG_LEVEL="WARNING",
+                   **NO_ANALYSIS)
         baloot = str(Path(sys.executable).with_name("baloot"))
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen([baloot, "worker", "--processes", str(processes), "--threads",
@@ -124,6 +129,7 @@ class InProcessWorkers:
         from dramatiq import Worker
 
         from services.workers.entry import build
+        os.environ.update(NO_ANALYSIS)
         self.broker, self.workers, _ = build(database_url, "", reconcile_every=reconcile_seconds,
                                              secret=secret.encode())
         self.worker = Worker(self.broker, worker_threads=threads, worker_timeout=50)

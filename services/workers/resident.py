@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import os
 
 import asyncpg
 import dramatiq
@@ -76,9 +77,16 @@ class WebhookWorker(Resident):
 
 
 class FairPlayWorker(Resident):
-    """The analyser, with the server secret (``secret``, None: the configured one) to re-derive the cards."""
+    """The analyser, with the server secret (``secret``, None: the configured one) to re-derive the cards; not
+    started where ``BALOOT_FAIRPLAY_PROCESSES`` is 0 (a worker kept for play alone: the deals wait, queued, for
+    an analyser elsewhere or ``baloot fairplay``)."""
 
     name = "fairplay"
+
+    def after_worker_boot(self, broker, worker):
+        from services.fairplay.analyser import PROCESSES_ENV
+        if os.environ.get(PROCESSES_ENV, "1").strip() != "0":
+            super().after_worker_boot(broker, worker)
 
     def __init__(self, database_url: str, secret: bytes | None = None):
         super().__init__(database_url)

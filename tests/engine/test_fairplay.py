@@ -1,6 +1,6 @@
-"""Fair-play analysis of card play (domain/baloot/fairplay.py): a planted "ghost" who plays as if he saw every
-hand is flagged by the binomial test against the honest population's share, and a "colluder" who knows his
-partner's hand by the partner variant; an honest hard bot in the same seat on the same deals is not; the same
+"""Fair-play analysis (domain/baloot/fairplay.py): a planted "ghost" who plays as if he saw every hand is
+flagged by the binomial test against the honest population's share, by his cards and by his bids, and a
+"colluder" who knows his partner's hand by the partner variant; an honest hard bot in the same seat on the same deals is not; the same
 events and seed always give the same report."""
 
 from __future__ import annotations
@@ -64,8 +64,37 @@ def test_a_colluder_who_knows_his_partners_hand_is_flagged_by_the_partner_varian
     assert cleared.telling >= 5 and not cleared.flagged and cleared.p_value > 0.01, cleared
 
 
+def test_a_ghost_who_bids_and_doubles_seeing_every_hand_is_flagged_by_his_bids():
+    ghost, field = decisions_of("ghost")
+    hard, hard_field = decisions_of("hard")
+    baseline = honest_share(field + hard_field + hard, "bids")
+    assert 0.0 < baseline < 0.6, baseline
+    # The bids' honest share is not the cards': each variant has its own.
+    assert abs(baseline - honest_share(field + hard_field + hard)) > 0.01
+    caught = flag(ghost, baseline, variant="bids")
+    assert caught.telling >= 6 and caught.followed_true == caught.telling and caught.flagged, caught
+    cleared = flag(hard, baseline, variant="bids")
+    assert cleared.telling >= 4 and not cleared.flagged, cleared
+
+
+def test_a_bid_or_double_is_valued_by_the_contract_it_makes_and_passing_by_nothing():
+    decisions = analyse_deal(played("fairplay-1", "normal"), seed=1, samples=SAMPLES)
+    calls = [d for d in decisions if d.kind != "card"]
+    assert any(d.kind == "bid" for d in calls)
+    for d in calls:
+        assert d.trick == 0 and len(d.legal) >= 2 and d.played in d.legal
+        if "pass" in d.legal and d.kind == "double":
+            i = d.legal.index("pass")
+            assert d.honest[i] == 0.0 and d.true[i] == 0.0       # not doubling: the contract as it stands
+        assert d.telling == (d.honest_best != d.true_best
+                             and d.true[d.legal.index(d.true_best)] - d.true[d.legal.index(d.honest_best)] >= 2.0)
+        assert d.partner is None and not d.partner_telling
+
+
 def test_a_decision_is_telling_only_where_the_honest_and_the_true_best_differ_by_the_margin():
     for d in analyse_deal(played("fairplay-0", "normal"), seed=1, samples=SAMPLES):
+        if d.kind != "card":
+            continue
         best_true = max(d.true)
         assert d.true[d.legal.index(d.true_best)] == best_true
         gap = best_true - d.true[d.legal.index(d.honest_best)]

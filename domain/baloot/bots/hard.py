@@ -108,34 +108,11 @@ class HardBot(_Bot):
     # ------------------------------------------------------------ bidding
 
     def _bid(self, view: DealView, rng: random.Random):
-        me = view.viewer
-        k = Knowledge(view)
-        kinds = {}
-        for a in view.legal_actions:
-            kinds.setdefault(a.bid, a)
+        kinds = {a.bid: a for a in reversed(view.legal_actions)}
         if "kawesh" in kinds:
             return kinds["kawesh"]
-        faceup_suit = parse_card(view.faceup) >> 3
-        candidates = []          # (bid action, contract it makes, receiver of the face-up card)
-        for a in view.legal_actions:
-            if a.bid == "hokum":
-                candidates.append((a, Contract("hokum", a.suit, me), me))
-            elif a.bid in ("sun", "before_you"):
-                candidates.append((a, Contract("sun", None, me), me))
-            elif a.bid == "ashkal":
-                candidates.append((a, Contract("sun", None, me, True), (me + 2) & 3))
-            elif a.bid == "confirm":
-                suit = next((b.suit for b in reversed(view.bids) if b.bid == "hokum"), None)
-                trump = parse_suit(suit) if suit else faceup_suit
-                candidates.append((a, Contract("hokum", trump, me), me))
-        passing = kinds.get("pass") or kinds.get("wala")
-        if "before_you" in kinds:
-            # Passing leaves the Sun to the seat that called it.
-            sun = next(b for b in reversed(view.bids) if b.bid in ("sun", "ashkal"))
-            ashkal = sun.bid == "ashkal"
-            candidates.append((passing, Contract("sun", None, sun.seat, ashkal),
-                               (sun.seat + 2) & 3 if ashkal else sun.seat))
-        values = self._contract_values(view, k, [(c, r) for _, c, r in candidates], rng)
+        candidates, passing = bid_candidates(view)
+        values = self._contract_values(view, Knowledge(view), [(c, r) for _, c, r in candidates], rng)
         scored = sorted(zip(values, range(len(candidates))), key=lambda x: (-x[0], x[1]))
         if not scored:
             return passing or view.legal_actions[0]
@@ -147,24 +124,9 @@ class HardBot(_Bot):
 
     def _contract_values(self, view, k: Knowledge, contracts, rng) -> list[float]:
         """Mean GP margin for the bot's team of each (contract, receiver), dealt and played out."""
-        me = view.viewer
-        order = speaking_order(view.dealer)
-        totals = [0.0] * len(contracts)
-        scorers = {}
-        for _ in range(self.bid_samples):
-            sample_seed = rng.getrandbits(64)
-            dealt: dict = {}
-            rollouts: dict = {}
-            for i, (contract, receiver) in enumerate(contracts):
-                # The same hidden cards for every contract (common random numbers): one seed per sample.
-                if receiver not in dealt:
-                    dealt[receiver] = k.deal_after_contract(random.Random(sample_seed), receiver, view.dealer)
-                trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
-                key = (contract.kind, contract.suit)
-                if key not in scorers:
-                    template = DealState(profile=k.rules, contract=contract, order=order, trump=trump)
-                    scorers[key] = Scorer(template, me & 1)
-                totals[i] += _deal_out(k.rules, contract, dealt[receiver], order, scorers[key], rollouts)
+        totals = contract_values(view, k, contracts, (rng.getrandbits(64) for _ in range(self.bid_samples)),
+                                 lambda receiver, seed: k.deal_after_contract(random.Random(seed), receiver,
+                                                                              view.dealer))
         return [t / self.bid_samples for t in totals]
 
     # ------------------------------------------------------------ doubling
@@ -176,22 +138,83 @@ class HardBot(_Bot):
         if call is None:
             return passing
         k = Knowledge(view)
-        c = k.contract
-        raised = (msgspec.structs.replace(c, gahwa=True, closed=False) if call.call == "gahwa"
-                  else msgspec.structs.replace(c, multiplier=2 + DOUBLE_STEPS.index(call.call)))
-        scorer = Scorer(_template(view, k), view.viewer & 1)
-        order = speaking_order(view.dealer)
-        gain = 0.0
-        won = 0
-        for _ in range(self.samples):
-            hands, _ = k.sample(rng)
-            memo: dict = {}
-            after = _deal_out(k.rules, raised, hands, order, scorer, memo)
-            gain += after - _deal_out(k.rules, c, hands, order, scorer, memo)
-            won += after > 0
+        gain, won = double_gain(view, k, raised_contract(k.contract, call), (k.sample(rng)[0] for _ in range(self.samples)))
         if call.call == "gahwa":       # the whole game on one deal: only when it is (almost) always won
             return call if won >= GAHWA_SHARE * self.samples else passing
         return call if gain / self.samples >= self.double_margin else passing
+
+
+def bid_candidates(view: DealView) -> tuple[list, object]:
+    """The bids open to the viewer as (bid action, the contract it makes, the receiver of the face-up card),
+    and the pass (None when passing is not allowed); where passing leaves a Sun to the seat that called it
+    ("before you"), the pass is a candidate too, with that contract."""
+    me = view.viewer
+    kinds = {}
+    for a in view.legal_actions:
+        kinds.setdefault(a.bid, a)
+    faceup_suit = parse_card(view.faceup) >> 3
+    candidates = []
+    for a in view.legal_actions:
+        if a.bid == "hokum":
+            candidates.append((a, Contract("hokum", a.suit, me), me))
+        elif a.bid in ("sun", "before_you"):
+            candidates.append((a, Contract("sun", None, me), me))
+        elif a.bid == "ashkal":
+            candidates.append((a, Contract("sun", None, me, True), (me + 2) & 3))
+        elif a.bid == "confirm":
+            suit = next((b.suit for b in reversed(view.bids) if b.bid == "hokum"), None)
+            trump = parse_suit(suit) if suit else faceup_suit
+            candidates.append((a, Contract("hokum", trump, me), me))
+    passing = kinds.get("pass") or kinds.get("wala")
+    if "before_you" in kinds:
+        sun = next(b for b in reversed(view.bids) if b.bid in ("sun", "ashkal"))
+        ashkal = sun.bid == "ashkal"
+        candidates.append((passing, Contract("sun", None, sun.seat, ashkal),
+                           (sun.seat + 2) & 3 if ashkal else sun.seat))
+    return candidates, passing
+
+
+def contract_values(view: DealView, k: Knowledge, contracts, seeds, deal) -> list[float]:
+    """Each (contract, receiver)'s total GP margin for the viewer's team over one deal per seed of ``seeds``:
+    ``deal(receiver, seed)`` gives the eight-card hands (the hidden cards sampled, or the true deal), the same
+    for every contract (common random numbers), each played out."""
+    me = view.viewer
+    order = speaking_order(view.dealer)
+    totals = [0.0] * len(contracts)
+    scorers = {}
+    for sample_seed in seeds:
+        dealt: dict = {}
+        rollouts: dict = {}
+        for i, (contract, receiver) in enumerate(contracts):
+            if receiver not in dealt:
+                dealt[receiver] = deal(receiver, sample_seed)
+            trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
+            key = (contract.kind, contract.suit)
+            if key not in scorers:
+                template = DealState(profile=k.rules, contract=contract, order=order, trump=trump)
+                scorers[key] = Scorer(template, me & 1)
+            totals[i] += _deal_out(k.rules, contract, dealt[receiver], order, scorers[key], rollouts)
+    return totals
+
+
+def raised_contract(c: Contract, call) -> Contract:
+    """The contract after the double ``call`` (Gahwa: the game on this deal)."""
+    return (msgspec.structs.replace(c, gahwa=True, closed=False) if call.call == "gahwa"
+            else msgspec.structs.replace(c, multiplier=2 + DOUBLE_STEPS.index(call.call)))
+
+
+def double_gain(view: DealView, k: Knowledge, raised: Contract, deals) -> tuple[float, int]:
+    """The total gain of playing ``raised`` over the current contract for the viewer's team, over ``deals``
+    (hands: sampled or true), and on how many of them the raised contract wins."""
+    scorer = Scorer(_template(view, k), view.viewer & 1)
+    order = speaking_order(view.dealer)
+    gain, won = 0.0, 0
+    for hands in deals:
+        memo: dict = {}
+        after = _deal_out(k.rules, raised, hands, order, scorer, memo)
+        gain += after - _deal_out(k.rules, k.contract, hands, order, scorer, memo)
+        won += after > 0
+    return gain, won
 
 
 def card_values(view: DealView, k: Knowledge, plays: list[PlayCard], deals) -> list[float]:

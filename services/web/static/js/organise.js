@@ -3,7 +3,7 @@
 // checked in the browser, rounds started, the live monitor (a count per state, what needs me first, filters,
 // search, pages, forfeits from there) and the exports. Every action is one API request, refused in place.
 import {download, get, send, sendText, signedIn} from "./api.js";
-import {fill, h} from "./cards.js";
+import {cardEl, fill, h, suitName} from "./cards.js";
 import {listText, onChange, setUp, t} from "./i18n.js";
 import {whenText} from "./terms.js";
 import "./words_play.js";
@@ -23,6 +23,7 @@ let proposals = null;        // teams players proposed, not registered yet
 let profiles = null;         // GET /profiles: each game's profiles with their switches
 let armed = null;            // the key of the button clicked once (askOnce): its next click does it
 let hooks = {endpoints: null, open: null, deliveries: null, secret: null};   // the webhooks panel
+let fairplay = null;         // GET /championships/{id}/fairplay: the players judged, the most suspicious first
 
 // A button for an action that cannot be undone (a forfeit, a withdrawal, a bot for a seat): the first click
 // asks, the second on the same button does it. ``key`` names it among the page's buttons.
@@ -424,9 +425,58 @@ async function loadWebhooks() {
   render();
 }
 
+// ---- fair play: who plays as if he saw hidden cards (a reason to look at the replays, never a sanction) ----
+
+const VARIANTS = ["true", "partner", "shared", "bids"];
+
+function choiceEl(kind, name) {
+  if (kind === "card") return cardEl(name);
+  if (name.startsWith("hokum:")) return `${t("hokum")} ${suitName(name.slice(6))}`;
+  return kind === "double" && name === "pass" ? t("no_double") : t(name);
+}
+
+function scoreEl(score, label) {
+  if (!score.telling) return h("td", {class: "hint", "data-label": label}, "—");
+  return h("td", {class: score.flagged ? "error" : "", "data-flagged": String(score.flagged), "data-label": label},
+    h("bdi", {dir: "ltr"}, `${score.followed}/${score.telling}`), " ",
+    h("bdi", {class: "hint", dir: "ltr"}, t("p_value", {p: score.p_value < 0.001 ? score.p_value.toExponential(1) : score.p_value.toFixed(3)})));
+}
+
+function tellingEl(d) {
+  return h("li", {"data-kind": d.kind},
+    d.kind === "card" ? t("telling_card", {deal: d.deal_no, trick: d.trick}) : t("telling_call", {deal: d.deal_no}), " ",
+    t("played_was"), " ", choiceEl(d.kind, d.played), " · ", t("honest_best"), " ", choiceEl(d.kind, d.honest_best), " · ",
+    t("true_best"), " ", choiceEl(d.kind, d.followed === "partner" ? d.partner_best : d.true_best),
+    " ", h("span", {class: "hint"}, t("loss_gp", {gp: d.loss})), " ",
+    h("a", {href: d.replay, class: "replay-link"}, t("replay_here")));
+}
+
+function fairplayEl() {
+  if (!fairplay) return null;
+  const f = fairplay;
+  return h("section", {class: "panel", id: "fairplay"}, h("h2", {}, t("fair_play")),
+    h("p", {class: "hint"}, t("fair_play_hint")),
+    h("p", {id: "fairplay-status"}, t("deals_analysed", {n: f.deals_analysed}),
+      f.deals_pending ? ` · ${t("deals_waiting", {n: f.deals_pending})}` : "",
+      f.deals_failed ? ` · ${t("deals_failed", {n: f.deals_failed})}` : "", " · ", h("bdi", {}, t("flag_level", {p: f.level}))),
+    f.players.length ? h("table", {class: "list", id: "fairplay-players"},
+      h("thead", {}, h("tr", {}, [t("player"), t("deals"), t("choices"), ...VARIANTS.map(v => t(`variant_${v}`)), ""]
+        .map(x => h("th", {}, x)))),
+      h("tbody", {}, f.players.flatMap(p => [
+        h("tr", {"data-player": p.player, "data-flagged": String(p.flagged)},
+          h("td", {}, p.name, p.kind === "bot" ? h("span", {class: "hint"}, ` (${t("bot")})`) : ""),
+          h("td", {"data-label": t("deals")}, String(p.deals)), h("td", {"data-label": t("choices")}, String(p.decisions)),
+          ...VARIANTS.map(v => scoreEl(p[v], t(`variant_${v}`))),
+          h("td", {}, p.flagged ? h("strong", {class: "error"}, t("look_at_replays")) : "")),
+        p.most_telling.length ? h("tr", {class: "telling"}, h("td", {colspan: "8"},
+          h("ul", {class: "telling-list"}, p.most_telling.map(tellingEl)))) : null,
+      ].filter(Boolean))))
+      : h("p", {class: "hint"}, t("nothing_analysed")));
+}
+
 function championshipEl() {
   return [h("h1", {}, champ.name), h("p", {}, h("a", {href: "/organise/"}, t("my_championships"))), noticeEl(),
-    runEl(), monitorEl(), importEl(), exportsEl(), webhooksEl()];
+    runEl(), monitorEl(), importEl(), exportsEl(), fairplayEl(), webhooksEl()];
 }
 
 // ---- loading ----
@@ -460,6 +510,7 @@ async function load() {
     await checkSeed();
     if (!mon.round) mon = null;
     hooks.endpoints = await get("/webhooks");
+    fairplay = champ.game === "balut" ? null : await get(`${base()}/fairplay?limit=20`);
     proposals = champ.status === "registration" ? await get(`${base()}/proposals`) : null;
     const people = [...new Set([...champ.teams.slice(0, PAGE).flatMap(x => [...x.players, ...x.substitutes]),
                                 ...(proposals ?? []).flatMap(p => [...p.players, ...p.substitutes])])]
