@@ -19,6 +19,31 @@ from services.eventstore.store import CHANNEL, notified_streams
 log = logging.getLogger("baloot.eventstore")
 
 
+@contextlib.asynccontextmanager
+async def woken_by(conn: asyncpg.Connection, channel: str):
+    """An ``asyncio.Event`` set by each NOTIFY on ``channel`` that ``conn`` hears while inside; the listener
+    removed after (a connection that cannot remove it is terminated: no pooled connection goes on listening)."""
+    woken = asyncio.Event()
+    wake = lambda *_: woken.set()                          # noqa: E731
+    await conn.add_listener(channel, wake)
+    try:
+        yield woken
+    finally:
+        if not conn.is_closed():
+            try:
+                await conn.remove_listener(channel, wake)
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+                conn.terminate()
+
+
+async def woken_within(woken: asyncio.Event, timeout: float) -> None:
+    """Wait until ``woken`` is set or ``timeout`` seconds have passed, whichever comes first."""
+    try:
+        await asyncio.wait_for(woken.wait(), timeout)
+    except TimeoutError:
+        pass
+
+
 class Wake(asyncio.Event):
     """A followed stream's notifications since they were last taken, and the highest version they named."""
 

@@ -27,6 +27,7 @@ import asyncpg
 import msgspec
 
 from domain.baloot.fairplay import Decision, analyse_deal
+from services.eventstore.listen import woken_by, woken_within
 from services.eventstore.store import read_stream
 from services.fairplay.projection import CHANNEL
 
@@ -78,7 +79,7 @@ def seat_counts(decisions: list[StoredDecision]) -> list[tuple[int, str, int, in
     return [(seat, by, *c) for (seat, by), c in sorted(counts.items())]
 
 
-async def _done(result):
+async def _answer(result):
     return result
 
 
@@ -107,8 +108,8 @@ class FairPlayAnalyser:
             return 0
         rows = sorted(rows, key=lambda r: (r["table_id"], r["deal_no"]))
         events: dict[str, list] = {}
-        results = [await self._analyse(r["table_id"], r["deal_no"], events) for r in rows]
-        results = await asyncio.gather(*results)
+        prepared = [await self._prepare(r["table_id"], r["deal_no"], events) for r in rows]
+        results = await asyncio.gather(*(self._compute(*job) if job else _answer(failed) for job, failed in prepared))
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.executemany(
                 "UPDATE fairplay_deals SET status = $3, decisions = $4::jsonb, error = $5, analysed_at = now(), "
@@ -124,20 +125,21 @@ class FairPlayAnalyser:
             await conn.execute("SELECT pg_notify($1, $2)", ANALYSED, str(len(rows)))
         return len(rows)
 
-    async def _analyse(self, table_id: str, deal_no: int, events: dict[str, list]):
-        """The deal's events (the table's read once per batch), then a coroutine analysing it in a process."""
+    async def _prepare(self, table_id: str, deal_no: int, events: dict[str, list]):
+        """What the analysis of a deal takes (its events, their versions, who chose each; the table's events read
+        once per batch), or why it cannot be analysed: (job, None) or (None, failure)."""
         try:
             if table_id not in events:
                 events[table_id] = await self.tables.events(table_id)
             spans = deal_spans(events[table_id])
             if not 1 <= deal_no <= len(spans):
-                return _done(("failed", None, f"the table has {len(spans)} deal(s), not {deal_no}"))
+                raise LookupError(f"the table has {len(spans)} deal(s), not {deal_no}")
             ids = {id(e) for e in spans[deal_no - 1][2]}
             rows = [(v, e) for v, _, e in events[table_id] if id(e) in ids]
             roles = await self._roles(table_id, rows[0][0], rows[-1][0])
         except (ValueError, LookupError, SecretMismatch) as exc:
-            return _done(self._failed(table_id, deal_no, exc))
-        return self._compute([e for _, e in rows], [v for v, _ in rows], roles, table_id, deal_no)
+            return None, self._failed(table_id, deal_no, exc)
+        return ([e for _, e in rows], [v for v, _ in rows], roles, table_id, deal_no), None
 
     async def _compute(self, events, versions, roles, table_id, deal_no):
         try:
@@ -159,22 +161,8 @@ class FairPlayAnalyser:
 
     async def run(self) -> None:
         """Analyse until cancelled, woken by the projection's notifications (and every ``poll`` seconds)."""
-        async with self.pool.acquire() as conn:
-            woken = asyncio.Event()
-            wake = lambda *_: woken.set()                      # noqa: E731
-            await conn.add_listener(CHANNEL, wake)
-            try:
-                while True:
-                    woken.clear()
-                    if await self.run_once():
-                        continue
-                    try:
-                        await asyncio.wait_for(woken.wait(), self.poll)
-                    except TimeoutError:
-                        pass
-            finally:
-                if not conn.is_closed():
-                    try:
-                        await conn.remove_listener(CHANNEL, wake)
-                    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
-                        conn.terminate()
+        async with self.pool.acquire() as conn, woken_by(conn, CHANNEL) as woken:
+            while True:
+                woken.clear()
+                if not await self.run_once():
+                    await woken_within(woken, self.poll)

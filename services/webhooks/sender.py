@@ -25,6 +25,7 @@ import asyncpg
 import httpx
 from standardwebhooks.webhooks import Webhook
 
+from services.eventstore.listen import woken_by, woken_within
 from services.webhooks import targets
 from services.webhooks.outbox import CHANNEL
 
@@ -202,23 +203,17 @@ class WebhookSender:
         async with self.pool.acquire() as conn:
             while not await conn.fetchval(_LOCK.format("pg_try_advisory_lock")):
                 await asyncio.sleep(self.poll)
-            woken = asyncio.Event()
-            wake = lambda *_: woken.set()                      # noqa: E731
-            await conn.add_listener(CHANNEL, wake)
             try:
-                while True:
-                    woken.clear()
-                    if await self.run_once():
-                        continue
-                    wait = self.poll if self.next_due is None else min(self.poll, self.next_due - self.clock())
-                    try:
-                        await asyncio.wait_for(woken.wait(), max(0.01, wait))
-                    except TimeoutError:
-                        pass
+                async with woken_by(conn, CHANNEL) as woken:
+                    while True:
+                        woken.clear()
+                        if await self.run_once():
+                            continue
+                        wait = self.poll if self.next_due is None else min(self.poll, self.next_due - self.clock())
+                        await woken_within(woken, max(0.01, wait))
             finally:
                 if not conn.is_closed():
                     try:
-                        await conn.remove_listener(CHANNEL, wake)
                         await conn.fetchval(_LOCK.format("pg_advisory_unlock"))
                     except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
                         conn.terminate()

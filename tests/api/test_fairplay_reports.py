@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from services.eventstore import ProjectionRunner, rebuild_projection
+from services.eventstore.listen import woken_by
 from services.eventstore.store import CHANNEL, has_pending
 from services.fairplay.analyser import FairPlayAnalyser
 from services.fairplay.projection import fairplay_read_model
@@ -24,18 +25,12 @@ from tests.api.test_tables import assert_problem
 async def caught_up(pool, runner: ProjectionRunner) -> None:
     """The projection through the last event stored: a transaction still open (an append's notification) holds
     the readable log back, so catch up again once it has committed, woken by the log's notifications."""
-    async with pool.acquire() as conn:
-        woken = asyncio.Event()
-        wake = lambda *_: woken.set()                       # noqa: E731
-        await conn.add_listener(CHANNEL, wake)
-        try:
-            while True:
-                woken.clear()
-                if not await has_pending(pool, await runner.catch_up()):
-                    return
-                await asyncio.wait_for(woken.wait(), 30)
-        finally:
-            await conn.remove_listener(CHANNEL, wake)
+    async with pool.acquire() as conn, woken_by(conn, CHANNEL) as woken:
+        while True:
+            woken.clear()
+            if not await has_pending(pool, await runner.catch_up()):
+                return
+            await asyncio.wait_for(woken.wait(), 30)
 
 
 async def analyse_all(pool) -> int:
