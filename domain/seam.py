@@ -27,6 +27,8 @@ registry of them. This module imports no game.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -105,6 +107,9 @@ class GameInfo:
     shares_boards: bool = False                # its deals may be boards played at several tables (duplicate)
     rated_by: Literal["match", "table"] = "match"  # ratings: a championship match rates its teams' players (the
                                                # card game), or each finished table each player by his place
+    # The fair-play analysis of one finished deal: ``fair_play(events, seed=, samples=)`` -> its decisions
+    # (the card game's domain/baloot/fairplay.py ``analyse_deal``); None: the game's tables are not analysed.
+    fair_play: Callable | None = None
 
 
 class Game(Protocol):

@@ -1,6 +1,6 @@
 -- Fair-play analysis (services/fairplay): the card games' tables and finished deals as the projection
 -- ``fairplay_rm`` reads them from the log, and each deal's analysis once the analyser has made it.
--- fairplay_tables: a card table's seats (user ids), championship and whether its deals are shared boards
+-- fairplay_tables: a table's game (one the seam gives a fair-play analysis: the card game), seats (user ids), championship and whether its deals are shared boards
 --   (daily deal, duplicate), and how many deals it has started.
 -- fairplay_deals: one per finished deal (its seed revealed), queued ('pending') by the projection; an
 --   analyser (any worker process) claims a few in a short transaction (``claimed_until``: its lease; never a
@@ -11,6 +11,7 @@
 
 CREATE TABLE fairplay_tables (
     table_id text PRIMARY KEY,
+    game text NOT NULL,                          -- a game whose seam has a fair-play analysis
     championship_id text,
     seats text[] NOT NULL,
     bots text[] NOT NULL,                        -- the bot level by seat ('' for a person)
@@ -21,6 +22,7 @@ CREATE TABLE fairplay_tables (
 CREATE TABLE fairplay_deals (
     table_id text NOT NULL,
     deal_no integer NOT NULL,
+    game text NOT NULL,
     version bigint NOT NULL,                     -- the stream version of the event that ended it (its seed revealed)
     championship_id text,
     seats text[] NOT NULL,

@@ -3,7 +3,7 @@ target; its record is one deal (``baloot-hand/1``)."""
 
 from __future__ import annotations
 
-from domain.baloot import audit, bots, deal, game, handrecord, views
+from domain.baloot import audit, bots, deal, fairplay, game, handrecord, views
 from domain.baloot import profiles as profiles_mod
 from domain.baloot.events import (
     EVENT_TYPES, AbandonGame, AwardDeal, Bid, CallQayd, DealNext, DealStarted, Double, ForfeitGame, GameEnded, RevealHeldSeeds,
@@ -30,6 +30,7 @@ INFO = GameInfo(
                   handrecord.hand_record_schema),
     record_scope="deal",
     shares_boards=True,
+    fair_play=fairplay.analyse_deal,
 )
 
 

@@ -1,5 +1,6 @@
-"""Fair-play reports (services/fairplay, docs/fairplay.md) for a championship's organisers and referees only:
-who plays as if he saw hidden cards, with the replays of his most telling decisions. Anyone else, a player or
+"""Fair-play reports (services/fairplay, docs/fairplay.md) for a championship's organisers and referees only
+(and, for a player across everything he played, the platform's): who plays as if he saw hidden cards, with the
+replays of his most telling decisions. Anyone else, a player or
 a spectator of the championship included, is refused before anything is read: a report names players and
 shows their hands' choices."""
 
@@ -15,6 +16,7 @@ from services.api.problems import Problem
 from services.api.routes_exports import _official
 from services.fairplay import report
 from services.fairplay.report import FairPlayReport
+from services.roles import has_role
 
 Level = Annotated[float, QueryParameter(gt=0, le=0.5, description="flag below this p-value")]
 
@@ -42,5 +44,21 @@ async def player_fairplay(championship_id: FromPath[str], player_id: FromPath[st
     return out
 
 
-fairplay_router = Router(tags=["championships"], path="/championships",
-                         route_handlers=[championship_fairplay, player_fairplay])
+@get("/fairplay/players/{player_id:str}", operation_id="fairPlayPlayerEverywhere", refuses=(403, 404),
+     summary="The platform's organisers and referees: one player over every analysed deal (championships, the "
+             "daily deal, tables of their own), the baseline every other seat; every telling decision with its "
+             "replay")
+async def player_everywhere(player_id: FromPath[str], user: Caller, pool: Pool, level: Level = report.LEVEL
+                            ) -> FairPlayReport:
+    if not (await has_role(pool, user.user_id, "organiser", ("platform", ""))
+            or await has_role(pool, user.user_id, "referee", ("platform", ""))):
+        raise Problem(403, "not_platform_official", "only the platform's organisers and referees read a player's "
+                                                    "fair play across everything he played")
+    out = await report.player_report(pool, player_id, None, level=level)
+    if not out.players:
+        raise Problem(404, "unknown_player", f"no analysed deal has {player_id!r} in a seat", field="player_id")
+    return out
+
+
+fairplay_router = Router(tags=["championships"], path="/", route_handlers=[
+    Router(path="/championships", route_handlers=[championship_fairplay, player_fairplay]), player_everywhere])

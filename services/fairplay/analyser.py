@@ -26,7 +26,8 @@ import os
 import asyncpg
 import msgspec
 
-from domain.baloot.fairplay import Decision, analyse_deal
+from domain.baloot.fairplay import Decision
+from domain.games import GAMES
 from services.eventstore.listen import woken_by, woken_within
 from services.eventstore.store import read_stream
 from services.fairplay.projection import CHANNEL
@@ -44,7 +45,7 @@ LEASE = 300.0                    # seconds a claim lasts: an analyser killed mid
 _CLAIM = ("UPDATE fairplay_deals SET claimed_until = now() + make_interval(secs => $2) WHERE (table_id, deal_no) IN "
           "(SELECT table_id, deal_no FROM fairplay_deals WHERE status = 'pending' AND (claimed_until IS NULL OR "
           "claimed_until < now()) ORDER BY table_id, deal_no LIMIT $1 FOR UPDATE SKIP LOCKED) "
-          "RETURNING table_id, deal_no")
+          "RETURNING table_id, deal_no, game")
 
 
 class StoredDecision(msgspec.Struct, frozen=True):
@@ -57,12 +58,12 @@ def deal_seed(seed: int, table_id: str, deal_no: int) -> int:
     return int.from_bytes(hashlib.sha256(f"fairplay/{seed}/{table_id}/{deal_no}".encode()).digest()[:8], "big")
 
 
-def analyse_span(events: list, versions: list[int], roles: dict[int, str], seed: int, samples: int
+def analyse_span(game: str, events: list, versions: list[int], roles: dict[int, str], seed: int, samples: int
                  ) -> list[StoredDecision]:
-    """One deal's decisions (its events from ``deal_started``, each event's stream version), each with who made
-    it. Runs in the analyser's processes."""
+    """One deal's decisions by its game's analysis (its events from ``deal_started``, each event's stream
+    version), each with who made it. Runs in the analyser's processes."""
     return [StoredDecision(versions[d.index], roles.get(versions[d.index], "player"), d)
-            for d in analyse_deal(events, seed=seed, samples=samples)]
+            for d in GAMES[game].info.fair_play(events, seed=seed, samples=samples)]
 
 
 def seat_counts(decisions: list[StoredDecision]) -> list[tuple[int, str, int, int, int, int, int, int, int]]:
@@ -108,7 +109,7 @@ class FairPlayAnalyser:
             return 0
         rows = sorted(rows, key=lambda r: (r["table_id"], r["deal_no"]))
         events: dict[str, list] = {}
-        prepared = [await self._prepare(r["table_id"], r["deal_no"], events) for r in rows]
+        prepared = [await self._prepare(r["game"], r["table_id"], r["deal_no"], events) for r in rows]
         results = await asyncio.gather(*(self._compute(*job) if job else _answer(failed) for job, failed in prepared))
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.executemany(
@@ -125,7 +126,7 @@ class FairPlayAnalyser:
             await conn.execute("SELECT pg_notify($1, $2)", ANALYSED, str(len(rows)))
         return len(rows)
 
-    async def _prepare(self, table_id: str, deal_no: int, events: dict[str, list]):
+    async def _prepare(self, game: str, table_id: str, deal_no: int, events: dict[str, list]):
         """What the analysis of a deal takes (its events, their versions, who chose each; the table's events read
         once per batch), or why it cannot be analysed: (job, None) or (None, failure)."""
         try:
@@ -139,12 +140,12 @@ class FairPlayAnalyser:
             roles = await self._roles(table_id, rows[0][0], rows[-1][0])
         except (ValueError, LookupError, SecretMismatch) as exc:
             return None, self._failed(table_id, deal_no, exc)
-        return ([e for _, e in rows], [v for v, _ in rows], roles, table_id, deal_no), None
+        return (game, [e for _, e in rows], [v for v, _ in rows], roles, table_id, deal_no), None
 
-    async def _compute(self, events, versions, roles, table_id, deal_no):
+    async def _compute(self, game, events, versions, roles, table_id, deal_no):
         try:
             decisions = await asyncio.get_running_loop().run_in_executor(
-                self.executor, analyse_span, events, versions, roles, deal_seed(self.seed, table_id, deal_no),
+                self.executor, analyse_span, game, events, versions, roles, deal_seed(self.seed, table_id, deal_no),
                 self.samples)
         except (ValueError, LookupError) as exc:        # events the analysis cannot follow: named, not retried
             return self._failed(table_id, deal_no, exc)

@@ -1,5 +1,6 @@
-"""The fair-play queue, a projection (``fairplay_rm``) over the tables' streams: it keeps each card table's
-seats and championship (``table_opened``), counts its deals (``deal_started``), and queues each deal once it
+"""The fair-play queue, a projection (``fairplay_rm``) over the tables' streams: it keeps the seats and
+championship of each table whose game has a fair-play analysis (the seam's ``fair_play``: the card game's)
+(``table_opened``), counts its deals (``deal_started``), and queues each deal once it
 has ended and its seed is revealed (``seed_revealed``: from then on its cards are anyone's to derive). It
 reads only those three kinds of event (filtered in SQL) and does nothing costly: the analysis is the
 analyser's (``services/fairplay/analyser``), woken by ``CHANNEL``."""
@@ -9,7 +10,7 @@ from __future__ import annotations
 import asyncpg
 
 from domain.baloot.events import DealStarted, SeedRevealed
-from domain.games import FIRST
+from domain.games import GAMES
 from domain.table import TableOpened
 from services.eventstore import RecordedEvent, projection
 from services.tables import CODEC
@@ -26,18 +27,19 @@ async def apply_fairplay_batch(conn: asyncpg.Connection, events: list[RecordedEv
         table_id = recorded.stream_id[len(PREFIX):]
         event = CODEC.decode(recorded)
         if isinstance(event, TableOpened):
-            if event.game == FIRST:
+            game = GAMES.get(event.game)
+            if game is not None and game.info.fair_play is not None:
                 await conn.execute(
-                    "INSERT INTO fairplay_tables (table_id, championship_id, seats, bots, shared) "
-                    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (table_id) DO NOTHING",
-                    table_id, event.championship_id, list(event.seats), [b or "" for b in event.bots],
+                    "INSERT INTO fairplay_tables (table_id, game, championship_id, seats, bots, shared) "
+                    "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (table_id) DO NOTHING",
+                    table_id, event.game, event.championship_id, list(event.seats), [b or "" for b in event.bots],
                     event.boards is not None)
         elif isinstance(event, DealStarted):
             await conn.execute("UPDATE fairplay_tables SET deals = deals + 1 WHERE table_id = $1", table_id)
         elif isinstance(event, SeedRevealed):
             status = await conn.execute(
-                "INSERT INTO fairplay_deals (table_id, deal_no, version, championship_id, seats, shared) "
-                "SELECT table_id, coalesce($2, deals), $3, championship_id, seats, shared FROM fairplay_tables "
+                "INSERT INTO fairplay_deals (table_id, deal_no, game, version, championship_id, seats, shared) "
+                "SELECT table_id, coalesce($2, deals), game, $3, championship_id, seats, shared FROM fairplay_tables "
                 "WHERE table_id = $1 AND coalesce($2, deals) >= 1 ON CONFLICT (table_id, deal_no) DO NOTHING",
                 table_id, event.deal_no, recorded.version)
             queued |= status != "INSERT 0 0"

@@ -16,6 +16,7 @@ from services.eventstore.store import CHANNEL, has_pending
 from services.fairplay.analyser import FairPlayAnalyser
 from services.fairplay.projection import fairplay_read_model
 from services.platform import Platform
+from services.roles import grant
 from services.tables import stream_of
 from tests.api.conftest import new_user, schema_url
 from tests.api.test_championships import command, drawn, play_out, teams_of
@@ -167,3 +168,24 @@ async def test_baloot_fairplay_reports_a_championship_and_a_player_from_the_log(
     out = capsys.readouterr().out
     assert f"/watch/table.html?id={played['table_id']}&at=" in out
     assert await asyncio.to_thread(main, ["fairplay", "--player", "nobody", "--database-url", url]) == 2
+
+
+async def test_the_platforms_referees_read_a_player_across_everything_and_nobody_else(api, pool, played):
+    await analyse_all(pool)
+    uid, headers = next(iter(played["players"].items()))
+    where = f"/fairplay/players/{uid}"
+    for who in (played["organiser"], played["referee"], headers, played["stranger"]):   # a championship's own
+        assert_problem(await api.get(where, headers=who), 403, "not_platform_official")     # officials are not
+    assert_problem(await api.get(where), 401)
+    official_id, official = await new_user(api, "the platform's referee")
+    await grant(pool, "platform", "", official_id, "referee")
+    r = await api.get(where, headers=official)
+    assert r.status_code == 200, r.text
+    everywhere = r.json()
+    assert everywhere["scope"] == "player" and everywhere["championship_id"] is None
+    [mine] = everywhere["players"]
+    in_championship = (await api.get(f"/championships/{played['cid']}/fairplay/players/{uid}",
+                                     headers=played["organiser"])).json()["players"][0]
+    assert {k: mine[k] for k in ("deals", "decisions", "true", "bids")} == {
+        k: in_championship[k] for k in ("deals", "decisions", "true", "bids")}      # he played nowhere else
+    assert_problem(await api.get("/fairplay/players/nobody", headers=official), 404, "unknown_player")

@@ -62,7 +62,8 @@ async def test_the_workers_analyse_every_finished_deal_of_a_bot_championship(run
         n, _, deal = spans[0]
         ids = {id(e) for e in deal}
         mine = [(v, e) for v, _, e in events if id(e) in ids]
-        again = analyse_span([e for _, e in mine], [v for v, _ in mine], {}, deal_seed(0, table_id, n), SAMPLES)
+        again = analyse_span("baloot", [e for _, e in mine], [v for v, _ in mine], {}, deal_seed(0, table_id, n),
+                             SAMPLES)
         stored = msgspec.json.decode(rows[n]["decisions"], type=list[StoredDecision])
         assert [s.decision for s in stored] == [s.decision for s in again] and stored
         assert {s.by for s in stored} == {"bot"}
