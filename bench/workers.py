@@ -46,6 +46,7 @@ from domain.baloot.profiles import SAUDI  # noqa: E402
 from services.tables import TableOpened  # noqa: E402
 from services.platform import Platform  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
+from services.workers.rehearsal import NO_ANALYSIS  # noqa: E402
 
 BALOOT = str(Path(sys.executable).with_name("baloot"))
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672/"
@@ -68,8 +69,9 @@ class ProcessWorkers:
             url = f"{broker_url.rstrip('/')}/{self.vhost}"
         self.url = url
         self.log = Path(tempfile.mkstemp(prefix="baloot-bench-worker-", suffix=".log")[1])
+        # Play alone is measured: the fair-play analysis stays queued (as in the rehearsal, NO_ANALYSIS).
         env = dict(os.environ, DATABASE_URL=database_url, BROKER_URL=url, BALOOT_RECONCILE_SECONDS="1",
-                   BALOOT_LOG_LEVEL="WARNING")
+                   BALOOT_LOG_LEVEL="WARNING", **NO_ANALYSIS)
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen([BALOOT, "worker", "--processes", str(processes), "--threads",
                                           str(threads)], env=env, stdout=out, stderr=subprocess.STDOUT,

@@ -10,6 +10,7 @@ void), as at a real table. A spectator sees hands as the table's policy says (``
 
 from __future__ import annotations
 
+import functools
 
 import msgspec
 
@@ -122,6 +123,18 @@ def _played(leader: int, cards) -> list[PlayedCard]:
     return [PlayedCard((leader + i) & 3, card_name(c)) for i, c in enumerate(cards)]
 
 
+@functools.lru_cache(maxsize=1 << 12)
+def _project_kind(group: tuple[int, ...], scheme: str, sun: bool) -> str:
+    return evaluate(0, group, scheme, sun).kind
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _trick_view(leader: int, cards: tuple[int, ...], trump: int) -> TrickView:
+    """A finished trick as every view shows it, made once (views are read, never changed: one object serves
+    every view of the deal that shows the trick)."""
+    return TrickView(leader, _played(leader, cards), _winner(leader, cards, trump))
+
+
 def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -> DealView:
     """The deal as ``seat`` sees it; ``seat=None`` is a spectator, who sees hands (and the seed that gives
     them) as ``hands`` allows."""
@@ -129,7 +142,7 @@ def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -
     c = s.contract
     declarations = []
     for d_seat, groups in s.declared:
-        kinds = [evaluate(d_seat, g, s.profile.projects, c.kind == "sun").kind for g in groups] if c else []
+        kinds = [_project_kind(tuple(g), s.profile.projects, c.kind == "sun") for g in groups] if c else []
         shown = s.trick_no >= 1 or s.phase in ("review", "scored")
         declarations.append(DeclarationView(d_seat, kinds, [[card_name(x) for x in g] for g in groups]
                                             if shown else None))
@@ -159,8 +172,7 @@ def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -
         contract=contract_view(c),
         trick=_played(s.leader, s.trick) if playing else [],
         winning=_winner(s.leader, s.trick, s.trump) if playing and s.trick else None,
-        tricks=[TrickView(leader, _played(leader, cards), _winner(leader, cards, s.trump))
-                for leader, cards in s.history],
+        tricks=[_trick_view(leader, cards, s.trump) for leader, cards in s.history],
         tricks_won=s.tricks,
         points=s.points,
         declarations=declarations,
