@@ -90,10 +90,15 @@ _VARIANTS = {"true": ("telling", "followed"), "partner": ("partner_telling", "fo
              "shared": ("shared_telling", "shared_followed"), "bids": ("bid_telling", "bid_followed")}
 
 
+def _basis(variant: str) -> tuple[str, str]:
+    """The counts a variant's honest share is measured on: the shared boards' is the true hands' over every
+    deal (a board shared or not is played alike)."""
+    return _VARIANTS["true" if variant == "shared" else variant]
+
+
 def _score(mine: dict, total: dict, variant: str, level: float) -> VariantScore:
     n_key, k_key = _VARIANTS[variant]
-    # The honest share on shared boards is the true hands' share: a board shared or not is played alike.
-    b_n, b_k = _VARIANTS["true" if variant == "shared" else variant]
+    b_n, b_k = _basis(variant)
     others_n, others_k = total[b_n] - mine[b_n], total[b_k] - mine[b_k]
     baseline = others_k / others_n if others_n else 0.0
     n, k = mine[n_key], mine[k_key]
@@ -164,13 +169,13 @@ async def _player(db, championship_id, player, mine, total, names, level, tellin
 
 
 def _baseline(total: dict) -> dict[str, float]:
-    return {v: (total[f] / total[t] if total[t] else 0.0)
-            for v, (t, f) in _VARIANTS.items()}
+    """Each variant's share over the whole scope (a player's own is measured without him)."""
+    return {v: (total[f] / total[t] if total[t] else 0.0) for v in _VARIANTS for t, f in [_basis(v)]}
 
 
 async def championship_report(db, championship_id: str, *, level: float = LEVEL, limit: int = 50,
                               telling: int = 5) -> FairPlayReport:
-    """Every player of the championship, the most suspicious first (the least p-value of the three
+    """Every player of the championship, the most suspicious first (the least p-value of the four
     variants), ``limit`` of them; a flagged player's ``telling`` most telling decisions, with replay links."""
     counts = await _counts(db, championship_id)
     total = _totals(counts)
