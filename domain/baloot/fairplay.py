@@ -38,7 +38,7 @@ from domain.baloot.bots.hard import (
 )
 from domain.baloot.bots.knowledge import Knowledge
 from domain.baloot.bots.simple import _plays
-from domain.baloot.cards import card_name
+from domain.baloot.cards import card_name, suit_name
 from domain.baloot.deal import INITIAL, evolve, step
 from domain.baloot.handrecord import HandRecord, record_commands, record_start
 from domain.baloot.events import BidMade, CardPlayed, DoubleCalled, PlayCard, RecordResult, StartDeal
@@ -96,7 +96,7 @@ def _choice(index, seat, trick, names, played, honest, true, margin, kind) -> De
 
 
 def _bid_name(a) -> str:
-    return a.bid if a.suit is None or a.bid != "hokum" else f"hokum:{'SHDC'[a.suit]}"
+    return a.bid if a.suit is None or a.bid != "hokum" else f"hokum:{suit_name(a.suit)}"
 
 
 def bid_choices(state, seed: int, samples: int):
