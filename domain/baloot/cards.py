@@ -43,16 +43,21 @@ def card_rank(card: Card) -> int:
     return card & 7
 
 
+_NAMES = tuple(RANKS[c & 7] + SUITS[c >> 3] for c in range(32))      # the views and the bots ask often
+_BY_NAME = {name: c for c, name in enumerate(_NAMES)}
+
+
 def parse_card(text: str) -> Card:
     """``parse_card("TS")`` -> the ten of spades. Raises ValueError on anything else."""
-    if len(text) != 2 or text[0] not in RANKS or text[1] not in SUITS:
+    card = _BY_NAME.get(text) if type(text) is str else None
+    if card is None:
         raise ValueError(f"{text!r} is not a card (rank 7 8 9 T J Q K A + suit S H D C, e.g. 'TS')")
-    return SUITS.index(text[1]) * 8 + RANKS.index(text[0])
+    return card
 
 
 def card_name(card: Card) -> str:
     """``card_name(parse_card("TS")) == "TS"``."""
-    return RANKS[card & 7] + SUITS[card >> 3]
+    return _NAMES[card]
 
 
 def card_label(card: Card) -> str:

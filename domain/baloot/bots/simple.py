@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from domain.baloot.cards import ACE, JACK, KING, NINE, QUEEN, TEN, parse_card, parse_suit
+from domain.baloot.cards import ACE, JACK, KING, NINE, PLAIN_STRENGTH, QUEEN, TEN, TRUMP_STRENGTH, parse_card, parse_suit
 from domain.baloot.events import Bid, Declare, Double, PlayCard, RecordResult
 from domain.baloot.tricks import NO_TRUMP, card_points, winning_index
 from domain.baloot.views import DealView
@@ -25,7 +25,6 @@ def _trump(view: DealView) -> int:
 
 def _strength(card: int, trump: int) -> int:
     """Trick-taking rank of a card, for ordering (trumps above everything)."""
-    from domain.baloot.cards import PLAIN_STRENGTH, TRUMP_STRENGTH
     return 100 + TRUMP_STRENGTH[card & 7] if card >> 3 == trump else PLAIN_STRENGTH[card & 7]
 
 
