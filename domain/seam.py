@@ -28,7 +28,6 @@ registry of them. This module imports no game.
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 

@@ -174,9 +174,9 @@ def _decision(state, v, plays, index, event, seed, samples, margin) -> Decision:
     p = best_of(partner) if partner is not None else None
     partner_telling = p is not None and p != h and true[p] - true[h] >= margin
     return Decision(index, event.seat, len(v.tricks) + 1, names, names[played], tuple(honest), tuple(true),
-                        names[h], names[t], telling, telling and played == t,
-                        tuple(partner) if partner is not None else None, names[p] if p is not None else None,
-                        partner_telling, partner_telling and played == p)
+                    names[h], names[t], telling, telling and played == t,
+                    tuple(partner) if partner is not None else None, names[p] if p is not None else None,
+                    partner_telling, partner_telling and played == p)
 
 
 def sampled_values(v, k: Knowledge, plays, seed: int, samples: int) -> list[float]:
@@ -301,15 +301,11 @@ def play_deal(seed: str, choose, dealer: int = 0) -> list:
     return events
 
 
-CHEATS = ("ghost", "partner")
-
-
 def planted(players, cheats: dict[int, str], share: float = 1.0, seed: int = 0, samples: int = 16):
     """``choose(state)`` for ``play_deal``: each seat played by ``players[seat]`` (a bot), but the seats of
     ``cheats`` cheat on a share ``share`` of their card choices (drawn from ``seed``): "ghost" plays the true
     best card (and the bid or double best on the true hands), "partner" the best card knowing its partner's hand
-    (a colluding pair: both partners so; its own
-    sampling seeded from ``seed``, as the hard bot's). The planted cheaters of the tests and the benchmark
+    (a colluding pair: both partners so; its own sampling seeded from ``seed``, as the hard bot's). The planted cheaters of the tests and the benchmark
     (bench/fairplay.py)."""
     rng = random.Random(seed)
 

@@ -31,11 +31,11 @@ from domain.games import GAMES
 from services.eventstore.listen import woken_by, woken_within
 from services.eventstore.store import read_stream
 from services.fairplay.projection import CHANNEL
-
-ANALYSED = "baloot_fairplay_analysed"      # NOTIFY'd with each batch analysed (for status and tests)
 from services.tables import SecretMismatch, TableService, deal_spans, stream_of
 
 log = logging.getLogger("baloot.fairplay")
+
+ANALYSED = "baloot_fairplay_analysed"      # NOTIFY'd with each batch analysed (for status and tests)
 
 SEED_ENV = "BALOOT_FAIRPLAY_SEED"
 PROCESSES_ENV = "BALOOT_FAIRPLAY_PROCESSES"
@@ -108,8 +108,8 @@ class FairPlayAnalyser:
         if not rows:
             return 0
         rows = sorted(rows, key=lambda r: (r["table_id"], r["deal_no"]))
-        events: dict[str, list] = {}
-        prepared = [await self._prepare(r["game"], r["table_id"], r["deal_no"], events) for r in rows]
+        tables: dict[str, tuple[list, dict[int, str]]] = {}
+        prepared = [await self._prepare(r["game"], r["table_id"], r["deal_no"], tables) for r in rows]
         results = await asyncio.gather(*(self._compute(*job) if job else _answer(failed) for job, failed in prepared))
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.executemany(
@@ -126,18 +126,18 @@ class FairPlayAnalyser:
             await conn.execute("SELECT pg_notify($1, $2)", ANALYSED, str(len(rows)))
         return len(rows)
 
-    async def _prepare(self, game: str, table_id: str, deal_no: int, events: dict[str, list]):
-        """What the analysis of a deal takes (its events, their versions, who chose each; the table's events read
-        once per batch), or why it cannot be analysed: (job, None) or (None, failure)."""
+    async def _prepare(self, game: str, table_id: str, deal_no: int, tables: dict[str, tuple[list, dict[int, str]]]):
+        """What the analysis of a deal takes (its events, their versions, who chose each; each table's events
+        and roles read once per batch), or why it cannot be analysed: (job, None) or (None, failure)."""
         try:
-            if table_id not in events:
-                events[table_id] = await self.tables.events(table_id)
-            spans = deal_spans(events[table_id])
+            if table_id not in tables:
+                tables[table_id] = (await self.tables.events(table_id), await self._roles(table_id))
+            events, roles = tables[table_id]
+            spans = deal_spans(events)
             if not 1 <= deal_no <= len(spans):
                 raise LookupError(f"the table has {len(spans)} deal(s), not {deal_no}")
             ids = {id(e) for e in spans[deal_no - 1][2]}
-            rows = [(v, e) for v, _, e in events[table_id] if id(e) in ids]
-            roles = await self._roles(table_id, rows[0][0], rows[-1][0])
+            rows = [(v, e) for v, _, e in events if id(e) in ids]
         except (ValueError, LookupError, SecretMismatch) as exc:
             return None, self._failed(table_id, deal_no, exc)
         return (game, [e for _, e in rows], [v for v, _ in rows], roles, table_id, deal_no), None
@@ -156,8 +156,9 @@ class FairPlayAnalyser:
         log.warning("fairplay: table %s deal %s not analysed: %s", table_id, deal_no, exc)
         return "failed", None, str(exc)
 
-    async def _roles(self, table_id: str, first: int, last: int) -> dict[int, str]:
-        rows = await read_stream(self.pool, stream_of(table_id), first, last)
+    async def _roles(self, table_id: str) -> dict[int, str]:
+        """Who stored each event of the table (its metadata role), by version."""
+        rows = await read_stream(self.pool, stream_of(table_id))
         return {r.version: r.metadata.get("role", "player") for r in rows}
 
     async def run(self) -> None:
