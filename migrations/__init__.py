@@ -8,5 +8,6 @@ the daily deal's read model (``0008``), the log's stored subtrees for O(log n) p
 boards marked in the table index (``0010``), the revocation of tokens held for bot users (``0011``), and
 accounts' logins and passwords with browser sessions among the tokens (``0012``), the invitations that
 let a person claim an account an organiser made for him (``0013``), and the referee's desk: receipts of
-rulings and the index its queue reads (``0014``), and the players' ratings (``0015``).
+rulings and the index its queue reads (``0014``), the players' ratings (``0015``), webhooks (``0016``), the
+fair-play analysis (``0017``), receipts' copies kept without waiting for the disk and the board sets' index (``0018``).
 """

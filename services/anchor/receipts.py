@@ -75,12 +75,16 @@ def verify_receipt(public_key_hex: str, receipt: Receipt) -> bool:
 
 
 async def store_receipt(db: Db, receipt: Receipt) -> bool:
-    """Keep a copy of the receipt; False when one for this (stream, version, kind) is already stored."""
+    """Keep a copy of the receipt; False when one for this (stream, version, kind) is already stored. Through
+    a pool the copy commits on its own without waiting for the disk (``migrations/0018``: it can be made
+    again from the log); on a connection, which may be in a transaction, with it."""
+    args = (receipt.stream, receipt.version, receipt.kind, receipt.ref, bytes.fromhex(receipt.hash),
+            receipt.key_id, bytes.fromhex(receipt.signature))
+    if isinstance(db, asyncpg.Pool):
+        return await db.fetchval("SELECT store_receipt_copy($1, $2, $3, $4, $5, $6, $7)", *args)
     status = await db.execute(
         """INSERT INTO receipts (stream_id, version, kind, ref, hash, key_id, signature)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING""",
-        receipt.stream, receipt.version, receipt.kind, receipt.ref, bytes.fromhex(receipt.hash),
-        receipt.key_id, bytes.fromhex(receipt.signature))
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING""", *args)
     return status.endswith(" 1")
 
 

@@ -270,3 +270,23 @@ async def test_a_log_re_signed_after_a_rewrite_is_named_inconsistent(pool, conne
     assert messages == ["checkpoint #1 (size 36) does not extend checkpoint #2 (size 24): the first 24 events "
                         "were changed before #1 was signed"]
     assert {"rewritten", "checkpoint_mismatch", "missing_receipt", "missing_checkpoint"} <= kinds(report)
+
+
+async def test_a_receipts_copy_is_kept_once_and_its_quick_commit_stays_its_own(database_url, db_schema, signer):
+    # The copy commits without waiting for the disk (it can be signed again from the log): that setting
+    # must end with the copy's own transaction, not stay on the pooled connection for the next append.
+    import asyncpg
+
+    async with asyncpg.create_pool(database_url, min_size=1, max_size=1,
+                                   server_settings={"search_path": db_schema}) as one:
+        result = await append_reporting(one, "table-a", 0, [NewEvent(event_type="noted", data={"v": 1})])
+        receipt = sign_receipt(signer, "table-a", result.version, result.head_hash, "deal", 1)
+        assert await store_receipt(one, receipt)
+        assert not await store_receipt(one, receipt)            # the same (stream, version, kind): kept once
+        assert await one.fetchval("SHOW synchronous_commit") == "on"
+        assert await receipts_of(one, "table-a") == [receipt]
+        async with one.acquire() as conn, conn.transaction():   # inside a caller's transaction: a plain insert
+            again = sign_receipt(signer, "table-a", result.version, result.head_hash, "game", "a")
+            assert await store_receipt(conn, again)
+            assert await conn.fetchval("SHOW synchronous_commit") == "on"
+        assert [r.kind for r in await receipts_of(one, "table-a")] == ["deal", "game"]
