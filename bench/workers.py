@@ -46,6 +46,7 @@ from domain.baloot.profiles import SAUDI  # noqa: E402
 from services.tables import TableOpened  # noqa: E402
 from services.platform import Platform  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
+from services.workers.baselines import append_rate, in_memory_rate  # noqa: E402
 from services.workers.rehearsal import NO_ANALYSIS  # noqa: E402
 
 BALOOT = str(Path(sys.executable).with_name("baloot"))
@@ -201,24 +202,6 @@ async def transactions(pool) -> int:
                                "WHERE datname = current_database()")
 
 
-async def raw_append_rate(pool, events: int, batch: int = 40) -> float:
-    """The baseline: events/s appended by raw asyncpg calls of the store's append function, ``batch`` events
-    per call (about one deal), one stream per batch, four calls in flight."""
-    from services.eventstore import NewEvent, append
-
-    payload = {"seat": 1, "card": "QH", "n": 0}
-    batches = [[NewEvent(event_type="card_played", data=payload) for _ in range(batch)]
-               for _ in range(max(1, events // batch))]
-    t = time.perf_counter()
-    sem = asyncio.Semaphore(4)
-
-    async def one(i, b):
-        async with sem:
-            await append(pool, f"raw-{i}", 0, b)
-    await asyncio.gather(*(one(i, b) for i, b in enumerate(batches)))
-    return sum(map(len, batches)) / (time.perf_counter() - t)
-
-
 # ------------------------------------------------------------------ 1. actions per second
 
 BOT_ACTIONS = """
@@ -264,7 +247,7 @@ async def actions_per_second(server_url: str, broker_url: str | None, processes:
         appends = await db.pool.fetchval("SELECT count(DISTINCT tx_id) FROM events WHERE metadata->>'command_id' "
                                          "LIKE 'bot:%'")
         xacts = await transactions(db.pool) - xacts_before
-        baseline = await raw_append_rate(db.pool, min(events, 20000))
+        baseline = await append_rate(db.pool, min(events, 20000))
     if len(rows) < 2:
         raise SystemExit(f"no bot actions were stored ({workers.where})")
     times = [r["recorded_at"] for r in rows]
@@ -313,9 +296,12 @@ async def profile_actions(server_url: str, n_tables: int = 8, actions: int = 150
         prof = cProfile.Profile()
         t = time.perf_counter()
         prof.enable()
-        done = sum(await asyncio.gather(*(one(f"p{i}") for i in range(n_tables))))
+        messages = sum(await asyncio.gather(*(one(f"p{i}") for i in range(n_tables))))
         prof.disable()
         wall = time.perf_counter() - t
+        done = await db.pool.fetchval(          # bot actions: a message plays runs of them (to CHAIN deals)
+            "SELECT count(DISTINCT (stream_id, metadata->>'command_id')) FROM events "
+            "WHERE metadata->>'command_id' LIKE 'bot:%'")
         await runtime.close()
     stats = pstats.Stats(prof)
     total = sum(v[2] for v in stats.stats.values())           # own time of every function
@@ -338,14 +324,28 @@ async def profile_actions(server_url: str, n_tables: int = 8, actions: int = 150
         else:
             key = "other"
         groups[key] = groups.get(key, 0.0) + own
-    lines = [f"    {done} actions in {wall:.2f}s on one event loop = {done / wall:.0f}/s; CPU in this process "
-             f"{total:.2f}s ({1000 * total / done:.2f} ms per action):"]
+    lines = [f"    {done} bot actions ({messages} messages) in {wall:.2f}s on one event loop = {done / wall:.0f}/s; "
+             f"CPU in this process {total:.2f}s ({1e6 * total / done:.0f} us per action, the profiler's own cost "
+             f"included):"]
     lines += [f"    {100 * v / total:5.1f}%  {k}" for k, v in sorted(groups.items(), key=lambda kv: -kv[1])]
     lines.append("    hottest functions (own time):")
     top = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:10]
     lines += [f"    {100 * own / total:5.1f}%  {Path(file).name}:{line} {name} ({calls / done:.1f} calls per action)"
               for (file, line, name), (_, calls, own, _, _) in top]
+    lines.append("    top 10 by cumulative time (a coroutine's is counted at each resumption):")
+    lines += cumulative_top(stats, total, done)
     return "\n".join(lines)
+
+
+def cumulative_top(stats, total: float, done: int, n: int = 10) -> list[str]:
+    """The ``n`` functions with the most cumulative time, with their share of the whole and calls per unit of
+    work (the event loop's own frames, which hold everything, left out)."""
+    skip = ("base_events.py", "events.py", "selector_events.py", "runners.py", "{built-in method builtins.exec}")
+    rows = [(k, v) for k, v in stats.stats.items()
+            if not any(k[0].endswith(x) or k[2] == x for x in skip) and k[2] != "<module>"]
+    top = sorted(rows, key=lambda kv: -kv[1][3])[:n]
+    return [f"    {100 * cum / total:5.1f}%  {Path(file).name}:{line} {name} ({calls / done:.1f} calls per action)"
+            for (file, line, name), (_, calls, _, cum, _) in top]
 
 
 # ------------------------------------------------------------------ 2. the knock-out
@@ -460,6 +460,9 @@ async def main() -> None:
               "worker threads standing for 1 and 2 processes")
         broker_url = None
     print(f"database: {server.description}")
+    memory_events, memory_actions = in_memory_rate(3.0)
+    print(f"the engine and normal bots in memory, one core: {memory_actions:,.0f} bot actions/s "
+          f"({1e6 / memory_actions:.0f} us CPU an action), {memory_events:,.0f} events/s")
 
     for n in (1, 2):
         r = await actions_per_second(server.url, broker_url, n, args.threads, args.tables, args.seconds)
@@ -468,7 +471,8 @@ async def main() -> None:
               f"= {r['event_rate'] / r['baseline']:.2f} x the raw-asyncpg baseline ({r['baseline']:.0f} events/s, "
               f"batches of 40, same run)")
         print(f"    cost per action: worker CPU {r['cpu_us']:.0f} us (after its start-up), database backends' CPU {r['db_cpu_us']:.0f} us, "
-              f"{r['queries']:.2f} queries (transactions of the database, bench polling included); "
+              f"{r['queries']:.2f} queries (transactions of the database, bench polling included); the worker's CPU "
+              f"= {r['cpu_us'] * memory_actions / 1e6:.1f} x the engine's in memory; "
               f"per-table time between appends: median {r['latency_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms")
     if args.profile:
         print("where one worker process spends its CPU (cProfile of the actor path, 8 tables):")

@@ -34,6 +34,9 @@ def register(subparsers) -> None:
     r.add_argument("--target", type=int, default=152, help="the games' target")
     r.add_argument("--budget", type=float, default=None, help="give up after this many seconds")
     r.add_argument("--keep", action="store_true", help="keep the scratch schema (its name is printed)")
+    r.add_argument("--no-baselines", dest="baselines", action="store_false",
+                   help="skip the baselines measured before the workers start (the store's batch appends alone, "
+                        "the engine and bots in memory), against which the run's events/s are set")
     r.set_defaults(func=rehearse)
     organise.register(commands)
 
@@ -51,7 +54,9 @@ def rehearse(args: argparse.Namespace) -> int:
         err.print(f"[red]rehearsal failed: {exc}[/red]")
         return 1
     if args.json:
-        doc = {**msgspec.to_builtins(report), "ok": report.ok, "schema": schema if args.keep else None}
+        ratios = report.ratios()
+        doc = {**msgspec.to_builtins(report), "ok": report.ok, "schema": schema if args.keep else None,
+               "ratios": None if ratios is None else {"appends": ratios[0], "in_memory": ratios[1]}}
         sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")
     else:
         _print_report(Console(), report, schema if args.keep else None)
@@ -72,7 +77,7 @@ async def _rehearse(args, err):
     fmt = FORMAT_ALIASES[args.format]
     async with Rehearsal(server.url, args.teams, format=fmt, seed=seed, bots=args.bots, broker_url=broker,
                          processes=args.processes, threads=args.threads, game_target=args.target,
-                         keep=args.keep) as rehearsal:
+                         keep=args.keep, baselines=args.baselines) as rehearsal:
         if not args.json:
             err.print(f"rehearsal of {args.teams} teams ({fmt.replace('_', ' ')}, {args.bots} bots, seed {seed}); "
                       f"database: {server.description}, schema {rehearsal.schema}; "
@@ -116,6 +121,12 @@ def _print_report(console, report, schema) -> None:
     console.print(f"wall time {report.wall_seconds:.1f}s (checks {report.checks_seconds:.1f}s more); "
                   f"{report.events:,} events stored, {report.events_per_second:,.0f} events/s; "
                   f"{report.bot_actions:,} bot actions, {report.bot_actions_per_second:,.0f}/s")
+    ratios, b = report.ratios(), report.baselines
+    if ratios is not None:
+        console.print(f"against the same machine, measured before the workers started: the store's batch appends "
+                      f"alone {b.appends_per_second:,.0f} events/s (x{ratios[0]:.2f}); the engine and bots in "
+                      f"memory {b.in_memory_per_core:,.0f} events/s a core, {b.in_memory_per_core * b.cores:,.0f} "
+                      f"on {b.cores} cores (x{ratios[1]:.2f})", highlight=False)
     table = Table(title="checks")
     for column in ("check", "", "detail", "s"):
         table.add_column(column)

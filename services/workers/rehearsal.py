@@ -12,6 +12,7 @@ watches (``progress``) and, once the champion is known, runs the end-state check
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -61,6 +62,16 @@ class Check(msgspec.Struct, frozen=True):
     seconds: float = 0.0
 
 
+class Baselines(msgspec.Struct, frozen=True):
+    """The same machine's limits, measured in the rehearsal's run before its workers start
+    (``services/workers/baselines.py``): the store's batch appends alone, and the engine with its bots in
+    memory on one core (``cores`` of them on the machine)."""
+
+    appends_per_second: float
+    in_memory_per_core: float
+    cores: int
+
+
 class Report(msgspec.Struct, frozen=True):
     teams: int
     format: str
@@ -77,10 +88,20 @@ class Report(msgspec.Struct, frozen=True):
     bot_actions: int
     bot_actions_per_second: float
     checks: list[Check]
+    baselines: Baselines | None = None
 
     @property
     def ok(self) -> bool:
         return all(c.ok for c in self.checks)
+
+    def ratios(self) -> tuple[float, float] | None:
+        """The live path's events/s against the batch appends, and against the engine and bots in memory
+        on every core; None without baselines."""
+        b = self.baselines
+        if b is None:
+            return None
+        return self.events_per_second / b.appends_per_second, \
+            self.events_per_second / (b.in_memory_per_core * b.cores)
 
 
 # ------------------------------------------------------------------ workers
@@ -156,12 +177,13 @@ class Rehearsal:
     def __init__(self, server_url: str, teams: int, *, format: str = "single_elimination", seed: str = "1",
                  bots: str = "normal", broker_url: str | None = None, processes: int = 1, threads: int = 4,
                  reconcile_seconds: float = 30.0, game_target: int = 152, keep: bool = False,
-                 schema: str | None = None):
+                 schema: str | None = None, baselines: bool = False, stream_checks: bool = True):
         if teams < 2:
             raise ValueError("a championship needs at least two teams")
         self.server_url, self.n, self.format, self.seed, self.bots = server_url, teams, format, seed, bots
         self.broker_url, self.processes, self.threads = broker_url, processes, threads
         self.reconcile_seconds, self.game_target, self.keep = reconcile_seconds, game_target, keep
+        self.measure_baselines, self.stream_checks = baselines, stream_checks
         self.secret = f"baloot-rehearsal/{seed}"
         self.schema = schema              # given: a migrated schema of the caller's, kept afterwards
         self.own_schema = schema is None
@@ -221,9 +243,12 @@ class Rehearsal:
                   budget: float | None = None) -> Report:
         """Prepare, let the workers run the championship to its champion, stop them, check; the report."""
         await self.prepare()
+        baselines = await self.baselines() if self.measure_baselines else None
         events_before = await self.pool.fetchval("SELECT coalesce(max(position), 0) FROM events")
         workers = self.start_workers()
         started = time.monotonic()
+        tally = Tally()
+        streaming = asyncio.create_task(self._check_while_playing(tally)) if self.stream_checks else None
         try:
             while True:
                 workers.check()
@@ -238,9 +263,13 @@ class Rehearsal:
             wall = time.monotonic() - started
             await self.read_models_caught_up()
         finally:
+            if streaming is not None:
+                streaming.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await streaming
             await workers.close()
         t = time.monotonic()
-        checks = await self.checks()
+        checks = await self.checks(tally)
         checks_seconds = time.monotonic() - t
         champ = await self.championships.load(CHAMPIONSHIP)
         events = await self.pool.fetchval("SELECT count(*) FROM events")
@@ -251,7 +280,28 @@ class Rehearsal:
         games = await self.pool.fetchval("SELECT count(*) FROM tables_index")
         return Report(self.n, self.format, self.seed, self.bots, workers.where, champ.state.champion, wall,
                       checks_seconds, len(champ.state.rounds), games, events, stored / wall, actions,
-                      actions / wall, checks)
+                      actions / wall, checks, baselines)
+
+    async def baselines(self, appends: int = 40_000, seconds: float = 3.0) -> Baselines:
+        """The batch appends (in a scratch schema of their own, dropped after) and the engine in memory, while
+        nothing else of the rehearsal runs."""
+        from services.workers.baselines import append_rate, in_memory_rate
+
+        schema = await create_scratch_schema(self.server_url, "rehearsal_baseline")
+        try:
+            async with asyncpg.create_pool(schema_url(self.server_url, schema), min_size=1, max_size=4) as pool:
+                appended = await append_rate(pool, appends)
+        finally:
+            await drop_schema(self.server_url, schema)
+        memory, _ = await asyncio.to_thread(in_memory_rate, seconds, self.bots, self.game_target, self.seed)
+        return Baselines(appended, memory, os.cpu_count() or 1)
+
+    async def _check_while_playing(self, tally: Tally, every: float = 2.0) -> None:
+        """The per-stream checks of the tables that finished, batch after batch while the workers play; a look
+        again ``every`` seconds once all finished ones are checked."""
+        while True:
+            if not await self.check_finished_tables(tally):
+                await asyncio.sleep(every)
 
     async def read_models_caught_up(self, timeout: float = 120.0) -> None:
         """Wait (bounded) until the workers' projection runners have folded the championship's last event:
@@ -270,67 +320,133 @@ class Rehearsal:
 
     # ------------------------------------------------------------ checks
 
-    async def checks(self) -> list[Check]:
-        """Every end-state check, each on what is stored (the workers stopped)."""
+    async def checks(self, tally: Tally | None = None) -> list[Check]:
+        """Every end-state check, each on what is stored (the workers stopped). With ``tally``, the streams
+        checked while the workers played (``check_finished_tables``) are taken as checked unless they grew
+        since; without, every stream is checked here."""
+        tally = tally if tally is not None else Tally()
+        tally.heads = await self.stream_heads()
         out = []
-        for check in (self.check_chains, self.check_seeds, self.check_read_models, self.check_bracket,
-                      self.check_no_game_open, self.check_stored_once):
+        for check in (lambda: self.check_chains(tally), lambda: self.check_seeds(tally), self.check_read_models,
+                      self.check_bracket, self.check_no_game_open, lambda: self.check_stored_once(tally)):
             t = time.monotonic()
             c = await check()
             out.append(msgspec.structs.replace(c, seconds=round(time.monotonic() - t, 2)))
         return out
 
-    async def check_chains(self) -> Check:
-        streams = [r[0] for r in await self.pool.fetch("SELECT DISTINCT stream_id FROM events ORDER BY 1")]
-        # In four parts at once: the database's cores hash in parallel.
-        found = await asyncio.gather(*(self.pool.fetch(
-            "SELECT s AS stream_id, verify_stream(s) AS at FROM unnest($1::text[]) s", streams[k::4])
-            for k in range(4)))
-        links = sorted((r for part in found for r in part), key=lambda r: r["stream_id"])
-        broken = [r for r in links if r["at"] is not None]
-        detail = (f"{len(links)} streams verify" if not broken else
-                  f"{len(broken)} of {len(links)} streams broken, first {broken[0]['stream_id']}@{broken[0]['at']}")
-        return Check("hash chains", not broken and bool(links), detail)
+    async def stream_heads(self) -> dict[str, int]:
+        return {r[0]: r[1] for r in await self.pool.fetch(
+            "SELECT stream_id, max(version) FROM events GROUP BY stream_id")}
 
-    async def check_seeds(self) -> Check:
+    # Each per-stream part of a check: its results by stream, with the version they cover (a stream that grew
+    # past it is checked again at the end).
+
+    async def chains_of(self, streams: list[str], parts: int = 4) -> dict[str, tuple[int, int | None]]:
+        """Each stream's head and its first broken link (None: it verifies), in ``parts`` queries at once (the
+        database's cores hash in parallel)."""
+        found = await asyncio.gather(*(self.pool.fetch(
+            "SELECT s, (SELECT max(version) FROM events WHERE stream_id = s), verify_stream(s) "
+            "FROM unnest($1::text[]) s", streams[k::parts]) for k in range(parts) if streams[k::parts]))
+        return {r[0]: (r[1], r[2]) for part in found for r in part}
+
+    async def seeds_of(self, streams: list[str]) -> dict[str, tuple[int, int, int, int]]:
+        """Each table stream's head, finished deals, seeds not matching their commitment, deals never revealed."""
         rows = await self.pool.fetch(
-            "SELECT stream_id, event_type, data->>'commitment' AS commitment, data->>'seed' AS seed FROM events "
-            "WHERE event_type IN ('deal_started', 'seed_revealed') AND stream_id LIKE 'table-%' "
-            "ORDER BY stream_id, version")
-        deals = bad = 0
+            "SELECT e.stream_id, e.event_type, e.data->>'commitment' AS commitment, e.data->>'seed' AS seed, "
+            "(SELECT max(version) FROM events h WHERE h.stream_id = e.stream_id) AS head FROM events e "
+            "WHERE e.stream_id = ANY($1::text[]) AND e.event_type IN ('deal_started', 'seed_revealed') "
+            "ORDER BY e.stream_id, e.version", [s for s in streams if s.startswith("table-")])
+        out: dict[str, list] = {}
         pending: dict[str, str | None] = {}
         for r in rows:
+            counts = out.setdefault(r["stream_id"], [r["head"], 0, 0, 0])
             if r["event_type"] == "deal_started":
                 pending[r["stream_id"]] = r["commitment"]
                 continue
-            deals += 1
+            counts[1] += 1
             try:
                 dealt_from_committed_seed(r["seed"], pending.pop(r["stream_id"], None))
             except ValueError:
-                bad += 1
-        unrevealed = sum(1 for v in pending.values() if v is not None)
+                counts[2] += 1
+        for stream, committed in pending.items():
+            out[stream][3] += committed is not None
+        return {k: tuple(v) for k, v in out.items()}
+
+    async def stored_once_of(self, streams: list[str]) -> dict[str, tuple[int, bool, int]]:
+        """Each stream's head, whether its versions are not 1..n, and how many of its commands are not one
+        contiguous batch (stored twice)."""
+        heads = await self.pool.fetch(
+            "SELECT stream_id, max(version), max(version) <> count(*) OR min(version) <> 1 FROM events "
+            "WHERE stream_id = ANY($1::text[]) GROUP BY stream_id", streams)
+        split = dict(await self.pool.fetch(
+            "SELECT stream_id, count(*) FROM (SELECT stream_id FROM events WHERE stream_id = ANY($1::text[]) "
+            "AND metadata ? 'command_id' GROUP BY stream_id, metadata->>'actor', metadata->>'command_id' "
+            "HAVING max(version) - min(version) + 1 <> count(*)) s GROUP BY stream_id", streams))
+        return {r[0]: (r[1], r[2], split.get(r[0], 0)) for r in heads}
+
+    PARTS = {"chains": "chains_of", "seeds": "seeds_of", "stored once": "stored_once_of"}
+
+    async def check_finished_tables(self, tally: Tally, batch: int = 512) -> int:
+        """While the workers play: every part of the per-stream checks on up to ``batch`` finished tables not
+        checked yet (their streams are complete: nothing follows a game's end at an all-bot table, and one
+        that grew anyway is checked again at the end); returns how many."""
+        done = tally.results["chains"]
+        streams = [r[0] for r in await self.pool.fetch(
+            "SELECT 'table-' || table_id FROM tables_index WHERE status = 'finished'") if r[0] not in done][:batch]
+        if streams:
+            for kind, method in self.PARTS.items():
+                tally.results[kind].update(await getattr(self, method)(streams, **({"parts": 2} if kind == "chains"
+                                                                                    else {})))
+        return len(streams)
+
+    async def _brought_up(self, tally: Tally, kind: str) -> dict:
+        """The results of one part for every stream at its head: those not checked yet (or grown since) now."""
+        if not tally.heads:
+            tally.heads = await self.stream_heads()
+        results = tally.results[kind]
+        stale = [s for s, v in tally.heads.items() if results.get(s, (None,))[0] != v]
+        if stale:
+            results.update(await getattr(self, self.PARTS[kind])(stale))
+        tally.streamed[kind] = len(tally.heads) - len(stale)
+        return {s: results[s] for s in tally.heads if s in results}
+
+    def _during_play(self, tally: Tally, kind: str) -> str:
+        n = tally.streamed.get(kind, 0)
+        return f" ({n} of the {len(tally.heads)} streams checked while the workers played)" if n else ""
+
+    async def check_chains(self, tally: Tally | None = None) -> Check:
+        tally = tally or Tally()
+        links = sorted((s, at) for s, (_, at) in (await self._brought_up(tally, "chains")).items())
+        broken = [(s, at) for s, at in links if at is not None]
+        detail = (f"{len(links)} streams verify{self._during_play(tally, 'chains')}" if not broken else
+                  f"{len(broken)} of {len(links)} streams broken, first {broken[0][0]}@{broken[0][1]}")
+        return Check("hash chains", not broken and bool(links), detail)
+
+    async def check_seeds(self, tally: Tally | None = None) -> Check:
+        tally = tally or Tally()
+        results = (await self._brought_up(tally, "seeds")).values()
+        deals, bad, unrevealed = (sum(r[k] for r in results) for k in (1, 2, 3))
         ok = bad == 0 and unrevealed == 0 and deals > 0
         return Check("deal seeds", ok, f"{deals} finished deals, {bad} seeds not matching their commitment, "
-                                       f"{unrevealed} deals never revealed")
+                                       f"{unrevealed} deals never revealed{self._during_play(tally, 'seeds')}")
 
     async def check_read_models(self) -> Check:
         from services.ratings import READ_MODELS as RATINGS
         from services.workers.projections import standings_read_model
 
-        live = await self.pool.fetch("SELECT championship_id, version, state::text, standings::text "
-                                     "FROM standings_rm ORDER BY championship_id")
-        await rebuild_projection(self.pool, standings_read_model())
-        rebuilt = await self.pool.fetch("SELECT championship_id, version, state::text, standings::text "
-                                        "FROM standings_rm ORDER BY championship_id")
+        standings = ("SELECT championship_id, version, state::text, standings::text FROM standings_rm "
+                     "ORDER BY championship_id")
+        ratings = "SELECT game, user_id, mu, sigma, games FROM ratings ORDER BY game, user_id"
+        live = [tuple(r) for r in await self.pool.fetch(standings)]
+        live_ratings = [tuple(r) for r in await self.pool.fetch(ratings)]
+        # The three rebuilds at once (each reads the whole log; they write read models of their own).
+        await asyncio.gather(*(rebuild_projection(self.pool, make()) for make in (standings_read_model, *RATINGS)))
+        rebuilt = [tuple(r) for r in await self.pool.fetch(standings)]
         rows = await read_stream(self.pool, stream_of(CHAMPIONSHIP))
         folded = fold_rows(Championship(), rows)
         cached = await self.championships.load(CHAMPIONSHIP)
-        same_standings = [tuple(r) for r in live] == [tuple(r) for r in rebuilt] and len(live) == 1
+        same_standings = live == rebuilt and len(live) == 1
         same_bracket = folded.bracket == cached.bracket
-        ratings = "SELECT game, user_id, mu, sigma, games FROM ratings ORDER BY game, user_id"
-        live_ratings = [tuple(r) for r in await self.pool.fetch(ratings)]
-        for make in RATINGS:
-            await rebuild_projection(self.pool, make())
         same_ratings = live_ratings == [tuple(r) for r in await self.pool.fetch(ratings)] and bool(live_ratings)
         return Check("read models", same_standings and same_bracket and same_ratings,
                      f"standings equal a rebuild from zero: {same_standings}; bracket equals a fold from zero: "
@@ -377,18 +493,26 @@ class Rehearsal:
         return Check("no game open", open_ == 0 and unended == 0,
                      f"{open_} tables not finished, {unended} table streams without game_ended")
 
-    async def check_stored_once(self) -> Check:
-        """No event id twice; each stream's versions 1..n; each command's events one contiguous batch."""
+    async def check_stored_once(self, tally: Tally | None = None) -> Check:
+        """No event id twice (across the whole log); each stream's versions 1..n; each command's events one
+        contiguous batch."""
+        tally = tally or Tally()
         ids = await self.pool.fetchval("SELECT count(*) - count(DISTINCT event_id) FROM events")
-        gaps = await self.pool.fetchval(
-            "SELECT count(*) FROM (SELECT stream_id FROM events GROUP BY stream_id "
-            "HAVING max(version) <> count(*) OR min(version) <> 1) s")
-        split = await self.pool.fetchval(
-            "SELECT count(*) FROM (SELECT 1 FROM events WHERE metadata ? 'command_id' "
-            "GROUP BY stream_id, metadata->>'actor', metadata->>'command_id' "
-            "HAVING max(version) - min(version) + 1 <> count(*)) s")
+        results = (await self._brought_up(tally, "stored once")).values()
+        gaps, split = sum(r[1] for r in results), sum(r[2] for r in results)
         return Check("stored once", ids == 0 and gaps == 0 and split == 0,
-                     f"{ids} duplicate event ids, {gaps} streams with gaps, {split} commands stored twice")
+                     f"{ids} duplicate event ids, {gaps} streams with gaps, {split} commands stored twice"
+                     f"{self._during_play(tally, 'stored once')}")
+
+
+class Tally:
+    """The per-stream parts of the checks (chains, seeds, stored once) as far as they are done: by part, each
+    stream's results with the version they cover; ``heads`` each stream's version at the end."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, dict[str, tuple]] = {kind: {} for kind in Rehearsal.PARTS}
+        self.heads: dict[str, int] = {}
+        self.streamed: dict[str, int] = {}
 
 
 def planned_rounds(champ: Championship) -> int:
