@@ -20,3 +20,8 @@ $$;
 -- kinds of events it reads, not a scan of the whole log.
 CREATE INDEX events_board_sets_idx ON events (event_type, stream_id)
     WHERE event_type IN ('board_set_opened', 'board_set_revealed');
+
+-- Which tables' games have ended (each game's end event: Baloot's, Balut's), asked of many tables at once (a
+-- championship's full tick collects the results of a round's ended games; the rehearsal's end checks): one
+-- entry a game.
+CREATE INDEX events_game_ends_idx ON events (stream_id) WHERE event_type IN ('game_ended', 'balut_ended');

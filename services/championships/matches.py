@@ -59,6 +59,16 @@ def table_profile(settings: Settings):
     return game.profile(settings.profile, switches)
 
 
+# Each game's end event (``migrations/0018`` indexes them): a table whose game has ended has one. Written
+# into the query, not passed: the index is partial, and a parameter would not let the planner use it.
+GAME_ENDS = sorted(g.info.end_event.__struct_config__.tag for g in GAMES.values())
+ENDED_LAST_TABLES = (
+    "SELECT l.table_id, l.match_id FROM (SELECT DISTINCT ON (match_id) table_id, match_id FROM tables_index "
+    "WHERE championship_id = $1 ORDER BY match_id, game_no DESC) l WHERE EXISTS (SELECT 1 FROM events e "
+    "WHERE e.stream_id = 'table-' || l.table_id AND e.event_type IN (" + ", ".join(f"'{t}'" for t in GAME_ENDS)
+    + "))")
+
+
 class MatchService:
     def __init__(self, championships: ChampionshipService):
         self.championships = championships
@@ -151,8 +161,9 @@ class MatchService:
             return
         current = state.rounds[-1]
         undecided = {m.match_id for m in current.matches if current.outcomes[m.index] is None}
-        rows = await self.pool.fetch("SELECT DISTINCT ON (match_id) table_id, match_id FROM tables_index "
-                                     "WHERE championship_id = $1 ORDER BY match_id, game_no DESC", championship_id)
+        # Each match's last table, if its game has ended (by the log's index of game ends: a round of 4,096
+        # matches is not read table by table to find the few whose step was lost).
+        rows = await self.pool.fetch(ENDED_LAST_TABLES, championship_id)
         for r in rows:
             if r["match_id"] in undecided:
                 table = await self.tables.load(r["table_id"])

@@ -286,7 +286,7 @@ class TableService:
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
     async def play_bots(self, table_id: str, version: int, choose, table: Table | None = None
-                        ) -> tuple[CommandOutcome, Table]:
+                        ) -> tuple[CommandOutcome, Table | None]:
         """The run of bot turns due at ``version`` (``domain.table.bot_run``; at a paced table, one turn),
         decided at once and stored as one append at that version: each turn stays its own command
         (``bot:<version before it>``, its bot as actor, its seat) with its own events, as if the bots had
@@ -294,6 +294,8 @@ class TableService:
 
         ``table`` may be this process's cached fold (no read first): a stale one makes the append fail,
         and the table is read and the run decided again. StaleVersion once the table is past ``version``.
+        The table after the run; None when the run was replayed (another delivery stored it first and goes
+        on from it: reading the table back for a caller that stops there would cost a whole game's fold).
         """
         for attempt in range(MAX_ATTEMPTS):
             if table is None or attempt:
@@ -319,8 +321,8 @@ class TableService:
                 appended = await append_reporting(self.pool, stream_of(table_id), version, new)
             except ConcurrencyError:
                 continue
-            if not appended.stored:         # the same run, decided at once by another delivery, stored first
-                return CommandOutcome(appended.version, replayed=True), await self.load(table_id)
+            if not appended.stored:         # the same run, decided at once by another delivery, stored first:
+                return CommandOutcome(appended.version, replayed=True), None    # whoever stored it goes on
             events = [e for t in turns for e in t.events]
             # The run's own fold (bot turns leave the timed-out seats as they were).
             before = table

@@ -31,10 +31,14 @@ from services.tables.pending import Work, pending_work
 from services.workers.projections import ProjectionWorker
 from services.workers.schedules import Schedules
 from services.workers.resident import FairPlayWorker, WebhookWorker
-from services.workers.broker import broker_unavailable_errors
+from services.workers.broker import broker_unavailable_errors, waiting
+from services.eventstore import stream_version
+from services.tables.service import stream_of
 
 log = logging.getLogger("baloot.workers")
 
+# A periodic reconciler pass while bot turns wait in their queue: only tables quiet this long (seconds).
+BACKLOGGED = 300.0
 CHAIN = 16                     # runs of bot turns one worker plays in a row before handing on to the broker
 _PLAYING: contextvars.ContextVar[str | None] = contextvars.ContextVar("baloot_playing", default=None)
 
@@ -153,7 +157,11 @@ class Workers:
         the append fail and the table is read again)."""
         svc = await self.runtime.tables()
         table = svc.feeds.get(table_id)
+        if table is not None and table.version > version:
+            return "stale"                        # a table's version only grows: this process played past it
         if table is None or table.version != version:
+            if await stream_version(svc.pool, stream_of(table_id)) != version:
+                return "stale"                    # a duplicate (the reconciler's, a retry): one cheap read
             table = await svc.load(table_id)
         work = pending_work(table)
         if work is None or work.kind != "bot" or work.version != version:
@@ -221,21 +229,27 @@ class Workers:
         """Find every live table's pending work and enqueue it; returns how many were enqueued. With ``quiet``,
         only the tables nothing was stored at for that many seconds: one that moved since had its work queued
         by whoever moved it (the periodic pass would otherwise read every live table and queue a duplicate of
-        every bot turn in flight)."""
+        every bot turn in flight). While bot turns wait in their queue, a table's turn may wait there longer
+        than that (4,000 tables' turns ahead of it in a big round): then only tables quiet for ``BACKLOGGED``
+        seconds are looked at, not every table of the round read and queued again each pass."""
         svc = await self.runtime.tables()
+        if quiet and await asyncio.to_thread(waiting, self.broker, self.bot_turn.queue_name):
+            quiet = max(quiet, BACKLOGGED)
         async with svc.pool.acquire() as conn:
             if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtext('baloot-arena/reconcile'))"):
                 return 0
             try:
-                ids = [r[0] for r in await conn.fetch(
-                    "SELECT t.table_id FROM tables_index t CROSS JOIN LATERAL (SELECT e.recorded_at FROM events e "
-                    "WHERE e.stream_id = 'table-' || t.table_id ORDER BY e.version DESC LIMIT 1) head "
-                    "WHERE t.status = 'live' AND head.recorded_at <= now() - make_interval(secs => $1)", quiet)]
+                rows = await conn.fetch(
+                    "SELECT t.table_id, head.version FROM tables_index t CROSS JOIN LATERAL (SELECT e.recorded_at, "
+                    "e.version FROM events e WHERE e.stream_id = 'table-' || t.table_id ORDER BY e.version DESC "
+                    "LIMIT 1) head WHERE t.status = 'live' AND head.recorded_at <= now() - make_interval(secs => $1)",
+                    quiet)
             finally:
                 await conn.execute("SELECT pg_advisory_unlock(hashtext('baloot-arena/reconcile'))")
         count = 0
-        for table_id in ids:
-            work = pending_work(await svc.load(table_id))
+        for table_id, head in rows:
+            cached = svc.feeds.get(table_id)        # this process's fold, when it is at the head: no read
+            work = pending_work(cached if cached is not None and cached.version == head else await svc.load(table_id))
             if work is not None:
                 await self.enqueue(work)
                 count += 1

@@ -48,3 +48,13 @@ def rabbitmq_reachable(url: str, timeout: float = 2.0) -> bool:
         return True
     except Exception:
         return False
+
+
+def waiting(broker: dramatiq.Broker, queue: str) -> int:
+    """How many messages wait in ``queue`` (ready, not delayed); 0 when the broker cannot say."""
+    try:
+        if isinstance(broker, StubBroker):
+            return broker.queues[queue].qsize() if queue in broker.queues else 0
+        return int(broker.get_queue_message_counts(queue)[0])
+    except Exception:                       # noqa: BLE001 - a count is advice: none when the broker is away
+        return 0

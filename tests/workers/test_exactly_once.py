@@ -311,6 +311,21 @@ async def test_reconciler_recovers_a_lost_message_mid_game(rig, monkeypatch):
     assert_exactly_once(await stream_rows(svc.pool, "t1"))
 
 
+async def test_while_bot_turns_wait_in_their_queue_the_reconciler_leaves_their_tables_alone(rig):
+    # A big round's 4,000 tables: a table's turn waits in the queue longer than a reconciler's period, and
+    # queueing it again each pass would have every turn played (and read) twice over.
+    svc = await rig.tables()
+    await svc.open_table(all_bots("t1", level="easy"))
+    assert rig.queued("bots") == 1                       # its turn waits (no worker consumes yet)
+    assert await rig.workers.reconcile(quiet=1e-6) == 0  # quiet for a moment only: not looked at
+    rig.flush()                                          # the turn lost, the queue empty
+    assert await rig.workers.reconcile(quiet=1e-6) == 1  # now it is
+    assert rig.queued("bots") == 1
+    rig.start()
+    await rig.drain_until(svc, "t1", ended)
+    assert_exactly_once(await stream_rows(svc.pool, "t1"))
+
+
 async def test_a_table_nobody_plays_ends_after_its_limit_of_timeouts(rig):
     """Four empty seats on auto-play would pass void deal after void deal for ever without the abandon rule."""
     svc = await rig.tables()
