@@ -176,8 +176,18 @@ class AppendResult(_VersionStored):
 
 def _columns(events: Sequence[NewEvent]) -> tuple[list, list, list, list, list]:
     """An append's events as the append function's arrays: ids, types, schema versions, data, metadata."""
+    encoded: dict[int, str] = {}          # a command's events share one metadata object: encoded once
+
+    def metadata(m) -> str | None:
+        if m is None:
+            return None
+        text = encoded.get(id(m))
+        if text is None:
+            text = encoded[id(m)] = _json(m)
+        return text
+
     return ([e.event_id for e in events], [e.event_type for e in events], [e.schema_version for e in events],
-            [_json(e.data) for e in events], [None if e.metadata is None else _json(e.metadata) for e in events])
+            [_json(e.data) for e in events], [metadata(e.metadata) for e in events])
 
 
 def _raise_refusal(exc: asyncpg.PostgresError, stream: str, expected: int | None) -> None:
