@@ -16,6 +16,7 @@ from collections import OrderedDict
 from typing import Generic, TypeVar
 
 import msgspec
+from asyncpg.pgproto.pgproto import UUID as _UUID
 
 from services.anchor import Receipt
 from services.errors import Conflict
@@ -59,7 +60,19 @@ def command_digest(command) -> str:
 
 
 def event_id(namespace: uuid.UUID, stream_key: str, actor: str, command_id: str, k: int) -> uuid.UUID:
-    return uuid.uuid5(namespace, f"{stream_key}/{actor}/{command_id}/{k}")
+    """``uuid.uuid5(namespace, "<stream key>/<actor>/<command id>/<k>")``, made a third as dear: the same SHA-1
+    and version bits, as asyncpg's UUID (a ``uuid.UUID``; the stdlib's constructor was half of the cost, and
+    every stored event has one)."""
+    prefix = _NAMESPACES.get(namespace)
+    if prefix is None:
+        prefix = _NAMESPACES[namespace] = namespace.bytes
+    digest = bytearray(hashlib.sha1(prefix + f"{stream_key}/{actor}/{command_id}/{k}".encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50            # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80            # the RFC 4122 variant
+    return _UUID(bytes(digest))
+
+
+_NAMESPACES: dict[uuid.UUID, bytes] = {}
 
 
 def replayed(applied: Applied, actor: str, command_id: str, digest: str) -> CommandOutcome | None:

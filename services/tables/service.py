@@ -67,7 +67,7 @@ CODEC = Codec(tuple(dict.fromkeys(t for g in GAMES.values() for t in g.info.even
 
 class Table(TableState, frozen=True):
     """A table as the service folds it: the table's state (``domain.table``), its stream version, the commands
-    applied, when its last event was stored, and the seats timed out since a player acted."""
+    applied (but the bots'), when its last event was stored, and the seats timed out since a player acted."""
 
     version: int = 0
     # (actor, command id) -> (version after it, digest of the command)
@@ -306,7 +306,7 @@ class TableService:
             turns, after = table_rules.bot_run(table, choose, lambda n: self.seeds.deal_seed(table.opened, n))
             if not turns:
                 raise StaleVersion("stale_version", f"no bot is to act at version {version}", version=version)
-            new, done, v = [], [], version
+            new, v = [], version
             for t in turns:
                 if t.failure is not None and not attempt:
                     log.error("table %s: the %s bot at seat %d failed at version %d (%s); it played %r, as the "
@@ -315,7 +315,6 @@ class TableService:
                 digest = command_digest(t.command)
                 encoded = self._encode(table_id, f"bot:{t.level}", f"bot:{v}", "bot", t.events, digest, t.seat)
                 new.extend(encoded)
-                done.append((t, f"bot:{v}", v + len(encoded), digest))
                 v += len(encoded)
             try:
                 appended = await append_reporting(self.pool, stream_of(table_id), version, new)
@@ -326,9 +325,8 @@ class TableService:
             events = [e for t in turns for e in t.events]
             # The run's own fold (bot turns leave the timed-out seats as they were).
             before = table
-            table = msgspec.structs.replace(
-                after, version=appended.version, last_at=appended.recorded_at,
-                commands={**table.commands, **{(f"bot:{t.level}", cid): (v, d) for t, cid, v, d in done}})
+            table = msgspec.structs.replace(after, version=appended.version, last_at=appended.recorded_at,
+                                            commands=table.commands)     # bots' are not kept (``_folds``)
             return await self._appended(table_id, before, table, events, new, appended), table
         raise Conflict("table_busy", f"table {table_id} kept changing; try again")
 
@@ -478,7 +476,9 @@ def _folds(table: Table, stored, seed_of):
         if key != previous:             # a command's first event (an append is never read in part)
             table = msgspec.structs.replace(table, timeouts=_timeouts(table, meta.get("role", ""), meta.get("seat")))
         previous = key
-        yield table, key, (version, meta.get("digest", ""))
+        # A bot's command is never asked for again by its id (a bot turn delivered twice is told by the
+        # store, from its events' ids): kept, the commands would be copied whole at every bot run.
+        yield table, (key if meta.get("role") != "bot" else (key[0], None)), (version, meta.get("digest", ""))
 
 
 def as_stored(first_version: int, recorded_at: datetime.datetime, events: list, new: list
