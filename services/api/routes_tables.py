@@ -12,7 +12,7 @@ import msgspec
 from litestar import Request, Router, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, Parameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.types import ASGIApp
 
 from domain.baloot import game as game_mod
 from domain.baloot.audit import audit_record
@@ -33,6 +33,7 @@ from services.bots import BOT_SEAT, table_bot
 from services.roles import grant
 from services.api.auth import tokens_stream
 from services.api.deps import Auth, Caller, Feeds, Pool, Seen, ServerSigner, Streams, Tables
+from services.api.live import LiveStream, frame
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command
 from services.eventstore import read_stream, verify_stream
@@ -237,7 +238,7 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
 async def follow(request: Request, table_id: FromPath[str], user: Caller, tables: Tables, feeds: Feeds,
                  streams: Streams, visibility: Seen, auth: Auth,
                  after: int = Parameter(default=0, ge=0, le=schemas.MAX_VERSION, description="start after this version")
-                 ) -> ServerSentEvent:
+                 ) -> ASGIApp:
     table = await tables.load(table_id)
     audience = await visibility.audience(table, user.user_id)
     session = await auth.session(request.scope)
@@ -245,41 +246,42 @@ async def follow(request: Request, table_id: FromPath[str], user: Caller, tables
     delay = visibility.delay(table, audience)
     stream = stream_of(table_id)
 
-    async def messages():
+    following: list = []                     # the subscription, once the stream has begun
+
+    async def frames():
         sub = feeds.subscribe(table_id, table)       # the process's one reader of this table
+        following.append(sub)
         stop_watching = _cut_when_token_ends(auth, feeds.listener, session, sub)
         try:
-            def message(version: int, data: str) -> ServerSentEventMessage:
-                return ServerSentEventMessage(data=data, event="view", id=str(version))
-
             state = sub.start
             if after < sub.cursor:                   # resuming before the feed's head: fold from the start once
                 state = Table()
                 for row in await read_stream(tables.pool, stream, 1, sub.cursor):
                     state = tables.fold(state, [row])
                     if row.version > after:
-                        await _broadcast_delay(row.recorded_at, delay)
-                        yield message(row.version, _render(state, audience.seat))
+                        await sub.pause(_broadcast_wait(row.recorded_at, delay))
+                        yield _view_frame(state, audience.seat)
             while not (state.game.phase == "ended" or state.cancelled):
-                try:
-                    entries = await sub.next()
-                except Cut as cut:                   # the follower's token was revoked or has expired
-                    yield ServerSentEventMessage(event="error", id=str(state.version), data=msgspec.json.encode(
-                        {"rule": "bad_token", "detail": str(cut)}).decode())
-                    return
+                entries = await sub.next()
                 if not entries:
                     break
                 for entry in entries:
                     state = entry.state
                     if entry.version > after:
-                        await _broadcast_delay(entry.recorded_at, delay)
-                        yield message(entry.version, entry.view(audience.seat, _render))
-            yield ServerSentEventMessage(data="{}", event="end", id=str(state.version))
+                        await sub.pause(_broadcast_wait(entry.recorded_at, delay))
+                        yield entry.view(audience.seat, _view_frame)
+            yield frame("end", "{}", state.version)
+        except Cut as cut:                           # the follower's token was revoked or has expired
+            yield frame("error", msgspec.json.encode({"rule": "bad_token", "detail": str(cut)}), state.version)
         finally:
             stop_watching()
             sub.close()
 
-    return ServerSentEvent(slot.hold(messages()), background=slot.when_sent())
+    def gone() -> None:                              # the client went away: the stream ends at once
+        for sub in following:
+            sub.cut("the client went away")
+
+    return LiveStream(slot.hold(frames()), gone, background=slot.when_sent())
 
 
 def _cut_when_token_ends(auth, listener, session, sub):
@@ -312,16 +314,16 @@ def _cut_when_token_ends(auth, listener, session, sub):
     return stop
 
 
-def _render(state: Table, seat: int | None) -> str:
-    return msgspec.json.encode(table_view(state, seat)).decode()
+def _view_frame(state: Table, seat: int | None) -> bytes:
+    """The view event of ``state`` as ``seat`` sees it (None: a spectator), framed once for all who see it."""
+    return frame("view", msgspec.json.encode(table_view(state, seat)), state.version)
 
 
-async def _broadcast_delay(recorded_at: dt.datetime, delay: float) -> None:
-    """Spectators get a row only ``delay`` seconds after it was stored."""
-    if delay > 0:
-        wait = (recorded_at + dt.timedelta(seconds=delay) - dt.datetime.now(dt.timezone.utc)).total_seconds()
-        if wait > 0:
-            await asyncio.sleep(wait)     # the broadcast delay itself, not synchronisation
+def _broadcast_wait(recorded_at: dt.datetime, delay: float) -> float:
+    """How long until a row stored at ``recorded_at`` may be sent: spectators get it ``delay`` seconds after."""
+    if delay <= 0:
+        return 0.0
+    return max(0.0, (recorded_at + dt.timedelta(seconds=delay) - dt.datetime.now(dt.timezone.utc)).total_seconds())
 
 
 async def _visible_events(tables: Tables, visibility: Seen, table_id: str, user: Caller, *, hands: bool = False):

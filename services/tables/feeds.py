@@ -98,18 +98,19 @@ class TableFeeds:
 
 class FeedEntry(NamedTuple):
     """One stored row of a followed table, folded: its version, when it was stored, the table after it, and
-    its views as rendered so far (by seat; None: a spectator's), each rendered once for all who see it."""
+    its views as sent so far (by seat; None: a spectator's), each made once for all who see it: ``make(state,
+    seat)`` gives what a stream sends (``services/api/routes_tables.py``: the Server-Sent Event, framed)."""
 
     version: int
     recorded_at: object
     state: Table
     views: dict
 
-    def view(self, seat: int | None, render) -> str:
-        text = self.views.get(seat)
-        if text is None:
-            text = self.views[seat] = render(self.state, seat)
-        return text
+    def view(self, seat: int | None, make):
+        made = self.views.get(seat)
+        if made is None:
+            made = self.views[seat] = make(self.state, seat)
+        return made
 
 
 class TableFeed:
@@ -225,9 +226,19 @@ class Subscription:
         self.cut_by: str | None = None
 
     def cut(self, reason: str) -> None:
-        """End this subscription: its ``next`` raises ``Cut(reason)``."""
+        """End this subscription: its ``next`` (and a ``pause``) raises ``Cut(reason)``."""
         self.cut_by = reason
         self.feed.nudge()
+
+    async def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` (a spectator's broadcast delay), or until this subscription is cut: then ``Cut``."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        while self.cut_by is None and (left := end - loop.time()) > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.feed._changed.wait(), left)
+        if self.cut_by is not None:
+            raise Cut(self.cut_by)
 
     async def next(self) -> list[FeedEntry]:
         """The states after this cursor, waiting for some; empty once the table is over and all are taken."""
