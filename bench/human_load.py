@@ -53,6 +53,7 @@ import multiprocessing as mp
 import os
 import random
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -377,7 +378,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(api_procs: int, server_url: str, broker_url: str | None):
+def serving(api_procs: int, server_url: str, broker_url: str | None, profile: str | None = None):
     """A scratch schema, ``api_procs`` API processes on it and, with a broker, one ``baloot worker`` process
     (as deployed: the workers' reconciler, projections and checkpoints run beside the API, not in it, where
     they would take the GIL from its event loop); all stopped and dropped after. Yields the API processes
@@ -389,7 +390,7 @@ def serving(api_procs: int, server_url: str, broker_url: str | None):
     url = schema_url(server_url, schema)
     workers = ProcessWorkers(url, broker_url, 1, 2) if broker_url else None
     try:
-        procs, bases = start_servers(api_procs, url, workers.url if workers else None)
+        procs, bases = start_servers(api_procs, url, workers.url if workers else None, profile)
         try:
             yield procs, bases
         finally:
@@ -400,9 +401,11 @@ def serving(api_procs: int, server_url: str, broker_url: str | None):
         asyncio.run(drop_schema(server_url, schema))
 
 
-def start_servers(n: int, database_url: str, broker_url: str | None) -> tuple[list[subprocess.Popen], list[str]]:
+def start_servers(n: int, database_url: str, broker_url: str | None, profile: str | None = None
+                  ) -> tuple[list[subprocess.Popen], list[str]]:
     """``n`` ``baloot serve`` processes on ``database_url``, each on its own port, once each answers /health;
-    their work goes to ``broker_url`` (None: the in-process workers)."""
+    their work goes to ``broker_url`` (None: the in-process workers). With ``profile`` (a directory), each
+    runs under ``bench/profiled_serve.py``, its stats written to ``serve-<port>.prof`` there."""
     import urllib.request
 
     env = {**os.environ, "DATABASE_URL": database_url, "BALOOT_SECRET": "human-load-bench",
@@ -413,8 +416,10 @@ def start_servers(n: int, database_url: str, broker_url: str | None) -> tuple[li
     procs, bases = [], []
     for _ in range(n):
         port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "--port", str(port),
-                                 "--log-level", "warning"], cwd=ROOT, env=env, stderr=open("/tmp/serve.err", "ab"))
+        command = ["-m", "services.cli"] if profile is None else \
+            [str(ROOT / "bench" / "profiled_serve.py"), str(Path(profile) / f"serve-{port}.prof")]
+        proc = subprocess.Popen([sys.executable, *command, "serve", "--port", str(port), "--log-level", "warning"],
+                                cwd=ROOT, env=env, stderr=open("/tmp/serve.err", "ab"))
         procs.append(proc)
         bases.append(f"http://127.0.0.1:{port}")
         for _ in range(600):
@@ -506,8 +511,9 @@ def delta(a: dict, b: dict) -> dict:
 
 
 def drive(mode: str, bases: list[str], counts: list[int], probe: Probe, warmup: float, seconds: float,
-          seed: int) -> tuple[list[dict], dict]:
-    """Start one client process per entry of ``counts``, run the window, return their reports and the probe's."""
+          seed: int, edges=None) -> tuple[list[dict], dict]:
+    """Start one client process per entry of ``counts``, run the window, return their reports and the probe's;
+    ``edges(name)`` is called at the window's "start" and "end"."""
     ctx = mp.get_context("spawn")
     procs, conns, first = [], [], 0
     for count in counts:
@@ -528,7 +534,11 @@ def drive(mode: str, bases: list[str], counts: list[int], probe: Probe, warmup: 
             c.send(("go", start, warmup, seconds))
         time.sleep(max(0.0, start + warmup - time.time()))        # to the window's start (a clock, not sync)
         before = probe.sample()
+        if edges:
+            edges("start")
         time.sleep(max(0.0, start + warmup + seconds - time.time()))
+        if edges:
+            edges("end")
         after = probe.sample()
         reports = []
         for c in conns:
@@ -595,11 +605,20 @@ def trivial_run(args, api_procs: int, server_url: str) -> dict:
 
 
 def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
-    with serving(api_procs, server_url, args.broker) as (procs, bases):
+    profile = None
+    if args.profile:
+        profile = Path(args.profile) / f"{api_procs}-api-{tables}-tables"
+        profile.mkdir(parents=True, exist_ok=True)
+
+    def edges(name: str) -> None:                      # the profilers on for the window only
+        for p in procs:
+            p.send_signal(signal.SIGUSR1 if name == "start" else signal.SIGUSR2)
+
+    with serving(api_procs, server_url, args.broker, str(profile) if profile else None) as (procs, bases):
         probe = Probe(server_url, [p.pid for p in procs])
         idle = idle_rates(probe)
         reports, server = drive("tables", bases, split(tables, args.processes), probe, args.warmup,
-                                args.seconds, args.seed)
+                                args.seconds, args.seed, edges if profile else None)
     gross, server = server, net(server, idle)
     lat = [x for r in reports for x in r["latencies"]]
     lag = [x for r in reports for x in r["lag"]]
@@ -626,7 +645,25 @@ def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
         "behind": behind, "limit": limiter(client_cpu, gross), "others": others(gross, reports),
         "client_us": sum(r["cpu"] for r in reports) / max(1, actions) * 1e6,
         "slow": sorted(x for r in reports for x in r.get("slow", ())),
+        "profile": profile_summary(profile, actions) if profile else None,
     }
+
+
+def profile_summary(directory: Path, actions: int) -> str:
+    """The API processes' profiles of the window, merged: the top 10 by cumulative time, calls per action."""
+    import pstats
+
+    from bench.workers import cumulative_top
+
+    files = sorted(str(f) for f in directory.glob("serve-*.prof"))
+    if not files:
+        return "    (no profile written)"
+    stats = pstats.Stats(*files)
+    total = sum(v[2] for v in stats.stats.values())
+    head = (f"    the API processes' profile of the window: {total:.1f}s of CPU in the profiled thread, "
+            f"{1e3 * total / max(1, actions):.2f} ms per action (the profiler's own cost included); "
+            f"top 10 by cumulative time:")
+    return "\n".join([head, *cumulative_top(stats, total, max(1, actions))])
 
 
 def budget(r: dict, api_procs: int) -> str:
@@ -660,6 +697,8 @@ def main() -> None:
     parser.add_argument("--all", action="store_true", help="run every T even after one fails (the cost curve)")
     parser.add_argument("--seed", type=int, default=1, help="seeds the players' thinking times and choices")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
+    parser.add_argument("--profile", metavar="DIR", help="cProfile the API processes during each window "
+                                                         "(stats in DIR) and print their top 10")
     args = parser.parse_args()
 
     from services.db import database_server
@@ -706,6 +745,8 @@ def main() -> None:
                   f"{r['client_cpu']:>4.0f} {r['loop_ms']:>5.1f}ms {r['busy'] * 100:>3.0f}% {r['others']:>5.2f} | {verdict}"
                   f"{'' if r['limit'] == '-' else ', limit: ' + r['limit']}{'; errors ' + errs if errs else ''}",
                   flush=True)
+            if r["profile"]:
+                print(r["profile"], flush=True)
             if r["slow"]:           # when the slow commands were sent: a burst (a pause) or spread (saturation)
                 by_second = collections.Counter(int(x) for x in r["slow"])
                 print(f"      {len(r['slow'])} commands took >= {LATENCY_TARGET * 1e3:.0f} ms; by second of the window: "
