@@ -13,7 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
-from services.api.deps import DEPENDENCIES, Pool, caller_first
+from services.api.deps import DEPENDENCIES, Pool, caller_first, resolve_in_turn
 from services.api.guards import GuardedRequest, RejectNul, security_headers
 from services.api.limits import UNLIMITED_PATHS, Limits, Throttle
 from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
@@ -111,6 +111,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                                      description="Saudi Baloot championships: organisers, players, referees, "
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )
+    resolve_in_turn()
     app = Litestar.from_config(config)
     app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit)
     app.state.streams = StreamSlots(max_streams_per_user)

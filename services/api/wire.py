@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import msgspec
 
 from domain.balut.events import Roll, Score
@@ -58,9 +60,18 @@ def to_wire(command) -> schemas.PlayerAction:
 
 
 def table_terms(opened) -> schemas.TableTerms | None:
-    """The terms of a table, as its invitation shows them (None: no table)."""
+    """The terms of a table, as its invitation shows them (None: no table); made once a table (every view
+    of it carries them: five views an action at a followed table)."""
     if opened is None:
         return None
+    try:
+        return _terms(opened)
+    except TypeError:                    # unhashable terms (another game's profile, a dict): made each time
+        return _terms.__wrapped__(opened)
+
+
+@functools.lru_cache(maxsize=4096)
+def _terms(opened) -> schemas.TableTerms:
     game = GAMES[opened.game]
     profile = game.profile_of(opened)
     base = game.profile(profile.name)

@@ -149,3 +149,29 @@ async def test_a_fold_behind_the_log_refuses_nothing_it_should_accept(database_u
                                       json={"command_id": "here-3", "action": choose(mine["deal"]["legal_actions"], rng)})
             assert wrong.status_code == 409 and wrong.json()["rule"] == "not_your_turn", wrong.text
             assert await stream_version(pool, tid) == after              # nothing stored by the refusals
+
+
+async def test_a_commands_dependencies_are_resolved_in_turn_without_task_groups(database_url, db_schema,
+                                                                                  monkeypatch):
+    # Litestar would run a handler's independent dependencies in an anyio task group, a task each: four tasks
+    # for a command whose dependencies are attribute lookups. With them resolved in turn, no group is made;
+    # a failing dependency (no token) still gives its problem document.
+    import litestar._kwargs.kwargs_model as kwargs_model
+
+    def no_group():
+        raise AssertionError("a task group was made to resolve dependencies")
+
+    monkeypatch.setattr(kwargs_model, "create_task_group", no_group)
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000))
+    async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        players = [await new_user(client, f"p{i}") for i in range(4)]
+        tid = await open_table(client, players)
+        view = (await client.get(f"/tables/{tid}/view", headers=players[0][1])).json()
+        seat = view["deal"]["turn"]
+        mine = (await client.get(f"/tables/{tid}/view", headers=players[seat][1])).json()
+        r = await client.post(f"/tables/{tid}/commands", headers=players[seat][1],
+                              json={"command_id": "c1", "action": mine["deal"]["legal_actions"][0]})
+        assert r.status_code == 200, r.text
+        assert r.json()["version"] > view["version"]
+        refused = await client.post(f"/tables/{tid}/commands", json={"command_id": "c2", "action": {"type": "pass"}})
+        assert refused.status_code == 401 and refused.json()["rule"] == "bad_token", refused.text
