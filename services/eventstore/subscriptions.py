@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -160,6 +161,9 @@ def _lock_sql(fn: str) -> str:
 
 _ENSURE_ROW = "INSERT INTO projections (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
 _LOAD = "SELECT tx_id, position FROM projections WHERE name = $1"
+# A runner that only passes over events not its own stores its checkpoint at most this often (seconds): each
+# store is a transaction and a WAL flush, once for every few events of a busy log otherwise.
+SKIPPED_SAVE_SECONDS = 1.0
 _SAVE = """
 UPDATE projections SET tx_id = $2, position = $3, status = 'running', error = NULL,
        failed_position = NULL, updated_at = now()
@@ -189,6 +193,8 @@ class ProjectionRunner:
         # batch (a read model rewritten per batch costs the same for one event as for hundreds).
         self.min_interval = min_interval
         self.checkpoint: Checkpoint | None = None
+        self.saved: Checkpoint | None = None     # the checkpoint as stored (``checkpoint`` may be ahead of it)
+        self._saved_at = 0.0
         self.holds_lock = False
         self._changed = asyncio.Condition()
 
@@ -234,7 +240,8 @@ class ProjectionRunner:
                                            " error = NULL, failed_position = NULL, updated_at = now()"
                                            " WHERE name = $1", name)
                 row = await conn.fetchrow(_LOAD, name)
-                self.checkpoint = Checkpoint(row["tx_id"], row["position"])
+                self.checkpoint = self.saved = Checkpoint(row["tx_id"], row["position"])
+                self._saved_at = time.monotonic()
                 await self._notify()
                 delay = 0.005
                 while True:
@@ -243,6 +250,8 @@ class ProjectionRunner:
                     if applied == self.batch_size:
                         continue
                     if not follow:
+                        if self.checkpoint != self.saved:       # events passed over since the last save
+                            await self._apply(conn, [], self.checkpoint)
                         return
                     if applied:
                         delay = 0.005
@@ -269,6 +278,12 @@ class ProjectionRunner:
         else:                   # the other streams' events are skipped in SQL; the checkpoint passes them
             batch, end = await read_streams(conn, prefix, self.checkpoint, self.batch_size,
                                             getattr(self.projection, "event_types", None))
+        if not batch and end != self.checkpoint and time.monotonic() - self._saved_at < SKIPPED_SAVE_SECONDS:
+            # Only other streams' (or kinds') events passed over: the checkpoint moves on here, and is stored
+            # with the next batch, or once a while (a runner taking over after a crash passes them over again).
+            self.checkpoint = end
+            await self._notify()
+            return 0
         if batch or end != self.checkpoint:
             failed = await self._apply(conn, batch, end)
             if failed is not None:
@@ -280,8 +295,8 @@ class ProjectionRunner:
                      end: Checkpoint | None = None) -> tuple[int, Exception] | None:
         """Apply `batch` and move the checkpoint (to `end`, default the batch's last event) in one
         transaction; on a handler error, its index and error."""
-        assert self.checkpoint is not None
-        before = self.checkpoint
+        assert self.saved is not None
+        before = self.saved
         after = end if end is not None else batch[-1].checkpoint
         failure: tuple[int, Exception] | None = None
         apply_batch = getattr(self.projection, "apply_batch", None)
@@ -290,7 +305,7 @@ class ProjectionRunner:
                 async with conn.transaction():
                     await apply_batch(conn, batch)
                     await self._save(conn, before, after)
-                self.checkpoint = after
+                self._stored(after)
                 return None
             except Exception:
                 if conn.is_closed():
@@ -309,8 +324,12 @@ class ProjectionRunner:
                 await self._save(conn, before, after)
         except _Rollback:
             return failure
-        self.checkpoint = after
+        self._stored(after)
         return None
+
+    def _stored(self, checkpoint: Checkpoint) -> None:
+        self.checkpoint = self.saved = checkpoint
+        self._saved_at = time.monotonic()
 
     async def _save(self, conn: asyncpg.Connection, before: Checkpoint, after: Checkpoint) -> None:
         name = self.projection.name

@@ -219,6 +219,44 @@ async def test_a_projection_of_some_streams_reads_only_them_and_its_checkpoint_p
     assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "4")}
 
 
+async def test_passing_over_other_streams_is_not_stored_at_every_step_but_at_the_end_of_a_catch_up(
+        pool, read_model, monkeypatch):
+    # A busy log's other streams: each step that only passes over them would be a transaction and a WAL
+    # flush. A following runner moves its checkpoint on in memory and stores it with its next batch (or once a
+    # while); a catch-up stores where it got to before it returns.
+    only_a = projection("tally_a", apply_tally, reset_tally, stream_prefix="a-")
+    await append(pool, "a-1", 0, events(1))
+    await visible(pool, 1)
+    import services.eventstore.subscriptions as subscriptions
+    monkeypatch.setattr(subscriptions, "SKIPPED_SAVE_SECONDS", 3600.0)   # "once a while" not within this test
+    # Other streams' notifications do not wake it: a short poll finds them.
+    runner = ProjectionRunner(pool, only_a, poll_interval=0.05)
+    task = asyncio.create_task(runner.run())
+    try:
+        await wait_for_position(runner, (await read_all(pool))[-1].position)
+        stored = await projection_state(pool, "tally_a")
+        for k in range(3):
+            await append(pool, f"b-{k}", 0, events(10 + k))
+        await visible(pool, 4)
+        last = (await read_all(pool))[-1]
+        await wait_for_position(runner, last.position)               # passed over, in memory
+        assert runner.checkpoint == last.checkpoint and runner.saved != runner.checkpoint
+        assert (await projection_state(pool, "tally_a"))["position"] == stored["position"]    # not stored yet
+        await append(pool, "a-2", 0, events(5))                       # a batch of its own: stored with it
+        await visible(pool, 5)
+        mine = (await read_all(pool))[-1]
+        await wait_for_position(runner, mine.position)
+        assert (await projection_state(pool, "tally_a"))["position"] == mine.position
+    finally:
+        await stop(task)
+    await append(pool, "b-9", 0, events(9))
+    await visible(pool, 6)
+    reached = await ProjectionRunner(pool, only_a).catch_up()
+    assert (await projection_state(pool, "tally_a"))["position"] == reached.position == \
+        (await read_all(pool))[-1].position
+    assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "5")}
+
+
 async def test_a_batch_at_once_and_a_poison_in_it_still_found_with_the_good_prefix_kept(pool, read_model):
     batches = []
 
