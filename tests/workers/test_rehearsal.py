@@ -29,6 +29,19 @@ def assert_sound(report, teams: int) -> None:
     assert report.bot_actions > 0 and report.events > report.bot_actions
 
 
+async def tamper_a_card(r: Rehearsal, order: str) -> str:
+    """Rewrite the first card played at the first (``ASC``) or last (``DESC``) table; returns its stream."""
+    table_id = await r.pool.fetchval(f"SELECT table_id FROM tables_index ORDER BY table_id {order} LIMIT 1")
+    stream = f"table-{table_id}"
+    async with r.pool.acquire() as conn, conn.transaction():
+        # The log refuses UPDATE; a tamperer with the owner's rights switches the guard off first.
+        await conn.execute("SET LOCAL session_replication_role = replica")
+        await conn.execute("UPDATE events SET data = jsonb_set(data, '{seat}', '3') WHERE stream_id = $1 "
+                           "AND version = (SELECT min(version) FROM events WHERE stream_id = $1 "
+                           "AND event_type = 'card_played')", stream)
+    return stream
+
+
 async def checked_while_playing_then_grown(r: Rehearsal, games: int) -> None:
     """The checks' per-stream parts done table by table as games finish: the end takes them as done, unless a
     stream grew since, which is checked again whole (a tampered event behind the new head is found)."""
@@ -41,13 +54,7 @@ async def checked_while_playing_then_grown(r: Rehearsal, games: int) -> None:
         assert f"({games} of the {games + 1} streams checked while the workers played)" in checks[name].detail, \
             checks[name]
 
-    table_id = await r.pool.fetchval("SELECT table_id FROM tables_index ORDER BY table_id DESC LIMIT 1")
-    stream = f"table-{table_id}"
-    async with r.pool.acquire() as conn, conn.transaction():
-        await conn.execute("SET LOCAL session_replication_role = replica")
-        await conn.execute("UPDATE events SET data = jsonb_set(data, '{seat}', '3') WHERE stream_id = $1 "
-                           "AND version = (SELECT min(version) FROM events WHERE stream_id = $1 "
-                           "AND event_type = 'card_played')", stream)
+    stream = await tamper_a_card(r, "DESC")
     assert (await r.check_chains(tally)).ok                     # not grown: taken as checked during play
     head = await r.pool.fetchval("SELECT max(version) FROM events WHERE stream_id = $1", stream)
     await append(r.pool, stream, head, [NewEvent(event_type="noted", data={})])
@@ -58,14 +65,8 @@ async def checked_while_playing_then_grown(r: Rehearsal, games: int) -> None:
 
 async def tamper_and_recheck(r: Rehearsal) -> None:
     """Break what each check guards, one at a time, and see the check fail."""
-    table_id = await r.pool.fetchval("SELECT table_id FROM tables_index ORDER BY table_id LIMIT 1")
-    stream = f"table-{table_id}"
-    async with r.pool.acquire() as conn, conn.transaction():
-        # The log refuses UPDATE; a tamperer with the owner's rights switches the guard off first.
-        await conn.execute("SET LOCAL session_replication_role = replica")
-        await conn.execute("UPDATE events SET data = jsonb_set(data, '{seat}', '3') WHERE stream_id = $1 "
-                           "AND version = (SELECT min(version) FROM events WHERE stream_id = $1 "
-                           "AND event_type = 'card_played')", stream)
+    stream = await tamper_a_card(r, "ASC")
+    table_id = stream.removeprefix("table-")
     chains = await r.check_chains()
     assert not chains.ok and stream in chains.detail
 
