@@ -246,11 +246,12 @@ async def follow(request: Request, table_id: FromPath[str], user: Caller, tables
     delay = visibility.delay(table, audience)
     stream = stream_of(table_id)
 
-    following: list = []                     # the subscription, once the stream has begun
+    following: dict = {"sub": None, "gone": False}   # the subscription, once the stream has begun
 
     async def frames():
-        sub = feeds.subscribe(table_id, table)       # the process's one reader of this table
-        following.append(sub)
+        sub = following["sub"] = feeds.subscribe(table_id, table)     # the process's one reader of this table
+        if following["gone"]:                        # the client went away before the stream began
+            sub.cut("the client went away")
         stop_watching = _cut_when_token_ends(auth, feeds.listener, session, sub)
         try:
             state = sub.start
@@ -278,8 +279,9 @@ async def follow(request: Request, table_id: FromPath[str], user: Caller, tables
             sub.close()
 
     def gone() -> None:                              # the client went away: the stream ends at once
-        for sub in following:
-            sub.cut("the client went away")
+        following["gone"] = True
+        if following["sub"] is not None:
+            following["sub"].cut("the client went away")
 
     return LiveStream(slot.hold(frames()), gone, background=slot.when_sent())
 
