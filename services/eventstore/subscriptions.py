@@ -278,17 +278,21 @@ class ProjectionRunner:
         else:                   # the other streams' events are skipped in SQL; the checkpoint passes them
             batch, end = await read_streams(conn, prefix, self.checkpoint, self.batch_size,
                                             getattr(self.projection, "event_types", None))
-        if not batch and end != self.checkpoint and time.monotonic() - self._saved_at < SKIPPED_SAVE_SECONDS:
-            # Only other streams' (or kinds') events passed over: the checkpoint moves on here, and is stored
-            # with the next batch, or once a while (a runner taking over after a crash passes them over again).
-            self.checkpoint = end
-            await self._notify()
+        if not batch:
+            # Only other streams' (or kinds') events passed over, or none: the checkpoint moves on here, and is
+            # stored with the next batch, or once a while, idle included (a runner taking over after a crash
+            # passes them over again).
+            if end != self.checkpoint:
+                self.checkpoint = end
+                await self._notify()
+            if self.checkpoint != self.saved and time.monotonic() - self._saved_at >= SKIPPED_SAVE_SECONDS:
+                await self._apply(conn, [], self.checkpoint)      # no events: nothing that can fail but the save
+                await self._notify()
             return 0
-        if batch or end != self.checkpoint:
-            failed = await self._apply(conn, batch, end)
-            if failed is not None:
-                await self._fail(conn, batch, *failed)
-            await self._notify()
+        failed = await self._apply(conn, batch, end)
+        if failed is not None:
+            await self._fail(conn, batch, *failed)
+        await self._notify()
         return len(batch)
 
     async def _apply(self, conn: asyncpg.Connection, batch: list[RecordedEvent],

@@ -247,10 +247,16 @@ async def test_passing_over_other_streams_is_not_stored_at_every_step_but_at_the
         mine = (await read_all(pool))[-1]
         await wait_for_position(runner, mine.position)
         assert (await projection_state(pool, "tally_a"))["position"] == mine.position
+        monkeypatch.setattr(subscriptions, "SKIPPED_SAVE_SECONDS", 0.0)     # "once a while": now, idle too
+        await append(pool, "b-5", 0, events(8))
+        await visible(pool, 6)
+        await asyncio.wait_for(runner.wait_until(
+            lambda r: r.saved is not None and r.saved.position == r.checkpoint.position > mine.position), 5)
+        assert (await projection_state(pool, "tally_a"))["position"] == runner.checkpoint.position
     finally:
         await stop(task)
     await append(pool, "b-9", 0, events(9))
-    await visible(pool, 6)
+    await visible(pool, 7)
     reached = await ProjectionRunner(pool, only_a).catch_up()
     assert (await projection_state(pool, "tally_a"))["position"] == reached.position == \
         (await read_all(pool))[-1].position
