@@ -250,8 +250,7 @@ class ProjectionRunner:
                     if applied == self.batch_size:
                         continue
                     if not follow:
-                        if self.checkpoint != self.saved:       # events passed over since the last save
-                            await self._apply(conn, [], self.checkpoint)
+                        await self._store_passed_over(conn)     # where the catch-up got to
                         return
                     if applied:
                         delay = 0.005
@@ -285,9 +284,8 @@ class ProjectionRunner:
             if end != self.checkpoint:
                 self.checkpoint = end
                 await self._notify()
-            if self.checkpoint != self.saved and time.monotonic() - self._saved_at >= SKIPPED_SAVE_SECONDS:
-                await self._apply(conn, [], self.checkpoint)      # no events: nothing that can fail but the save
-                await self._notify()
+            if time.monotonic() - self._saved_at >= SKIPPED_SAVE_SECONDS:
+                await self._store_passed_over(conn)
             return 0
         failed = await self._apply(conn, batch, end)
         if failed is not None:
@@ -330,6 +328,13 @@ class ProjectionRunner:
             return failure
         self._stored(after)
         return None
+
+    async def _store_passed_over(self, conn: asyncpg.Connection) -> None:
+        """Store the checkpoint moved on in memory past events not this projection's, if it is ahead of the
+        stored one (no events applied: nothing can fail but the save)."""
+        if self.checkpoint != self.saved:
+            await self._apply(conn, [], self.checkpoint)
+            await self._notify()
 
     def _stored(self, checkpoint: Checkpoint) -> None:
         self.checkpoint = self.saved = checkpoint

@@ -150,6 +150,7 @@ class InProcessWorkers:
         from dramatiq import Worker
 
         from services.workers.entry import build
+        self.saved_env = {k: os.environ.get(k) for k in NO_ANALYSIS}   # given back at close: not this process's for good
         os.environ.update(NO_ANALYSIS)
         self.broker, self.workers, _ = build(database_url, "", reconcile_every=reconcile_seconds,
                                              secret=secret.encode())
@@ -164,8 +165,15 @@ class InProcessWorkers:
         from dramatiq.asyncio import get_event_loop_thread
 
         runtime = self.workers.runtime
-        await asyncio.to_thread(get_event_loop_thread().run_coroutine, runtime.close())
-        await asyncio.to_thread(self.worker.stop)
+        try:
+            await asyncio.to_thread(get_event_loop_thread().run_coroutine, runtime.close())
+            await asyncio.to_thread(self.worker.stop)
+        finally:
+            for k, v in self.saved_env.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
 
 # ------------------------------------------------------------------ the rehearsal
@@ -381,7 +389,13 @@ class Rehearsal:
             f"+ 1 <> count(*)) c) FROM unnest($1::text[]) s {_HEAD}", streams)
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
-    PARTS = {"chains": "chains_of", "seeds": "seeds_of", "stored once": "stored_once_of"}
+    PARTS = ("chains", "seeds", "stored once")
+
+    async def part_of(self, kind: str, streams: list[str], parts: int = 4) -> dict:
+        """One per-stream part of the checks on ``streams`` (the chains hashed in ``parts`` queries at once)."""
+        if kind == "chains":
+            return await self.chains_of(streams, parts)
+        return await (self.seeds_of if kind == "seeds" else self.stored_once_of)(streams)
 
     async def check_finished_tables(self, tally: Tally, batch: int = 512) -> int:
         """While the workers play: every part of the per-stream checks on up to ``batch`` finished tables not
@@ -391,9 +405,8 @@ class Rehearsal:
         streams = [r[0] for r in await self.pool.fetch(
             "SELECT 'table-' || table_id FROM tables_index WHERE status = 'finished'") if r[0] not in done][:batch]
         if streams:
-            for kind, method in self.PARTS.items():
-                tally.results[kind].update(await getattr(self, method)(streams, **({"parts": 2} if kind == "chains"
-                                                                                    else {})))
+            for kind in self.PARTS:                  # two at once: the workers have the cores meanwhile
+                tally.results[kind].update(await self.part_of(kind, streams, parts=2))
         return len(streams)
 
     async def _brought_up(self, tally: Tally, kind: str) -> dict:
@@ -403,7 +416,7 @@ class Rehearsal:
         results = tally.results[kind]
         stale = [s for s, v in tally.heads.items() if results.get(s, (None,))[0] != v]
         if stale:
-            results.update(await getattr(self, self.PARTS[kind])(stale))
+            results.update(await self.part_of(kind, stale))
         tally.streamed[kind] = len(tally.heads) - len(stale)
         return {s: results[s] for s in tally.heads if s in results}
 
