@@ -38,7 +38,7 @@ from services.championships.matches import MatchService
 from services.commands import CommandOutcome, StreamCache, applied_by, replayed
 from services.commands import event_id as stream_event_id
 from services.errors import Conflict, NotFound
-from services.eventstore import Codec, ConcurrencyError, append, read_stream
+from services.eventstore import Codec, ConcurrencyError, DuplicateEventError, append, read_stream
 from services.tables import TableOpened, TableService
 
 if TYPE_CHECKING:
@@ -161,7 +161,9 @@ class ChampionshipService:
                     for k, e in enumerate(events)]
             try:
                 version = await append(self.pool, stream_of(championship_id), champ.version, rows)
-            except ConcurrencyError:
+            except (ConcurrencyError, DuplicateEventError):
+                # Moved on, or this very command stored meanwhile by another process that decided it from a
+                # newer state (other events under the same ids): read again, and the command is a replay.
                 continue
             champ = await self.load(championship_id)
             if events and self.flow is not None:

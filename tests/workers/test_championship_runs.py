@@ -170,3 +170,31 @@ async def test_a_tick_delivered_twice_has_one_effect(running, plain_services, po
     await running.drain()
     assert (await svc.load(cid)).version == champ.version
     assert len(await svc.matches.tables_of(cid)) == 2
+
+
+async def test_a_command_stored_by_another_process_while_this_one_decided_it_is_a_replay(pool, monkeypatch):
+    """Two processes step the same match result (the game-end hook and a full tick): the one whose fold was
+    read before the other's append decides from an older state, so the same command id gives other events
+    (here one team more). The log refuses that append as not an exact retry; the command is then known as
+    already done (no error logged as a failed step, nothing stored twice)."""
+    from domain.tournament import RegisterTeam
+    from services.platform import Platform
+
+    first, second = (await Platform.on(pool)).championships, (await Platform.on(pool)).championships
+    cid = await new_championship(first, pool, "Race Cup")
+    before = await second.load(cid)                            # the second process's fold, read first
+    await first.execute(cid, "register-both", lambda _: [RegisterTeam("T1", ("u1", "u2"))], actor="organiser")
+    stored = (await first.load(cid)).version
+
+    reads = iter([before])
+    load = second.load
+
+    async def older_first(*args, **kw):                       # its first read is the one from before
+        return next(reads, None) or await load(*args, **kw)
+    monkeypatch.setattr(second, "load", older_first)
+    outcome, champ = await second.execute(
+        cid, "register-both", lambda _: [RegisterTeam("T1", ("u1", "u2")), RegisterTeam("T2", ("u3", "u4"))],
+        actor="organiser")
+    assert outcome.replayed and outcome.version == stored
+    assert champ.version == stored and champ.state.teams.get("T1") and champ.state.teams.get("T2") is None
+    assert (await event_types(pool, stream_of(cid)))["team_registered"] == 1
