@@ -7,8 +7,7 @@ import os
 import sys
 
 from services.cli import positive
-
-QUEUES = ("bots", "clocks", "championships", "projections")
+from services.workers.broker import QUEUES
 
 
 def register(subparsers) -> None:
@@ -16,7 +15,9 @@ def register(subparsers) -> None:
     worker.add_argument("--queues", nargs="+", default=list(QUEUES), choices=QUEUES,
                         help="the queues this worker takes work from (default: all)")
     worker.add_argument("--processes", type=positive, default=1, help="worker processes (default 1)")
-    worker.add_argument("--threads", type=positive, default=4, help="threads per process (default 4)")
+    worker.add_argument("--threads", type=positive, default=8,
+                        help="threads per process, each with a database connection (default 8: while one waits for "
+                             "its commit to reach the disk, the others decide)")
     worker.set_defaults(func=run_worker)
 
     status = subparsers.add_parser("status", help="queue depths, lagging projections, overdue clocks")
@@ -30,7 +31,7 @@ def run_worker(args) -> int:
         return 2
     from services.db import database_server
     server = database_server()
-    env = dict(os.environ, BALOOT_WORKER_ENTRY="1", DATABASE_URL=server.url)
+    env = dict(os.environ, BALOOT_WORKER_ENTRY="1", BALOOT_WORKER_THREADS=str(args.threads), DATABASE_URL=server.url)
     print(f"baloot worker: database: {server.description}; broker: {os.environ['BROKER_URL'].split('@')[-1]}; "
           f"queues: {' '.join(args.queues)}", file=sys.stderr, flush=True)
     argv = [sys.executable, "-m", "dramatiq", "services.workers.entry", "--processes", str(args.processes),

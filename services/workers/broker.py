@@ -8,6 +8,8 @@ import dramatiq
 from dramatiq.brokers.stub import StubBroker
 from dramatiq.middleware.asyncio import AsyncIO
 
+QUEUES = ("bots", "clocks", "championships", "projections")      # the workers' queues, by these names on any host
+
 
 def make_broker(url: str | None = None) -> tuple[dramatiq.Broker, str]:
     """A broker with the AsyncIO middleware (async actors), and a line saying which one it is."""
@@ -48,6 +50,20 @@ def rabbitmq_reachable(url: str, timeout: float = 2.0) -> bool:
         return True
     except Exception:
         return False
+
+
+def consumers(url: str, queue: str) -> int:
+    """How many consumers RabbitMQ at ``url`` has on ``queue`` (0 when the queue does not exist yet)."""
+    import pika
+    import pika.exceptions
+
+    connection = pika.BlockingConnection(pika.URLParameters(url))
+    try:
+        return connection.channel().queue_declare(queue, passive=True).method.consumer_count
+    except pika.exceptions.ChannelClosedByBroker:       # 404: no such queue, so nobody takes from it
+        return 0
+    finally:
+        connection.close()
 
 
 def waiting(broker: dramatiq.Broker, queue: str) -> int:

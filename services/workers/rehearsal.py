@@ -33,7 +33,7 @@ from domain.tournament import (
 from domain.tournament.draw import seeded_order
 from domain.tournament.events import DrawCommitted, DrawMade, RoundSlot
 from services.championships import CODEC, Championship, RunSettings, fold_rows, stream_of
-from services.db import create_scratch_schema, drop_schema, schema_url
+from services.db import create_pool, create_scratch_schema, drop_schema, schema_url
 from services.eventstore import read_stream, rebuild_projection
 from services.platform import Platform
 
@@ -183,7 +183,7 @@ class Rehearsal:
     """One rehearsal in its own scratch schema of the server at ``server_url``."""
 
     def __init__(self, server_url: str, teams: int, *, format: str = "single_elimination", seed: str = "1",
-                 bots: str = "normal", broker_url: str | None = None, processes: int = 1, threads: int = 4,
+                 bots: str = "normal", broker_url: str | None = None, processes: int = 1, threads: int = 8,
                  reconcile_seconds: float = 30.0, game_target: int = 152, keep: bool = False,
                  schema: str | None = None, baselines: bool = False, stream_checks: bool = True):
         if teams < 2:
@@ -198,13 +198,29 @@ class Rehearsal:
         self.pool: asyncpg.Pool | None = None
 
     async def __aenter__(self) -> Rehearsal:
+        if self.broker_url:
+            self.broker_to_itself()
         if self.own_schema:
             self.schema = await create_scratch_schema(self.server_url, "rehearsal")
         self.url = schema_url(self.server_url, self.schema)
-        self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=4)
+        self.pool = await create_pool(self.url, min_size=1, max_size=4)
         platform = Platform(self.pool, self.secret.encode())    # no workers attached: this process only watches
         self.tables, self.championships = platform.tables, platform.championships
         return self
+
+    def broker_to_itself(self) -> None:
+        """Refuse to start while anyone consumes the broker's work queues: the queues are named the same for
+        every schema, so another rehearsal's workers (or a deployment's on the same virtual host) would take
+        this one's bot turns, find no such table in their schema and drop them, and each would stall the
+        other (seen: a run that never finished, one twice as slow)."""
+        from services.workers.broker import QUEUES, consumers
+
+        taken = {q: n for q in QUEUES if (n := consumers(self.broker_url, q))}
+        if taken:
+            raise RuntimeError(
+                "RabbitMQ at " + self.broker_url.split("@")[-1] + " already has consumers on its work queues ("
+                + ", ".join(f"{q}: {n}" for q, n in taken.items()) + "): another rehearsal or other workers use "
+                "this virtual host; stop them, or give the rehearsal a virtual host of its own in BROKER_URL")
 
     async def __aexit__(self, *exc) -> None:
         if self.pool is not None:

@@ -108,24 +108,55 @@ def purge(url: str, database_url: str) -> None:
     broker.close()
 
 
-async def test_sixteen_teams_with_worker_processes_on_rabbitmq(database_url, db_schema):
+@pytest.fixture
+async def rabbit_url(database_url):
+    """RabbitMQ for one test: a virtual host of its own where rabbitmqctl can make one, else the given one
+    with its queues emptied."""
     if not await asyncio.to_thread(rabbitmq_reachable, BROKER_URL):
         pytest.fail(f"RabbitMQ is not reachable at {BROKER_URL.split('@')[-1]}")
-    url = BROKER_URL
     vhost = None
     if shutil.which("rabbitmqctl") and BROKER_URL.rstrip("/").count("/") == 2:     # no virtual host named
         vhost = f"baloot-test-rehearsal-{os.getpid()}"
         subprocess.run(["rabbitmqctl", "add_vhost", vhost], check=True, capture_output=True)
         subprocess.run(["rabbitmqctl", "set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"], check=True,
                        capture_output=True)
-        url = f"{BROKER_URL.rstrip('/')}/{vhost}"
+        yield f"{BROKER_URL.rstrip('/')}/{vhost}"
+        subprocess.run(["rabbitmqctl", "delete_vhost", vhost], capture_output=True)
     else:
-        await asyncio.to_thread(purge, url, database_url)
+        await asyncio.to_thread(purge, BROKER_URL, database_url)
+        yield BROKER_URL
+
+
+async def test_sixteen_teams_with_worker_processes_on_rabbitmq(database_url, db_schema, rabbit_url):
+    async with Rehearsal(database_url, 16, seed="rabbit", schema=db_schema, broker_url=rabbit_url) as r:
+        report = await r.run(budget=600)
+        assert_sound(report, 16)
+        assert "RabbitMQ" in report.workers
+
+
+async def test_refused_while_another_consumer_takes_the_work_queues(database_url, rabbit_url):
+    """Two rehearsals on one virtual host would take each other's bot turns (the queues' names are the same
+    for every schema) and drop them as tables they do not have: the second is refused before it makes
+    anything."""
+    import asyncpg
+    import pika
+
+    from services.workers.broker import make_broker
+
+    broker, _ = make_broker(rabbit_url)
+    await asyncio.to_thread(broker.declare_queue, "bots", ensure=True)     # as the workers declare it
+    broker.close()
+    connection = await asyncio.to_thread(pika.BlockingConnection, pika.URLParameters(rabbit_url))
     try:
-        async with Rehearsal(database_url, 16, seed="rabbit", schema=db_schema, broker_url=url) as r:
-            report = await r.run(budget=600)
-            assert_sound(report, 16)
-            assert "RabbitMQ" in report.workers
+        channel = connection.channel()
+        channel.basic_consume("bots", lambda *_: None)        # another run's worker, listening
+        conn = await asyncpg.connect(database_url)
+        schemas = "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'rehearsal%'"
+        before = await conn.fetchval(schemas)
+        with pytest.raises(RuntimeError, match=r"already has consumers on its work queues \(bots: 1\)"):
+            async with Rehearsal(database_url, 16, seed="second", broker_url=rabbit_url):
+                pass
+        assert await conn.fetchval(schemas) == before               # no scratch schema made
+        await conn.close()
     finally:
-        if vhost:
-            subprocess.run(["rabbitmqctl", "delete_vhost", vhost], capture_output=True)
+        await asyncio.to_thread(connection.close)
