@@ -159,8 +159,12 @@ async def reset_connection(conn: asyncpg.Connection) -> None:
 
 
 async def create_pool(url: str, **options: Any) -> asyncpg.Pool:
-    """An asyncpg pool with the platform's settings (see reset_connection)."""
+    """An asyncpg pool with the platform's settings: the cheap reset (see reset_connection), and no JIT
+    compilation (the platform's statements are short; the planner's cost estimates of the few long ones, a
+    stream's chain check, a rehearsal's per-stream checks, set LLVM compiling for longer than they run: 1.2%
+    of the machine's CPU in a rehearsal)."""
     options.setdefault("reset", reset_connection)
+    options["server_settings"] = {"jit": "off", **options.get("server_settings", {})}
     return await asyncpg.create_pool(url, **options)
 
 

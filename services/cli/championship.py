@@ -30,7 +30,7 @@ def register(subparsers) -> None:
     r.add_argument("--bots", default="normal", choices=("easy", "normal"))
     r.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     r.add_argument("--processes", type=int, default=1, help="worker processes (RabbitMQ only)")
-    r.add_argument("--threads", type=int, default=4, help="threads per worker process")
+    r.add_argument("--threads", type=int, default=8, help="threads per worker process (default 8)")
     r.add_argument("--target", type=int, default=152, help="the games' target")
     r.add_argument("--budget", type=float, default=None, help="give up after this many seconds")
     r.add_argument("--keep", action="store_true", help="keep the scratch schema (its name is printed)")

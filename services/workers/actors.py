@@ -15,7 +15,6 @@ import datetime as dt
 import logging
 import math
 
-import asyncpg
 import dramatiq
 
 from domain.baloot.events import RecordResult
@@ -24,6 +23,7 @@ from services.anchor import default_signer
 from services.errors import StaleVersion
 from services.championships import ChampionshipService
 from services.flow import WorkQueue
+from services.db import create_pool
 from services.platform import Platform
 from services.tables import TableService, command_digest
 from services.eventstore.migrations import migrate
@@ -58,7 +58,7 @@ class Runtime:
         if platform is None:
             # Migrate first (idempotent, serialised by an advisory lock): on a fresh database the workers
             # may start before `baloot serve` has created the tables they read.
-            pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=self.pool_size)
+            pool = await create_pool(self.database_url, min_size=1, max_size=self.pool_size)
             await migrate(pool)
             platform = self._platforms[id(loop)] = await Platform.on(pool, secret=self.secret,
                                                                       signer=default_signer(), work=self.work)
@@ -84,9 +84,9 @@ class Workers:
     read models' projections run here too (``services/workers/schedules.py``)."""
 
     def __init__(self, broker: dramatiq.Broker, database_url: str, *, secret: bytes | None = None,
-                 schedules: bool = False):
+                 schedules: bool = False, pool_size: int = 4):
         self.broker = broker
-        self.runtime = Runtime(database_url, self, secret=secret)
+        self.runtime = Runtime(database_url, self, pool_size, secret=secret)
         self.unavailable = broker_unavailable_errors()   # the flow leaves such work to the reconciler
         options = dict(broker=broker, max_retries=10, min_backoff=200, max_backoff=5000)
 
@@ -235,17 +235,14 @@ class Workers:
         svc = await self.runtime.tables()
         if quiet and await asyncio.to_thread(waiting, self.broker, self.bot_turn.queue_name):
             quiet = max(quiet, BACKLOGGED)
-        async with svc.pool.acquire() as conn:
-            if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtext('baloot-arena/reconcile'))"):
+        async with svc.pool.acquire() as conn, conn.transaction():     # the lock ends with the transaction
+            if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext('baloot-arena/reconcile'))"):
                 return 0
-            try:
-                rows = await conn.fetch(
-                    "SELECT t.table_id, head.version FROM tables_index t CROSS JOIN LATERAL (SELECT e.recorded_at, "
-                    "e.version FROM events e WHERE e.stream_id = 'table-' || t.table_id ORDER BY e.version DESC "
-                    "LIMIT 1) head WHERE t.status = 'live' AND head.recorded_at <= now() - make_interval(secs => $1)",
-                    quiet)
-            finally:
-                await conn.execute("SELECT pg_advisory_unlock(hashtext('baloot-arena/reconcile'))")
+            rows = await conn.fetch(
+                "SELECT t.table_id, head.version FROM tables_index t CROSS JOIN LATERAL (SELECT e.recorded_at, "
+                "e.version FROM events e WHERE e.stream_id = 'table-' || t.table_id ORDER BY e.version DESC "
+                "LIMIT 1) head WHERE t.status = 'live' AND head.recorded_at <= now() - make_interval(secs => $1)",
+                quiet)
         count = 0
         for table_id, head in rows:
             cached = svc.feeds.get(table_id)        # this process's fold, when it is at the head: no read

@@ -91,7 +91,10 @@ def build(database_url: str | None = None, broker_url: str | None = None, reconc
 
     configure_logging(os.environ.get("BALOOT_LOG_LEVEL", "INFO"))
     broker, where = make_broker(broker_url)
-    workers = Workers(broker, database_url or database_server().url, secret=secret, schedules=True)
+    # A connection per worker thread: each thread's actor waits on its own (a commit's flush), not on a pool.
+    threads = int(os.environ.get("BALOOT_WORKER_THREADS", "4"))
+    workers = Workers(broker, database_url or database_server().url, secret=secret, schedules=True,
+                      pool_size=max(4, threads))
     every = reconcile_every if reconcile_every is not None else float(os.environ.get("BALOOT_RECONCILE_SECONDS", "5"))
     broker.add_middleware(Reconciler(workers, every))
     return broker, workers, where
