@@ -441,7 +441,7 @@ async def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--tables", type=int, default=32, help="all-bot tables for the actions-per-second runs")
     p.add_argument("--seconds", type=float, default=20, help="how long each actions-per-second run lasts at most")
-    p.add_argument("--threads", type=int, default=4, help="threads per worker process")
+    p.add_argument("--threads", type=int, default=8, help="threads per worker process (default 8, as `baloot worker`)")
     p.add_argument("--teams", type=int, default=256)
     p.add_argument("--target", type=int, default=152, help="the game target of the knock-out's games")
     p.add_argument("--processes", type=int, default=2, help="worker processes for the knock-out")
