@@ -160,3 +160,36 @@ async def test_concurrent_writers_are_read_once_each_in_per_stream_order(pool):
         assert [e.version for e in got if e.stream_id == stream] == list(range(1, 11))
     assert [e.checkpoint for e in got] == sorted(e.checkpoint for e in got)
     await collector.stop()
+
+
+@pytest.mark.parametrize("reader, index", [
+    ("standings", "events_championships_order_idx"),
+    ("ratings", "events_championships_order_idx"),
+    ("table ratings", "events_table_ratings_order_idx"),
+])
+async def test_a_sparse_read_model_reads_its_events_by_their_own_index(pool, reader, index):
+    # The standings and the ratings follow the championships' streams, a few events in a thousand of a big
+    # log; read by a parameter, their batches walked the whole order index from their checkpoint.
+    from services.eventstore.store import _read_streams_sql
+    from services.ratings import ratings_read_model, table_ratings_read_model
+    from services.workers.projections import standings_read_model
+
+    model = {"standings": standings_read_model, "ratings": ratings_read_model,
+             "table ratings": table_ratings_read_model}[reader]()
+    for k in range(20):
+        await append(pool, f"table-{k}", 0, events(*range(200)))
+    await pool.execute("ANALYZE events")
+    sql = _read_streams_sql(model.stream_prefix, model.event_types)
+    types = None if model.event_types is None else list(model.event_types)
+    async with pool.acquire() as conn:
+        # A small test log: the planner would scan it. And the plan a prepared statement settles on after its
+        # first executions, made without the parameters' values: it must still find the partial index.
+        await conn.execute("SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan")
+        try:
+            await conn.execute(f"PREPARE sparse_read (xid8, bigint, integer, text, text[]) AS {sql}")
+            array = "NULL" if types is None else "ARRAY[" + ", ".join(f"'{t}'" for t in types) + "]"
+            plan = "\n".join(r[0] for r in await conn.fetch(
+                f"EXPLAIN EXECUTE sparse_read ('0', 0, 500, '{model.stream_prefix}', {array})"))
+        finally:
+            await conn.execute("DEALLOCATE ALL; RESET enable_seqscan; RESET plan_cache_mode")
+    assert index in plan and "events_tx_position_idx" not in plan, plan
