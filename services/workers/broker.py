@@ -52,18 +52,23 @@ def rabbitmq_reachable(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def consumers(url: str, queue: str) -> int:
-    """How many consumers RabbitMQ at ``url`` has on ``queue`` (0 when the queue does not exist yet)."""
+def consumers(url: str, queues: tuple[str, ...]) -> dict[str, int]:
+    """How many consumers RabbitMQ at ``url`` has on each of ``queues`` (0 where a queue does not exist yet),
+    over one connection."""
     import pika
     import pika.exceptions
 
     connection = pika.BlockingConnection(pika.URLParameters(url))
+    counts = {}
     try:
-        return connection.channel().queue_declare(queue, passive=True).method.consumer_count
-    except pika.exceptions.ChannelClosedByBroker:       # 404: no such queue, so nobody takes from it
-        return 0
+        for queue in queues:            # a channel each: the broker closes the channel that asked for no queue
+            try:
+                counts[queue] = connection.channel().queue_declare(queue, passive=True).method.consumer_count
+            except pika.exceptions.ChannelClosedByBroker:       # 404: no such queue, so nobody takes from it
+                counts[queue] = 0
     finally:
         connection.close()
+    return counts
 
 
 def waiting(broker: dramatiq.Broker, queue: str) -> int:

@@ -215,7 +215,7 @@ class Rehearsal:
         other (seen: a run that never finished, one twice as slow)."""
         from services.workers.broker import QUEUES, consumers
 
-        taken = {q: n for q in QUEUES if (n := consumers(self.broker_url, q))}
+        taken = {q: n for q, n in consumers(self.broker_url, QUEUES).items() if n}
         if taken:
             raise RuntimeError(
                 "RabbitMQ at " + self.broker_url.split("@")[-1] + " already has consumers on its work queues ("
