@@ -29,7 +29,7 @@ def play_until(driver, done, rng: random.Random, limit: int = 3000) -> int:
     for _ in range(limit):
         if done(driver):
             return clicks
-        offers = wait(driver, lambda d: done(d) or offered(d))
+        offers = wait(driver, lambda d: True if done(d) else offered(d))
         if offers is True:
             return clicks
         before = version_of(driver)
