@@ -1,4 +1,6 @@
-"""Rules-engine benchmark (one core): events replayed/s, random deals simulated/s, hand records audited/s.
+"""Rules-engine benchmark (one core): events replayed/s, random deals simulated/s, hand records audited/s, and
+whole all-bot games played in memory as the workers play them, by the compiled engine (``domain/compiled.py``)
+and by the same code from its sources (``BALOOT_PURE``, in a second process), with their ratio.
 
     python bench/engine.py [--seconds 3] [--corpus 2000]
 
@@ -12,10 +14,12 @@ import argparse
 import os
 import pathlib
 import random
+import subprocess
 import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from domain.baloot import deal as deal_mod  # noqa: E402
 from domain.baloot.audit import audit_record  # noqa: E402
@@ -23,6 +27,8 @@ from domain.baloot.events import CardPlayed, DoubleCalled, ProjectsDeclared, Sta
 from domain.baloot.handrecord import encode_record, export_record, parse_record  # noqa: E402
 from domain.baloot.profiles import SAUDI  # noqa: E402
 from domain.baloot.simulate import play_deal, random_policy  # noqa: E402
+from domain.compiled import loaded  # noqa: E402
+from services.workers.baselines import in_memory_rate  # noqa: E402
 
 
 def timed(fn, seconds: float) -> tuple[int, float]:
@@ -90,6 +96,14 @@ def main() -> None:
           f"({deals_per_s / 630:.1f}× the 630 deals/s reference)")
     print(f"events replayed (evolve): {events / t_events:10,.0f} events/s   target ≥ 200,000")
     print(f"hand records audited   : {audited / t_audit:10,.0f} records/s")
+    compiled = in_memory_rate(args.seconds)[1]
+    form = "compiled" if all(loaded().values()) else "NOT compiled (see setup.py)"
+    probe = f"from services.workers.baselines import in_memory_rate; print(in_memory_rate({args.seconds})[1])"
+    env = dict(os.environ, BALOOT_PURE="1", PYTHONPATH=str(ROOT))
+    source = float(subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, check=True, capture_output=True,
+                                  text=True).stdout.split()[-1])
+    print(f"all-bot games in memory: {compiled:10,.0f} bot actions/s {form}, {source:,.0f}/s from the sources "
+          f"(BALOOT_PURE): x{compiled / source:.2f}")
 
 
 if __name__ == "__main__":
