@@ -127,20 +127,27 @@ SELECT {_COLUMNS} FROM events
    AND ($5::text[] IS NULL OR event_type = ANY($5)){{known}}
  ORDER BY tx_id, position
  LIMIT $3"""
-# The prefixes of sparse readers with an index of their own in the log's order (migrations/0020_sparse_readers.sql).
+# The prefixes of sparse readers with an index of their own in the log's order (migrations/0020_sparse_readers.sql),
+# and the kinds of events indexed so for the readers of a few kinds across the log (0021_sparse_kinds.sql).
 INDEXED_PREFIXES = ("championship-",)
+INDEXED_KINDS = frozenset((
+    "championship_created", "team_registered", "registration_closed", "draw_committed", "draw_made", "round_paired",
+    "match_result_recorded", "match_forfeited", "match_double_forfeited", "championship_finished", "table_opened",
+    "referee_called", "ruling_made", "game_ended", "balut_ended"))
 
 
 @functools.lru_cache(maxsize=64)
-def _read_streams_sql(prefix: str) -> str:
-    """The read of ``prefix``'s streams, the prefix also written into the statement as a constant when its
-    readers have an index of their own: a prepared statement's generic plan, made without the parameters'
-    values, cannot use a partial index, and a batch of the championships' events (one in 300 of a big log)
-    would walk the whole log's order index from its checkpoint. Only there: with the event types written in
-    too, the planner chose for the fair-play reader (three kinds of table events) a scan of all their events
-    in the log, a second a batch, over the order index from its checkpoint. The parameters stay: every
-    variant takes the same arguments."""
+def _read_streams_sql(prefix: str, event_types: tuple[str, ...] | None = None) -> str:
+    """The read of ``prefix``'s streams (of ``event_types`` only, if given), the prefix or the kinds also written
+    into the statement as constants when its readers have an index of their own: a prepared statement's
+    generic plan, made without the parameters' values, cannot use a partial index, and a batch of the
+    championships' events (one in 300 of a big log) would walk the whole log's order index from its checkpoint.
+    Only there: with the event types written in for the fair-play reader (three kinds of table events, not
+    sparse), the planner chose a scan of all their events in the log, a second a batch, over the order index
+    from its checkpoint. The parameters stay: every variant takes the same arguments."""
     known = f"\n   AND starts_with(stream_id, '{prefix}')" if prefix in INDEXED_PREFIXES else ""
+    if not known and event_types and INDEXED_KINDS.issuperset(event_types):
+        known = "\n   AND event_type IN (" + ", ".join(f"'{t}'" for t in sorted(event_types)) + ")"
     return _READ_STREAMS.format(known=known)
 
 _HORIZON = """
@@ -430,8 +437,9 @@ async def read_streams(conn: asyncpg.Connection, prefix: str, after: Checkpoint 
     one snapshot).
     """
     async with conn.transaction(isolation="repeatable_read", readonly=True):
-        rows = await conn.fetch(_read_streams_sql(prefix), after[0], after[1], limit, prefix,
-                                None if event_types is None else list(event_types), record_class=RecordedEvent)
+        types = None if event_types is None else tuple(event_types)
+        rows = await conn.fetch(_read_streams_sql(prefix, types), after[0], after[1], limit, prefix,
+                                None if types is None else list(types), record_class=RecordedEvent)
         if len(rows) == limit:
             return rows, rows[-1].checkpoint
         end = await conn.fetchrow(_HORIZON, after[0], after[1])

@@ -365,53 +365,29 @@ class Rehearsal:
     # Each per-stream part of a check: its results by stream, with the version they cover (a stream that grew
     # past it is checked again at the end).
 
-    async def chains_of(self, streams: list[str], parts: int = 4) -> dict[str, tuple[int, int | None]]:
-        """Each stream's head and its first broken link (None: it verifies), in ``parts`` queries at once (the
-        database's cores hash in parallel)."""
-        found = await asyncio.gather(*(self.pool.fetch(
-            "SELECT s, (SELECT max(version) FROM events WHERE stream_id = s), verify_stream(s) "
-            "FROM unnest($1::text[]) s", streams[k::parts]) for k in range(parts) if streams[k::parts]))
-        return {r[0]: (r[1], r[2]) for part in found for r in part}
+    async def parts_of(self, streams: list[str], parts: int = 4) -> dict[str, dict[str, tuple]]:
+        """Every per-stream part of the checks on ``streams``, by part (``PARTS``): each stream's head with its
+        first broken link (None: it verifies), its finished deals with the seeds not matching their commitment
+        and the deals never revealed (table streams), whether its versions are not 1..n and how many of its
+        commands are not one contiguous batch (stored twice). In ``parts`` queries at once (the database's
+        cores hash in parallel).
 
-    async def seeds_of(self, streams: list[str]) -> dict[str, tuple[int, int, int, int]]:
-        """Each table stream's head, finished deals, seeds not matching their commitment, deals never revealed."""
-        rows = await self.pool.fetch(
-            "SELECT s AS stream_id, e.event_type, e.commitment, e.seed, h.head FROM unnest($1::text[]) s "
-            f"{_HEAD} CROSS JOIN LATERAL (SELECT version, event_type, data->>'commitment' AS commitment, "
-            "data->>'seed' AS seed FROM events WHERE stream_id = s AND event_type IN ('deal_started', "
-            "'seed_revealed') ORDER BY version) e ORDER BY s, e.version", [s for s in streams if s.startswith("table-")])
-        out: dict[str, list] = {}
-        pending: dict[str, str | None] = {}
-        for r in rows:
-            counts = out.setdefault(r["stream_id"], [r["head"], 0, 0, 0])
-            if r["event_type"] == "deal_started":
-                pending[r["stream_id"]] = r["commitment"]
-                continue
-            counts[1] += 1
-            try:
-                dealt_from_committed_seed(r["seed"], pending.pop(r["stream_id"], None))
-            except ValueError:
-                counts[2] += 1
-        for stream, committed in pending.items():
-            out[stream][3] += committed is not None
-        return {k: tuple(v) for k, v in out.items()}
-
-    async def stored_once_of(self, streams: list[str]) -> dict[str, tuple[int, bool, int]]:
-        """Each stream's head, whether its versions are not 1..n, and how many of its commands are not one
-        contiguous batch (stored twice)."""
-        rows = await self.pool.fetch(
-            "SELECT s, h.head, h.gap, (SELECT count(*) FROM (SELECT 1 FROM events WHERE stream_id = s AND metadata ? "
-            "'command_id' GROUP BY metadata->>'actor', metadata->>'command_id' HAVING max(version) - min(version) "
-            f"+ 1 <> count(*)) c) FROM unnest($1::text[]) s {_HEAD}", streams)
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+        All the parts of one stream are asked in one row, one after the other: its events are read from the
+        log once and found in the shared buffers by the other parts. (Asked part by part over a batch of 500
+        tables, each part read every table's events again: a table's 600 events lie on 600 pages, shared
+        with the tables that played beside it, and a batch's pages do not fit in the buffers.)"""
+        found = await asyncio.gather(*(self.pool.fetch(_PARTS, streams[k::parts])
+                                       for k in range(parts) if streams[k::parts]))
+        out: dict[str, dict[str, tuple]] = {kind: {} for kind in self.PARTS}
+        for r in (r for part in found for r in part):
+            stream, head = r["s"], r["head"]
+            out["chains"][stream] = (head, r["broken"])
+            out["stored once"][stream] = (head, r["gap"], r["split"])
+            if stream.startswith("table-"):
+                out["seeds"][stream] = (head, *_seeds_counted(r["deals"] or []))
+        return out
 
     PARTS = ("chains", "seeds", "stored once")
-
-    async def part_of(self, kind: str, streams: list[str], parts: int = 4) -> dict:
-        """One per-stream part of the checks on ``streams`` (the chains hashed in ``parts`` queries at once)."""
-        if kind == "chains":
-            return await self.chains_of(streams, parts)
-        return await (self.seeds_of if kind == "seeds" else self.stored_once_of)(streams)
 
     async def check_finished_tables(self, tally: Tally, batch: int = 512) -> int:
         """While the workers play: every part of the per-stream checks on up to ``batch`` finished tables not
@@ -420,9 +396,11 @@ class Rehearsal:
         done = tally.results["chains"]
         streams = [r[0] for r in await self.pool.fetch(
             "SELECT 'table-' || table_id FROM tables_index WHERE status = 'finished'") if r[0] not in done][:batch]
-        if streams:
-            for kind in self.PARTS:                  # two at once: the workers have the cores meanwhile
-                tally.results[kind].update(await self.part_of(kind, streams, parts=2))
+        if streams:                                  # two queries at once: the workers have the cores meanwhile
+            for kind, results in (await self.parts_of(streams, parts=2)).items():
+                tally.results[kind].update(results)
+            chains = tally.results["chains"]
+            tally.during_play.update((s, chains[s][0]) for s in streams if s in chains)
         return len(streams)
 
     async def _brought_up(self, tally: Tally, kind: str) -> dict:
@@ -432,8 +410,9 @@ class Rehearsal:
         results = tally.results[kind]
         stale = [s for s, v in tally.heads.items() if results.get(s, (None,))[0] != v]
         if stale:
-            results.update(await self.part_of(kind, stale))
-        tally.streamed[kind] = len(tally.heads) - len(stale)
+            for part, found in (await self.parts_of(stale)).items():
+                tally.results[part].update(found)
+        tally.streamed[kind] = sum(tally.during_play.get(s) == v for s, v in tally.heads.items())
         return {s: results[s] for s in tally.heads if s in results}
 
     def _during_play(self, tally: Tally, kind: str) -> str:
@@ -531,10 +510,37 @@ class Rehearsal:
                      f"{self._during_play(tally, 'stored once')}")
 
 
-# Each stream of the batch read by its own index scan (a stream_id = ANY(...) of 500 streams was planned as a
-# scan of the whole log): its head, and whether its versions are not 1..n.
-_HEAD = ("CROSS JOIN LATERAL (SELECT max(version) AS head, max(version) <> count(*) OR min(version) <> 1 AS gap "
-         "FROM events WHERE stream_id = s) h")
+# Each stream of the batch read by its own index scans (a stream_id = ANY(...) of 500 streams was planned as a
+# scan of the whole log), every part of the checks in its row: its head and whether its versions are not 1..n,
+# its first broken link (verify_stream), its commands stored twice, its deals' commitments and seeds.
+_PARTS = """
+SELECT s, h.head, h.gap, verify_stream(s) AS broken,
+       (SELECT count(*) FROM (SELECT 1 FROM events WHERE stream_id = s AND metadata ? 'command_id'
+         GROUP BY metadata->>'actor', metadata->>'command_id' HAVING max(version) - min(version) + 1 <> count(*)) c
+       ) AS split,
+       (SELECT array_agg(ARRAY[event_type, data->>'commitment', data->>'seed'] ORDER BY version) FROM events
+         WHERE stream_id = s AND event_type IN ('deal_started', 'seed_revealed')) AS deals
+  FROM unnest($1::text[]) s
+ CROSS JOIN LATERAL (SELECT max(version) AS head, max(version) <> count(*) OR min(version) <> 1 AS gap
+                       FROM events WHERE stream_id = s) h"""
+
+
+def _seeds_counted(deals: list[list[str | None]]) -> tuple[int, int, int]:
+    """A table's finished deals, seeds not matching their commitment and deals never revealed, from its
+    ``deal_started`` and ``seed_revealed`` events in order, as (event type, commitment, seed)."""
+    finished = bad = 0
+    pending: str | None = None
+    for event_type, committed, seed in deals:
+        if event_type == "deal_started":
+            pending = committed
+            continue
+        finished += 1
+        try:
+            dealt_from_committed_seed(seed, pending)
+        except ValueError:
+            bad += 1
+        pending = None
+    return finished, bad, int(pending is not None)
 
 
 class Tally:
@@ -544,6 +550,7 @@ class Tally:
     def __init__(self) -> None:
         self.results: dict[str, dict[str, tuple]] = {kind: {} for kind in Rehearsal.PARTS}
         self.heads: dict[str, int] = {}
+        self.during_play: dict[str, int] = {}          # the streams checked while the workers played, at which head
         self.streamed: dict[str, int] = {}
 
 

@@ -162,20 +162,37 @@ async def test_concurrent_writers_are_read_once_each_in_per_stream_order(pool):
     await collector.stop()
 
 
-@pytest.mark.parametrize("reader", ["standings", "ratings"])
-async def test_a_sparse_read_model_reads_its_events_by_their_own_index(pool, reader):
-    # The standings and the ratings follow the championships' streams, a few events in a thousand of a big
-    # log; read by a parameter, their batches walked the whole order index from their checkpoint.
-    from services.eventstore.store import _read_streams_sql
-    from services.ratings import ratings_read_model
+def sparse_readers():
+    from services.fairplay.projection import fairplay_read_model
+    from services.ratings import ratings_read_model, table_ratings_read_model
+    from services.webhooks.outbox import webhooks_read_model
     from services.workers.projections import standings_read_model
 
-    model = {"standings": standings_read_model, "ratings": ratings_read_model}[reader]()
+    return {"standings": standings_read_model, "ratings": ratings_read_model,
+            "table ratings": table_ratings_read_model, "webhooks": webhooks_read_model,
+            "fair play": fairplay_read_model}
+
+
+# The index each reader's batches walk, in the log's order: the championships' streams (migrations/0020), a few
+# kinds across the log (0021), or the whole log's order (the fair-play reader: every deal's start and seed).
+READERS = {"standings": "events_championships_order_idx", "ratings": "events_championships_order_idx",
+           "table ratings": "events_sparse_kinds_order_idx", "webhooks": "events_sparse_kinds_order_idx",
+           "fair play": "events_tx_position_idx"}
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+async def test_a_sparse_read_model_reads_its_events_by_their_own_index(pool, reader):
+    # The standings and the ratings follow the championships' streams, the table ratings and the webhooks a
+    # few kinds of events, a few in a thousand of a big log; read by parameters, their batches walked the whole
+    # order index from their checkpoint.
+    from services.eventstore.store import _read_streams_sql
+
+    model = sparse_readers()[reader]()
     for k in range(20):
         await append(pool, f"table-{k}", 0, events(*range(200)))
     await pool.execute("ANALYZE events")
-    sql = _read_streams_sql(model.stream_prefix)
-    types = None if model.event_types is None else list(model.event_types)
+    types = None if model.event_types is None else tuple(model.event_types)
+    sql = _read_streams_sql(model.stream_prefix, types)
     async with pool.acquire() as conn:
         # A small test log: the planner would scan it. And the plan a prepared statement settles on after its
         # first executions, made without the parameters' values: it must still find the partial index.
@@ -187,4 +204,20 @@ async def test_a_sparse_read_model_reads_its_events_by_their_own_index(pool, rea
                 f"EXPLAIN EXECUTE sparse_read ('0', 0, 500, '{model.stream_prefix}', {array})"))
         finally:
             await conn.execute("DEALLOCATE ALL; RESET enable_seqscan; RESET plan_cache_mode")
-    assert "events_championships_order_idx" in plan and "events_tx_position_idx" not in plan, plan
+    assert READERS[reader] in plan, plan
+    assert all(other not in plan for other in set(READERS.values()) - {READERS[reader]}), plan
+
+
+def test_the_indexed_kinds_are_the_migrations_and_cover_the_sparse_readers():
+    from pathlib import Path
+    import re
+
+    from services.eventstore.store import INDEXED_KINDS
+
+    sql = (Path(__file__).resolve().parents[2] / "migrations" / "0021_sparse_kinds.sql").read_text()
+    listed = re.search(r"WHERE event_type IN \(([^)]*)\)", sql).group(1)
+    assert set(re.findall(r"'([a-z_]+)'", listed)) == INDEXED_KINDS
+    readers = sparse_readers()
+    for name in ("table ratings", "webhooks"):
+        assert INDEXED_KINDS.issuperset(readers[name]().event_types), name
+    assert not INDEXED_KINDS.issuperset(readers["fair play"]().event_types)
