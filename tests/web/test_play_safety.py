@@ -118,13 +118,16 @@ def test_no_card_of_another_seat_reaches_the_player_at_any_step(served, browser,
                                                "bot_pace_seconds": 0, "hands_policy": policy,
                                                "delay_seconds": 1800 if policy == "always" else 0})
     browser.get(f"{served.base}/play/table.html?id={table_id}")
-    wait(browser, lambda d: version_of(d) is not None)
     # Each time she may act: what the page shows, with the view she has at that moment.
     snapshots, rng = [], random.Random(13)
 
     def deal_over(d) -> bool:
         return d.execute_script("return Number(document.getElementById('game')?.dataset.dealNo ?? 0)") >= 2 \
             or bool(d.find_elements(By.CSS_SELECTOR, "#deal-result"))
+    # Her first deal on the page, her cards in hand (it cannot end without her: she has no clock). Once, the loop
+    # below found a deal over at its first look and took no snapshot; the page is read only from here.
+    wait(browser, lambda d: version_of(d) is not None and d.find_elements(By.CSS_SELECTOR, "#my-hand .hand-card")
+         and not deal_over(d))
     for _ in range(60):
         if deal_over(browser):
             break
