@@ -73,9 +73,7 @@ def event_id(namespace: uuid.UUID, stream_key: str, actor: str, command_id: str,
     the (stream, version) index. Events stored before this scheme keep their (version 5) ids."""
     prefix = _PREFIXES.get((namespace, stream_key))
     if prefix is None:
-        ns = _NAMESPACES.get(namespace)
-        if ns is None:
-            ns = _NAMESPACES[namespace] = namespace.bytes
+        ns = namespace.bytes
         if len(_PREFIXES) >= 65536:
             _PREFIXES.clear()
         prefix = _PREFIXES[(namespace, stream_key)] = (hashlib.sha1(ns + stream_key.encode()).digest()[:6], ns)
@@ -86,7 +84,6 @@ def event_id(namespace: uuid.UUID, stream_key: str, actor: str, command_id: str,
     return _UUID(bytes(digest))
 
 
-_NAMESPACES: dict[uuid.UUID, bytes] = {}
 _PREFIXES: dict[tuple[uuid.UUID, str], tuple[bytes, bytes]] = {}     # (namespace, stream key) -> (prefix, namespace bytes)
 
 

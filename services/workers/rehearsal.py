@@ -383,8 +383,7 @@ class Rehearsal:
             stream, head = r["s"], r["head"]
             out["chains"][stream] = (head, r["broken"])
             out["stored once"][stream] = (head, r["gap"], r["split"])
-            if stream.startswith("table-"):
-                out["seeds"][stream] = (head, *_seeds_counted(r["deals"] or []))
+            out["seeds"][stream] = (head, *_seeds_counted(r["deals"] or []))     # none but in table streams
         return out
 
     PARTS = ("chains", "seeds", "stored once")
@@ -397,10 +396,10 @@ class Rehearsal:
         streams = [r[0] for r in await self.pool.fetch(
             "SELECT 'table-' || table_id FROM tables_index WHERE status = 'finished'") if r[0] not in done][:batch]
         if streams:                                  # two queries at once: the workers have the cores meanwhile
-            for kind, results in (await self.parts_of(streams, parts=2)).items():
+            found = await self.parts_of(streams, parts=2)
+            for kind, results in found.items():
                 tally.results[kind].update(results)
-            chains = tally.results["chains"]
-            tally.during_play.update((s, chains[s][0]) for s in streams if s in chains)
+            tally.during_play.update((s, r[0]) for s, r in found["chains"].items())
         return len(streams)
 
     async def _brought_up(self, tally: Tally, kind: str) -> dict:
@@ -412,18 +411,18 @@ class Rehearsal:
         if stale:
             for part, found in (await self.parts_of(stale)).items():
                 tally.results[part].update(found)
-        tally.streamed[kind] = sum(tally.during_play.get(s) == v for s, v in tally.heads.items())
         return {s: results[s] for s in tally.heads if s in results}
 
-    def _during_play(self, tally: Tally, kind: str) -> str:
-        n = tally.streamed.get(kind, 0)
+    @staticmethod
+    def _during_play(tally: Tally) -> str:
+        n = sum(tally.during_play.get(s) == v for s, v in tally.heads.items())   # and not grown since
         return f" ({n} of the {len(tally.heads)} streams checked while the workers played)" if n else ""
 
     async def check_chains(self, tally: Tally | None = None) -> Check:
         tally = tally or Tally()
         links = sorted((s, at) for s, (_, at) in (await self._brought_up(tally, "chains")).items())
         broken = [(s, at) for s, at in links if at is not None]
-        detail = (f"{len(links)} streams verify{self._during_play(tally, 'chains')}" if not broken else
+        detail = (f"{len(links)} streams verify{self._during_play(tally)}" if not broken else
                   f"{len(broken)} of {len(links)} streams broken, first {broken[0][0]}@{broken[0][1]}")
         return Check("hash chains", not broken and bool(links), detail)
 
@@ -433,7 +432,7 @@ class Rehearsal:
         deals, bad, unrevealed = (sum(r[k] for r in results) for k in (1, 2, 3))
         ok = bad == 0 and unrevealed == 0 and deals > 0
         return Check("deal seeds", ok, f"{deals} finished deals, {bad} seeds not matching their commitment, "
-                                       f"{unrevealed} deals never revealed{self._during_play(tally, 'seeds')}")
+                                       f"{unrevealed} deals never revealed{self._during_play(tally)}")
 
     async def check_read_models(self) -> Check:
         from services.ratings import READ_MODELS as RATINGS
@@ -507,7 +506,7 @@ class Rehearsal:
         gaps, split = sum(r[1] for r in results), sum(r[2] for r in results)
         return Check("stored once", ids == 0 and gaps == 0 and split == 0,
                      f"{ids} duplicate event ids, {gaps} streams with gaps, {split} commands stored twice"
-                     f"{self._during_play(tally, 'stored once')}")
+                     f"{self._during_play(tally)}")
 
 
 # Each stream of the batch read by its own index scans (a stream_id = ANY(...) of 500 streams was planned as a
@@ -551,7 +550,6 @@ class Tally:
         self.results: dict[str, dict[str, tuple]] = {kind: {} for kind in Rehearsal.PARTS}
         self.heads: dict[str, int] = {}
         self.during_play: dict[str, int] = {}          # the streams checked while the workers played, at which head
-        self.streamed: dict[str, int] = {}
 
 
 def planned_rounds(champ: Championship) -> int:
