@@ -22,7 +22,58 @@ from services.anchor import Receipt
 from services.errors import Conflict
 
 S = TypeVar("S")
-Applied = dict[tuple[str, str], tuple[int, str]]    # (actor, command id) -> (version after it, digest)
+Key = tuple[str, str]            # (actor, command id)
+Done = tuple[int, str]           # (version after it, digest)
+
+
+class Applied:
+    """The commands a stream has applied, (actor, command id) -> (version after it, digest), kept for the whole
+    stream (a retry of any of them is told from a new command). Immutable: ``plus`` makes a new one that shares
+    the older entries, a small dict of the latest over a dict of the rest merged every ``RECENT`` commands, so
+    that a fold per command copies a few entries, not all of them. Each entry is two strings, which the garbage
+    collector does not track (two tuples per command were most of what its young scans walked in a live API)."""
+
+    RECENT = 64
+    __slots__ = ("_old", "_new")
+
+    def __init__(self, old: dict[str, str] | None = None, new: dict[str, str] | None = None) -> None:
+        self._old = old if old is not None else {}
+        self._new = new if new is not None else {}
+
+    @staticmethod
+    def _key(key: Key) -> str:
+        return f"{key[0]}\x1f{key[1]}"
+
+    def get(self, key: Key) -> Done | None:
+        k = self._key(key)
+        done = self._new.get(k) or self._old.get(k)
+        if done is None:
+            return None
+        version, _, digest = done.partition(" ")
+        return int(version), digest
+
+    def plus(self, applied: dict[Key, Done]) -> Applied:
+        """These and ``applied`` (later ones win)."""
+        if not applied:
+            return self
+        new = {**self._new, **{self._key(k): f"{v} {d}" for k, (v, d) in applied.items()}}
+        if len(new) > self.RECENT:
+            return Applied({**self._old, **new})
+        return Applied(self._old, new)
+
+    def __len__(self) -> int:
+        return len(self._old) + sum(1 for k in self._new if k not in self._old)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Applied) and {**self._old, **self._new} == {**other._old, **other._new}
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Applied({len(self)} commands)"
+
+
+NONE_APPLIED = Applied()
 
 
 class CommandOutcome(msgspec.Struct):
@@ -98,9 +149,9 @@ def replayed(applied: Applied, actor: str, command_id: str, digest: str) -> Comm
     return CommandOutcome(done[0], replayed=True)
 
 
-def applied_by(rows) -> Applied:
+def applied_by(rows) -> dict[Key, Done]:
     """The commands stored rows record, from their metadata (decoded once per row: it is JSON)."""
-    applied: Applied = {}
+    applied: dict[Key, Done] = {}
     for r in rows:
         meta = r.metadata
         if meta.get("command_id"):

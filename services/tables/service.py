@@ -42,7 +42,7 @@ from services.tables.seeds import boards_named_by_id
 from services.eventstore import (
     Codec, ConcurrencyError, DuplicateEventError, Upcasters, append, append_many, append_reporting, read_stream,
 )
-from services.commands import CommandOutcome, command_digest, replayed
+from services.commands import NONE_APPLIED, Applied, CommandOutcome, command_digest, replayed
 from services.commands import event_id as stream_event_id
 
 log = logging.getLogger("baloot.tables")
@@ -70,8 +70,7 @@ class Table(TableState, frozen=True):
     applied (but the bots'), when its last event was stored, and the seats timed out since a player acted."""
 
     version: int = 0
-    # (actor, command id) -> (version after it, digest of the command)
-    commands: dict[tuple[str, str], tuple[int, str]] = msgspec.field(default_factory=dict)
+    commands: Applied = NONE_APPLIED                                 # (actor, command id) -> (version, digest)
     last_at: datetime.datetime | None = None                         # when the last event was stored
     timeouts: tuple[int, ...] = ()                                   # seats timed out since a player acted
 
@@ -436,7 +435,7 @@ def appended_fold(table: Table, after: Table, key: tuple[str, str], done: tuple[
                   seat: int | None, recorded_at: datetime.datetime) -> Table:
     """``after`` (``table`` with the events just appended by this process, folded as they were decided: no
     read back) with the append's version, command id, stored time and timeouts."""
-    return msgspec.structs.replace(after, version=done[0], commands={**table.commands, key: done},
+    return msgspec.structs.replace(after, version=done[0], commands=table.commands.plus({key: done}),
                                    last_at=recorded_at, timeouts=_timeouts(table, role, seat))
 
 
@@ -447,7 +446,7 @@ def fold_rows(table: Table, rows, seed_of=None) -> Table:
     for table, key, done in _folds(table, stored_rows(rows), seed_of):
         if key[1]:
             applied[key] = done
-    return msgspec.structs.replace(table, version=rows[-1].version, commands={**table.commands, **applied},
+    return msgspec.structs.replace(table, version=rows[-1].version, commands=table.commands.plus(applied),
                                    last_at=rows[-1].recorded_at)
 
 
@@ -459,7 +458,7 @@ def fold_each(table: Table, stored, seed_of=None) -> list[tuple[int, datetime.da
     commands = table.commands
     for (version, recorded_at, _, _), (table, key, done) in zip(stored, _folds(table, stored, seed_of)):
         if key[1]:
-            commands = {**commands, key: done}
+            commands = commands.plus({key: done})
         out.append((version, recorded_at,
                     msgspec.structs.replace(table, version=version, last_at=recorded_at, commands=commands)))
     return out
