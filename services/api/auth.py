@@ -111,7 +111,9 @@ class Authenticator:
         self.cache_size = cache_size
         self.recheck_seconds = recheck_seconds
         self.clock = clock
-        self._cache: OrderedDict[bytes, tuple[Session, float]] = OrderedDict()   # digest -> (session, checked at)
+        self._cache: OrderedDict[bytes, Session] = OrderedDict()      # digest -> session
+        # digest -> when the database last said it holds (apart: a float per recheck, no new tracked object)
+        self._checked: dict[bytes, float] = {}
 
     async def user(self, request: Request) -> User:
         return (await self.session(request.scope)).user
@@ -146,13 +148,12 @@ class Authenticator:
         what = "session" if via == "session" else "token"
         cached = self._cache.get(digest)
         if cached is not None:
-            session, checked_at = cached
-            if dt.datetime.now(dt.timezone.utc) >= session.expires_at:
-                self._cache.pop(digest, None)
+            if dt.datetime.now(dt.timezone.utc) >= cached.expires_at:
+                self._forget(digest)
                 raise _bad_token(f"{what} expired")
-            if self.clock() - checked_at < self.recheck_seconds:
+            if self.clock() - self._checked[digest] < self.recheck_seconds:
                 self._cache.move_to_end(digest)
-                return session
+                return cached
         row = await self.pool.fetchrow(
             "SELECT u.user_id, u.name, u.kind, t.expires_at, t.via, t.revoked_at IS NOT NULL AS revoked, "
             "t.expires_at <= now() AS expired FROM tokens t JOIN users u USING (user_id) WHERE t.token_hash = $1",
@@ -160,22 +161,29 @@ class Authenticator:
         if row is not None and row["via"] != via:
             row = None                      # a session's token is no bearer token, nor the other way round
         if row is None or row["revoked"] or row["expired"]:
-            self._cache.pop(digest, None)
+            self._forget(digest)
             raise _bad_token(f"this {what} belongs to no user" if row is None
                              else f"{what} revoked" if row["revoked"] else f"{what} expired")
         session = Session(User(row["user_id"], row["name"], row["kind"]), digest, row["expires_at"], via)
-        self._cache[digest] = (session, self.clock())
+        if cached is not None and cached == session:
+            session = cached            # rechecked and unchanged: the one long kept (no young copy per recheck)
+        self._cache[digest] = session
+        self._checked[digest] = self.clock()
         self._cache.move_to_end(digest)
         while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+            self._checked.pop(self._cache.popitem(last=False)[0], None)
         return session
+
+    def _forget(self, digest: bytes) -> None:
+        self._cache.pop(digest, None)
+        self._checked.pop(digest, None)
 
     async def issue(self, user_id: str, via: str = "bearer") -> tuple[str, dt.datetime]:
         return await issue_token(self.pool, user_id, via=via)
 
     async def revoke(self, session: Session) -> None:
         """Revoke one token, at once in this process (and the user's live streams everywhere recheck theirs)."""
-        self._cache.pop(session.token_hash, None)
+        self._forget(session.token_hash)
         await self.pool.execute("UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
                                 session.token_hash)
         await self._tell_streams(session.user.user_id)
@@ -189,7 +197,7 @@ class Authenticator:
         row = await self.pool.fetchrow("SELECT revoked_at IS NOT NULL AS revoked, expires_at <= now() AS expired "
                                        "FROM tokens WHERE token_hash = $1", session.token_hash)
         if row is None or row["revoked"] or row["expired"]:
-            self._cache.pop(session.token_hash, None)
+            self._forget(session.token_hash)
             what = "session" if session.via == "session" else "token"
             return f"{what} revoked" if row is None or row["revoked"] else f"{what} expired"
         return None
@@ -197,9 +205,9 @@ class Authenticator:
     async def revoke_all(self, user_id: str, *, via: str | None = None, keep: bytes | None = None) -> int:
         """Revoke every token of ``user_id`` (only those ``via`` one way, when given; all but ``keep``), at once
         in this process; returns how many were still good."""
-        for digest in [d for d, (s, _) in self._cache.items() if s.user.user_id == user_id and d != keep
+        for digest in [d for d, s in self._cache.items() if s.user.user_id == user_id and d != keep
                        and via in (None, s.via)]:
-            del self._cache[digest]
+            self._forget(digest)
         status = await self.pool.execute(
             "UPDATE tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() "
             "AND ($2::text IS NULL OR via = $2) AND token_hash IS DISTINCT FROM $3", user_id, via, keep)

@@ -190,8 +190,8 @@ async def test_a_cached_token_stops_at_its_expiry(pool):
     auth = Authenticator(pool)
     session = await auth.resolve(f"Bearer {token}")
     # The entry is trusted for a while, but never past the expiry it was read with.
-    auth._cache[session.token_hash] = (session.__class__(session.user, session.token_hash,
-                                                         dt.datetime.now(dt.timezone.utc)), auth.clock())
+    auth._cache[session.token_hash] = session.__class__(session.user, session.token_hash,
+                                                        dt.datetime.now(dt.timezone.utc))
     with pytest.raises(Exception) as refused:
         await auth.resolve(f"Bearer {token}")
     assert refused.value.rule == "bad_token" and refused.value.detail == "token expired"
