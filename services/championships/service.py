@@ -15,8 +15,11 @@ it is kept as ``RunSettings`` in the metadata of the championship's first event.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
 import logging
+import random
 import uuid
 from typing import TYPE_CHECKING
 
@@ -35,7 +38,7 @@ from projections.standings import StandingRow
 from services.championships.checkins import CheckInService
 from services.championships.invitations import TeamInvitationService
 from services.championships.matches import MatchService
-from services.commands import CommandOutcome, StreamCache, applied_by, replayed
+from services.commands import NONE_APPLIED, Applied, CommandOutcome, StreamCache, applied_by, replayed
 from services.commands import event_id as stream_event_id
 from services.errors import Conflict, NotFound
 from services.eventstore import Codec, ConcurrencyError, DuplicateEventError, append, read_stream
@@ -73,7 +76,7 @@ class Championship(msgspec.Struct, frozen=True):
     bracket: bracket_projection.Bracket = msgspec.field(default_factory=bracket_projection.initial)
     version: int = 0
     # (actor, command id) -> (version after it, digest of the request)
-    commands: dict[tuple[str, str], tuple[int, str]] = msgspec.field(default_factory=dict)
+    commands: Applied = NONE_APPLIED
     run: RunSettings = RunSettings()
     round_started_at: tuple[dt.datetime, ...] = ()                   # when each round was paired
 
@@ -108,6 +111,24 @@ class ChampionshipService:
         self.check_ins = CheckInService(self)
         self.invitations = TeamInvitationService(self)
         self.team_names: dict = {}      # championship -> (version, names, folded names): the monitor's, per version
+        self._turns: dict[str, list] = {}   # championship -> [its lock, how many hold or wait for it] (``_turn``)
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, championship_id: str):
+        """One command of a championship at a time in this process (its other commands wait here, not in a
+        conflict at the store): the results of a round's last tables land together on one stream, and
+        without a queue each would decide from a state that one of the others had already moved on, and
+        try again, up to giving up while the round waits for it. Only other processes still race (the
+        store's expected version settles it). Not held while the flow runs after the append."""
+        entry = self._turns.setdefault(championship_id, [asyncio.Lock(), 0])
+        entry[1] += 1
+        try:
+            async with entry[0]:
+                yield
+        finally:
+            entry[1] -= 1
+            if not entry[1]:
+                del self._turns[championship_id]
 
     def draw_seed(self, championship_id: str) -> str:
         return self.seeds.draw_seed(championship_id)
@@ -144,28 +165,33 @@ class ChampionshipService:
         with another request is refused. ``metadata`` is stored with each event (``run``: the
         RunSettings, with the creation).
         """
-        for _ in range(MAX_ATTEMPTS):
-            champ = await self.load(championship_id, missing_ok=new)
-            retry = replayed(champ.commands, actor, command_id, digest)
-            if retry is not None:
-                return retry, champ
-            state = champ.state
-            events: list = []
-            for command in make_commands(champ):     # a ChampionshipRuleError names the rule that refuses it
-                for e in decide(state, command):
-                    state = evolve(state, e)
-                    events.append(e)
-            rows = [CODEC.encode(e, event_id=event_id(championship_id, actor, command_id, k),
-                                 metadata={**(metadata or {}), "command_id": command_id, "actor": actor,
-                                           "digest": digest})
-                    for k, e in enumerate(events)]
-            try:
-                version = await append(self.pool, stream_of(championship_id), champ.version, rows)
-            except (ConcurrencyError, DuplicateEventError):
-                # Moved on, or this very command stored meanwhile by another process that decided it from a
-                # newer state (other events under the same ids): read again, and the command is a replay.
-                continue
-            champ = await self.load(championship_id)
+        for attempt in range(MAX_ATTEMPTS):
+            if attempt:
+                # Another process appended first: wait a moment, up to a few milliseconds growing with the
+                # attempts (jittered, so that two processes that collided do not collide again in step).
+                await asyncio.sleep(random.uniform(0, 0.002 * attempt))
+            async with self._turn(championship_id):
+                champ = await self.load(championship_id, missing_ok=new)
+                retry = replayed(champ.commands, actor, command_id, digest)
+                if retry is not None:
+                    return retry, champ
+                state = champ.state
+                events: list = []
+                for command in make_commands(champ):     # a ChampionshipRuleError names the rule that refuses it
+                    for e in decide(state, command):
+                        state = evolve(state, e)
+                        events.append(e)
+                rows = [CODEC.encode(e, event_id=event_id(championship_id, actor, command_id, k),
+                                     metadata={**(metadata or {}), "command_id": command_id, "actor": actor,
+                                               "digest": digest})
+                        for k, e in enumerate(events)]
+                try:
+                    version = await append(self.pool, stream_of(championship_id), champ.version, rows)
+                except (ConcurrencyError, DuplicateEventError):
+                    # Moved on, or this very command stored meanwhile by another process that decided it from
+                    # a newer state (other events under the same ids): read again, and the command is a replay.
+                    continue
+                champ = await self.load(championship_id)
             if events and self.flow is not None:
                 await self.flow.championship_appended(championship_id, champ, events)
             return CommandOutcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
@@ -221,5 +247,5 @@ def fold_rows(champ: Championship, rows) -> Championship:
             run = msgspec.convert(meta["run"], RunSettings)
         if isinstance(e, RoundPaired):
             started = started + (r.recorded_at,)
-    return Championship(state, bracket, rows[-1].version, {**champ.commands, **applied_by(rows)}, run,
+    return Championship(state, bracket, rows[-1].version, champ.commands.plus(applied_by(rows)), run,
                         started)
