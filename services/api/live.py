@@ -3,15 +3,16 @@
 Litestar's ``ServerSentEvent`` runs each stream in an anyio task group (a task that writes, the request's task
 listening for the disconnect, ~130 objects a stream) and frames every message again for every follower. Here
 the request's task writes the frames as they come (each frame is made once for all who see it: its bytes are
-the feed's, ``services/tables/feeds.py``), and the client's going away is seen by a callback on one plain
-``receive`` task, which ends the frames' source (``on_disconnect``); the response's background task runs
-after the body, as Litestar's would.
+the feed's, ``services/tables/feeds.py``; what arrives together is written together), and the client's going
+away is seen by a callback on one plain ``receive`` task (``on_disconnect``, which should end the body); the
+response's background task runs after the body, as Litestar's would. The body is a coroutine given ``write``,
+not an async generator: a stream that waits leaves no generator step alive for the garbage collector to walk.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Awaitable, Callable
 
 from litestar.background_tasks import BackgroundTask
 
@@ -26,13 +27,17 @@ def frame(event: str, data: str | bytes, event_id: int | str | None = None) -> b
     return head + b"event: " + event.encode() + b"\ndata: " + body + b"\n\n"
 
 
-class LiveStream:
-    """An ASGI response of ``frames`` (bytes, each one whole event); ``on_disconnect`` is called once if the
-    client goes away first (it should end ``frames``); ``background`` runs after the body in any case."""
+Write = Callable[[bytes], Awaitable[bool]]
 
-    def __init__(self, frames: AsyncIterator[bytes], on_disconnect: Callable[[], None],
+
+class LiveStream:
+    """An ASGI response written by ``body(write)``: ``await write(chunk)`` sends bytes (whole events) and says
+    whether the client is still there; ``on_disconnect`` is called once if the client goes away first (it
+    should end ``body``); ``background`` runs after the body in any case."""
+
+    def __init__(self, body: Callable[[Write], Awaitable[None]], on_disconnect: Callable[[], None],
                  background: BackgroundTask | None = None):
-        self.frames, self.on_disconnect, self.background = frames, on_disconnect, background
+        self.body, self.on_disconnect, self.background = body, on_disconnect, background
 
     async def __call__(self, scope, receive, send) -> None:
         gone = False
@@ -44,19 +49,19 @@ class LiveStream:
             gone = True
             self.on_disconnect()
 
+        async def write(chunk: bytes) -> bool:
+            if gone:
+                return False
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            return True
+
         watcher = asyncio.get_running_loop().create_task(watch())
         try:
             await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
-            async for chunk in self.frames:
-                if gone:
-                    break
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await self.body(write)
             if not gone:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             watcher.cancel()
-            aclose = getattr(self.frames, "aclose", None)
-            if aclose is not None:
-                await aclose()
             if self.background is not None:
                 await self.background()

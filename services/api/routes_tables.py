@@ -248,32 +248,40 @@ async def follow(request: Request, table_id: FromPath[str], user: Caller, tables
 
     following: dict = {"sub": None, "gone": False}   # the subscription, once the stream has begun
 
-    async def frames():
+    async def body(write) -> None:
         sub = following["sub"] = feeds.subscribe(table_id, table)     # the process's one reader of this table
         if following["gone"]:                        # the client went away before the stream began
             sub.cut("the client went away")
         stop_watching = _cut_when_token_ends(auth, feeds.listener, session, sub)
+        state = sub.start
         try:
-            state = sub.start
             if after < sub.cursor:                   # resuming before the feed's head: fold from the start once
                 state = Table()
                 for row in await read_stream(tables.pool, stream, 1, sub.cursor):
                     state = tables.fold(state, [row])
                     if row.version > after:
                         await sub.pause(_broadcast_wait(row.recorded_at, delay))
-                        yield _view_frame(state, audience.seat)
+                        await write(_view_frame(state, audience.seat))
             while not (state.game.phase == "ended" or state.cancelled):
-                entries = await sub.next()
-                if not entries:
+                if delay > 0:                        # a spectator's: each event when its delay is over
+                    took = False
+                    for entry in sub.take():
+                        if entry.version > after:
+                            await sub.pause(_broadcast_wait(entry.recorded_at, delay))
+                            await write(entry.view(audience.seat, _view_frame))
+                        state, took = entry.state, True
+                else:                                # what arrived together, written together
+                    took, state, chunk = _frames_after(sub.take(), state, after, audience.seat)
+                    if chunk:
+                        await write(chunk)
+                if took:                             # more may have come while writing: look again
+                    continue
+                if sub.ended:
                     break
-                for entry in entries:
-                    state = entry.state
-                    if entry.version > after:
-                        await sub.pause(_broadcast_wait(entry.recorded_at, delay))
-                        yield entry.view(audience.seat, _view_frame)
-            yield frame("end", "{}", state.version)
+                await sub.changed()                  # (no list of the last step is held while waiting)
+            await write(frame("end", "{}", state.version))
         except Cut as cut:                           # the follower's token was revoked or has expired
-            yield frame("error", msgspec.json.encode({"rule": "bad_token", "detail": str(cut)}), state.version)
+            await write(frame("error", msgspec.json.encode({"rule": "bad_token", "detail": str(cut)}), state.version))
         finally:
             stop_watching()
             sub.close()
@@ -283,7 +291,7 @@ async def follow(request: Request, table_id: FromPath[str], user: Caller, tables
         if following["sub"] is not None:
             following["sub"].cut("the client went away")
 
-    return LiveStream(slot.hold(frames()), gone, background=slot.when_sent())
+    return slot.hold(LiveStream(body, gone, background=slot.when_sent()))
 
 
 def _cut_when_token_ends(auth, listener, session, sub):
@@ -314,6 +322,14 @@ def _cut_when_token_ends(auth, listener, session, sub):
             task.cancel()
 
     return stop
+
+
+def _frames_after(entries: list, state: Table, after: int, seat: int | None) -> tuple[bool, Table, bytes]:
+    """Whether there are ``entries``, the table after them (``state`` if none) and their frames for ``seat``
+    past version ``after``, joined."""
+    if not entries:
+        return False, state, b""
+    return True, entries[-1].state, b"".join(e.view(seat, _view_frame) for e in entries if e.version > after)
 
 
 def _view_frame(state: Table, seat: int | None) -> bytes:

@@ -2,9 +2,9 @@
 every append of its table, so one client holding thousands would slow every command.
 
 A stream takes a slot before its first byte (the next one is refused with 429 ``too_many_streams``) and
-gives it back once: when the response is over (Litestar runs the response's background task after the body,
-also when the client disconnected), when the stream ends or fails, or, if the response never ran, when its
-generator is collected. What feeds the streams is ``services/tables/feeds.py``.
+gives it back once: when the response is over (its background task runs after the body, also when the
+client disconnected) or, if the response never ran, when it is collected. What feeds the streams is
+``services/tables/feeds.py``.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from collections.abc import AsyncIterator
 
 from litestar.background_tasks import BackgroundTask
 
 from services.api.limits import RateLimited
+from services.api.live import LiveStream
 
 DEFAULT_MAX_STREAMS = 8
 
@@ -91,19 +91,8 @@ class Slot:
         """The response's background task: gives the slot back when the response is over."""
         return BackgroundTask(self._release)
 
-    def hold(self, messages: AsyncIterator) -> AsyncIterator:
-        """``messages``, with this slot given back when they end, fail or are abandoned."""
-
-        async def held():
-            try:
-                async for message in messages:
-                    yield message
-            finally:
-                self.release()
-                aclose = getattr(messages, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-
-        stream = held()
-        weakref.finalize(stream, self.release)      # never iterated at all: given back when collected
-        return stream
+    def hold(self, response: LiveStream) -> LiveStream:
+        """``response``, whose background task is ``when_sent()``; if it never runs, the slot is given back
+        when it is collected."""
+        weakref.finalize(response, self.release)
+        return response

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 
 import asyncpg
 
@@ -45,15 +46,19 @@ async def woken_within(woken: asyncio.Event, timeout: float) -> None:
 
 
 class Wake(asyncio.Event):
-    """A followed stream's notifications since they were last taken, and the highest version they named."""
+    """A followed stream's notifications since they were last taken, and the highest version they named;
+    ``on_note`` (if set) is called at each one, so that a follower need not wait in a task."""
 
     def __init__(self) -> None:
         super().__init__()
         self.version: int | None = 0          # None: a notification did not say (read to know)
+        self.on_note: Callable[[], None] | None = None
 
     def note(self, version: int | None) -> None:
         self.version = None if version is None or self.version is None else max(self.version, version)
         self.set()
+        if self.on_note is not None:
+            self.on_note()
 
     def take(self) -> tuple[bool, int | None]:
         """Whether a notification came since the last take, and the version named; clears both."""
@@ -61,11 +66,6 @@ class Wake(asyncio.Event):
         self.clear()
         self.version = 0
         return notified, version
-
-    async def wait_for(self, timeout: float) -> None:
-        """Until a notification, or ``timeout`` seconds (the follower's poll)."""
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.wait(), timeout)
 
 
 class Listener:
@@ -147,8 +147,8 @@ class Listener:
 
     def follow(self, stream: str) -> Wake:
         """The waiter of ``stream`` (one per stream): every notification of it sets it, with the version it
-        names, until ``unfollow``; ``Wake.take`` clears it. Take it before reading, then wait on it: a
-        notification in between is not lost."""
+        names, until ``unfollow``; ``Wake.take`` clears it. Take it before reading, then wait on it (or
+        have ``on_note`` called): a notification in between is not lost."""
         wake = self._follows.get(stream)
         if wake is None:
             wake = self._follows[stream] = Wake()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import OrderedDict
 from typing import NamedTuple
 
@@ -35,6 +36,7 @@ class TableFeeds:
         self.pool, self.seeds, self.listener, self.size, self.poll = pool, seeds, listener, size, poll
         self._folds: OrderedDict[str, Table] = OrderedDict()     # the most recently used tables' folds
         self._feeds: dict[str, TableFeed] = {}
+        self._poller: asyncio.Task | None = None
 
     # ------------------------------------------------------------ the cache
 
@@ -90,7 +92,23 @@ class TableFeeds:
         if self._feeds.get(feed.table_id) is feed:
             del self._feeds[feed.table_id]
 
+    def _poll_soon(self) -> None:
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.get_running_loop().create_task(self._poll())
+
+    async def _poll(self) -> None:
+        """Every ``poll`` seconds, read each feed quiet that long (a lost notification delays it no more);
+        ends when nothing is followed."""
+        while self._feeds:
+            await asyncio.sleep(self.poll)
+            quiet = time.monotonic() - self.poll
+            for feed in list(self._feeds.values()):
+                if feed.last_news <= quiet:
+                    feed.read_soon()
+
     async def stop(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
         for feed in list(self._feeds.values()):
             await feed.stop()
         self._feeds.clear()
@@ -114,10 +132,10 @@ class FeedEntry(NamedTuple):
 
 
 class TableFeed:
-    """The reader of one table: wakes on its stream's notifications (or every ``poll`` seconds), reads the
-    rows after its head once (none when the notification names a version it has), folds each once and hands
-    the states to its subscribers. It keeps the states since its slowest subscriber's cursor and is dropped
-    with its last subscriber."""
+    """The reader of one table: on its stream's notifications (and when quiet for ``poll`` seconds, the
+    feeds' one poller) it reads the rows after its head once (none when the notification names a version it
+    has), folds each once and hands the states to its subscribers. It keeps the states since its slowest
+    subscriber's cursor and is dropped with its last subscriber."""
 
     def __init__(self, feeds: TableFeeds, table_id: str, table: Table) -> None:
         self.feeds, self.table_id, self.stream = feeds, table_id, stream_of(table_id)
@@ -126,10 +144,11 @@ class TableFeed:
         self.history: list[FeedEntry] = []     # the states after the slowest subscriber's cursor, in order
         self.subscribers: set[Subscription] = set()
         self.failed: BaseException | None = None
-        self._changed = asyncio.Event()
-        self._reader: asyncio.Task | None = None
+        self.last_news = time.monotonic()      # when the feed last read or took states (the poll's clock)
+        self._started = False
+        self._reading: asyncio.Task | None = None
         self._wake = feeds.listener.follow(self.stream)
-        self._reading = False
+        self._wake.on_note = self._noted
 
     @property
     def head(self) -> int:
@@ -140,16 +159,22 @@ class TableFeed:
         return self.state.game.phase == "ended" or self.state.cancelled
 
     @property
-    def up_to_date(self) -> bool:
+    def missing(self) -> bool:
+        """A notification named a version past the head (or none): there is something to read."""
         wake = self._wake
-        missing = wake.is_set() and (wake.version is None or wake.version > self.head)
-        return self.failed is None and self._reader is not None and not self._reading and not missing
+        return wake.is_set() and (wake.version is None or wake.version > self.head)
+
+    @property
+    def up_to_date(self) -> bool:
+        return self.failed is None and self._started and self._reading is None and not self.missing
 
     def subscribe(self) -> Subscription:
         sub = Subscription(self, self.head, self.state)
         self.subscribers.add(sub)
-        if self._reader is None and not self.over:
-            self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        if not self._started:
+            self._started = True
+            self.read_soon()
+            self.feeds._poll_soon()
         return sub
 
     def _leave(self, sub: Subscription) -> None:
@@ -157,8 +182,8 @@ class TableFeed:
         if not self.subscribers:
             self.feeds._drop(self)
             self.feeds.listener.unfollow(self.stream, self._wake)
-            if self._reader is not None:
-                self._reader.cancel()
+            if self._reading is not None:
+                self._reading.cancel()
         else:
             self._trim()
 
@@ -172,46 +197,53 @@ class TableFeed:
         """The states after the head ((version, recorded_at, table), in order) into the history."""
         self.history.extend(FeedEntry(v, at, state, {}) for v, at, state in folded)
         self.state = folded[-1][2]
+        self.last_news = time.monotonic()
         self.feeds.keep(self.table_id, self.state)
         self.nudge()
 
     def nudge(self) -> None:
-        """Wake the subscribers waiting for more (each looks again, then waits on a fresh event)."""
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        """Wake the subscribers waiting for more (each looks again)."""
+        for sub in self.subscribers:
+            sub.wake()
 
-    async def _read_loop(self) -> None:
+    def _noted(self) -> None:
+        """A notification of this stream (the listener's callback): read if it names what is not here."""
+        if self.missing:
+            self.read_soon()
+
+    def read_soon(self) -> None:
+        """Read the rows after the head, in a task of its own unless one is reading (it reads again after, if
+        a notification came meanwhile). No task waits between reads: thousands of feeds are followed at once."""
+        if self._reading is None and self.failed is None and not self.over and self.subscribers:
+            self._reading = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
         feeds = self.feeds
         try:
-            read = True
-            while not self.over:
-                if read:
-                    self._reading = True
-                    try:
-                        rows = await read_stream(feeds.pool, self.stream, self.head + 1)
-                    finally:
-                        self._reading = False
-                    rows = [r for r in rows if r.version > self.head]   # this process's own append may have come
-                    if rows:
-                        self.take(fold_each(self.state, stored_rows(rows), feeds.seeds.deal_seed))
-                    if self.over:
-                        break
-                await self._wake.wait_for(feeds.poll)
-                notified, version = self._wake.take()
-                # Read on a timeout (the poll), and on a notification of a version not folded here yet.
-                read = not notified or version is None or version > self.head
+            while True:
+                self._wake.take()                # before reading: a notification during the read is not lost
+                rows = await read_stream(feeds.pool, self.stream, self.head + 1)
+                rows = [r for r in rows if r.version > self.head]   # this process's own append may have come
+                if rows:
+                    self.take(fold_each(self.state, stored_rows(rows), feeds.seeds.deal_seed))
+                self.last_news = time.monotonic()
+                if self.over or not self.missing:
+                    break
         except Exception as exc:                             # the database went away: its followers fail
             log.warning("live feed of %s: read failed: %s", self.table_id, exc)
             self.failed = exc
             feeds._drop(self)
             feeds.listener.unfollow(self.stream, self._wake)
             self.nudge()
+        finally:
+            self._reading = None
 
     async def stop(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
+        reading = self._reading
+        if reading is not None:
+            reading.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+                await reading
 
 
 class Cut(Exception):
@@ -219,16 +251,54 @@ class Cut(Exception):
 
 
 class Subscription:
-    """One follower's cursor on a feed: ``start`` is the table when it joined; ``next`` the states after it."""
+    """One follower's cursor on a feed: ``start`` is the table when it joined; ``take`` the states after it.
+
+    A follower takes what is there and, when nothing is, awaits ``changed()``: one future per wait, resolved
+    by the feed's next change (no coroutine, event or task per wait: thousands of streams wait at once, and
+    what each wait leaves alive is what the garbage collector's young scans walk)."""
 
     def __init__(self, feed: TableFeed, cursor: int, start: Table) -> None:
         self.feed, self.cursor, self.start = feed, cursor, start
         self.cut_by: str | None = None
+        self._waiter: asyncio.Future | None = None
 
     def cut(self, reason: str) -> None:
-        """End this subscription: its ``next`` (and a ``pause``) raises ``Cut(reason)``."""
+        """End this subscription: its ``take`` (and a ``pause``) raises ``Cut(reason)``."""
         self.cut_by = reason
-        self.feed.nudge()
+        self.wake()
+
+    def wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def changed(self) -> asyncio.Future:
+        """A future done at the feed's next change (new states, its failure, or this subscription cut)."""
+        waiter = self._waiter
+        if waiter is None or waiter.done():         # (one given up on: cancelled)
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+        return waiter
+
+    @property
+    def ended(self) -> bool:
+        """The table is over and all its states are taken."""
+        return self.feed.over and self.feed.head <= self.cursor
+
+    def take(self) -> list[FeedEntry]:
+        """The states after this cursor, possibly none (then await ``changed()``); ``Cut`` once cut, the feed's
+        error once it failed (after the states it had)."""
+        if self.cut_by is not None:
+            raise Cut(self.cut_by)
+        feed = self.feed
+        history = feed.history
+        if history and history[-1].version > self.cursor:
+            entries = [e for e in history if e.version > self.cursor]
+            self.cursor = entries[-1].version
+            feed._trim()
+            return entries
+        if feed.failed is not None:
+            raise feed.failed
+        return []
 
     async def pause(self, seconds: float) -> None:
         """Wait ``seconds`` (a spectator's broadcast delay), or until this subscription is cut: then ``Cut``."""
@@ -236,26 +306,10 @@ class Subscription:
         end = loop.time() + seconds
         while self.cut_by is None and (left := end - loop.time()) > 0:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.feed._changed.wait(), left)
+                async with asyncio.timeout(left):
+                    await self.changed()
         if self.cut_by is not None:
             raise Cut(self.cut_by)
-
-    async def next(self) -> list[FeedEntry]:
-        """The states after this cursor, waiting for some; empty once the table is over and all are taken."""
-        feed = self.feed
-        while True:
-            if self.cut_by is not None:
-                raise Cut(self.cut_by)
-            if feed.history and feed.history[-1].version > self.cursor:
-                entries = [e for e in feed.history if e.version > self.cursor]
-                self.cursor = entries[-1].version
-                feed._trim()
-                return entries
-            if feed.failed is not None:
-                raise feed.failed
-            if feed.over and feed.head <= self.cursor:
-                return []
-            await feed._changed.wait()
 
     def close(self) -> None:
         self.feed._leave(self)

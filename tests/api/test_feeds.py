@@ -18,6 +18,7 @@ from services.api import routes_tables
 from services.tables import feeds
 from services.api.app import create_app
 from services.db import schema_url
+from services.eventstore import listen
 from tests.api.conftest import new_user, open_table
 from tests.api.test_tables import Ids, follow, served, step, stream_version
 
@@ -129,3 +130,26 @@ async def test_a_spectator_behind_the_delay_gets_nothing_early_from_the_shared_f
             for t in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await t
+
+
+async def test_a_follower_whose_notifications_are_lost_gets_every_event_at_the_poll(database_url, db_schema, pool,
+                                                                                    monkeypatch):
+    # No notification reaches any feed of this process: the feeds' one poller reads each quiet feed.
+    monkeypatch.setattr(listen.Wake, "note", lambda self, version: None)
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000))
+    there = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000))
+    async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client, \
+            served(there) as base_there, httpx.AsyncClient(base_url=base_there, timeout=30) as other:
+        players = [await new_user(client, f"p{i}") for i in range(4)]
+        app.state.platform.feeds.poll = 0.2
+        tid = await open_table(client, players, hands_policy="never")
+        audience = [(f"p{i}", h) for i, (_, h) in enumerate(players)]
+        async with following(base, tid, audience) as (out, got):
+            rng, ids = random.Random(5), Ids()
+            for _ in range(4):
+                v = await step(other, tid, players, rng, ids)
+                for name, _ in audience:
+                    await until_version(out[name], got[name], v["version"])
+            last = await stream_version(pool, tid)
+            for name, _ in audience:
+                assert [m[0] for m in out[name]] == list(range(1, last + 1))     # every version, in order
