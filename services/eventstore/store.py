@@ -294,16 +294,32 @@ async def append_many(pool: asyncpg.Pool, appends: Sequence[tuple[str, int | Non
 
 
 # A notification needs no durability: an asynchronous commit keeps the notify lock for microseconds.
-_NOTIFY = f"SET LOCAL synchronous_commit TO off; NOTIFY {CHANNEL}"
+_ASYNC_COMMIT = "SET LOCAL synchronous_commit TO off"
 
 
-def _payload(streams: dict[str, int | None]) -> str:
-    """The streams a NOTIFY names, each with the version it reached (``stream@version``, see
-    ``notified_streams``), or "" (any stream) when one is unnamed, unsafe to quote or to split, or they would
-    not fit in a payload (under 8,000 bytes)."""
-    payload = ",".join(s if v is None else f"{s}@{v}" for s, v in sorted(streams.items()))
-    unsafe = any(not s or "," in s or "'" in s or "@" in s for s in streams)
-    return "" if unsafe or len(payload.encode()) > 7000 else payload
+PAYLOAD_BYTES = 7000      # a NOTIFY payload's bytes at most (PostgreSQL's limit is 8,000)
+
+
+def _payloads(streams: dict[str, int | None]) -> list[str]:
+    """The NOTIFY payloads naming ``streams``, each with the version it reached (``stream@version``, see
+    ``notified_streams``): as many as they need, none over ``PAYLOAD_BYTES``; or [""] (any stream) when one is
+    unnamed, unsafe to quote or to split. (One payload for any stream would have every follower of every
+    table read: what a burst of appends larger than one payload did, under load, when the NOTIFYs lag.)"""
+    items = [s if v is None else f"{s}@{v}" for s, v in sorted(streams.items())]
+    if any(not s or "," in s or "'" in s or "@" in s for s in streams) or \
+            any(len(item.encode()) > PAYLOAD_BYTES for item in items):
+        return [""]
+    out: list[str] = []
+    part: list[str] = []
+    size = 0
+    for item in items:
+        n = len(item.encode()) + 1
+        if part and size + n > PAYLOAD_BYTES:
+            out.append(",".join(part))
+            part, size = [], 0
+        part.append(item)
+        size += n
+    return [*out, ",".join(part)] if part else out or [""]
 
 
 def notified_streams(payload: str) -> dict[str, int | None] | None:
@@ -350,7 +366,8 @@ class _NotifySender:
         try:
             while self.pending:
                 streams, self.pending = self.pending, {}
-                await self.pool.execute(f"{_NOTIFY}, '{_payload(streams)}'")
+                notify = (f"NOTIFY {CHANNEL}, '{p}'" for p in _payloads(streams))    # one transaction
+                await self.pool.execute("; ".join([_ASYNC_COMMIT, *notify]))
                 await asyncio.sleep(self.interval)
         except Exception as exc:  # the pool is closing, or the server went away
             log.debug("event store: NOTIFY not sent (%r); subscribers will poll", exc)

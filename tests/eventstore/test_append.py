@@ -213,3 +213,29 @@ async def test_append_reporting_gives_the_head_hash_a_receipt_signs(pool):
     assert result.head_hash == await pool.fetchval("SELECT hash FROM events WHERE stream_id = 'h' AND version = 2")
     assert (await append_reporting(pool, "h", 2, [])).head_hash == result.head_hash
     assert await head_hash(pool, "h", 3) is None and await head_hash(pool, "nothing") is None
+
+
+async def test_appends_to_more_streams_than_one_notification_holds_are_each_named_with_their_version(pool, connect):
+    # Under load the NOTIFYs lag and one carries many streams (here: a round's tables created at once). A
+    # notification naming no stream wakes every follower of every table to read: each stream must be named.
+    from services.eventstore.store import CHANNEL, PAYLOAD_BYTES, append_many, notified_streams
+
+    names = {f"table-{k:04d}-{'x' * 32}": 1 for k in range(400)}      # ~20,000 bytes of names
+    heard: dict = {}
+    payloads: list[str] = []
+    everything = asyncio.Event()
+
+    def on_notify(_conn, _pid, _channel, payload: str) -> None:
+        payloads.append(payload)
+        named = notified_streams(payload)
+        heard.update(named if named is not None else {"(any stream)": None})
+        if names.keys() <= heard.keys() or "(any stream)" in heard:
+            everything.set()
+
+    listener = await connect()
+    await listener.add_listener(CHANNEL, on_notify)
+    await append_many(pool, [(name, 0, events(1)) for name in names])
+    await asyncio.wait_for(everything.wait(), 10)
+    assert "(any stream)" not in heard
+    assert {name: heard[name] for name in names} == names
+    assert len(payloads) >= 3 and all(len(p.encode()) <= PAYLOAD_BYTES for p in payloads)
