@@ -263,6 +263,47 @@ async def test_passing_over_other_streams_is_not_stored_at_every_step_but_at_the
     assert await tallies(pool) == {"a-1": (1, "1"), "a-2": (1, "5")}
 
 
+async def test_with_a_lull_a_projection_passing_over_a_busy_log_reads_once_a_lull_not_at_every_event(pool):
+    # Fair play reads a few kinds of the tables' events, so every card played at every table notifies it: with a
+    # lull (``min_interval``, the workers'), a read that only passed over others' events waits it out as one
+    # that applied some does; whoever waits for the runner (``wait_until``) cuts the lull short.
+    class Counted(ProjectionRunner):
+        reads = 0
+
+        async def _step(self, conn):
+            self.reads += 1
+            return await super()._step(conn)
+
+    seen: dict[str, list] = {"lulled": [], "control": []}
+
+    def kinds(name: str):
+        async def apply(conn, event) -> None:
+            seen[name].append(event.data["v"])
+        return projection(f"kinds_{name}", apply, stream_prefix="table-", event_types=("ended",))
+
+    lulled = Counted(pool, kinds("lulled"), poll_interval=3600, min_interval=3600)
+    control = Counted(pool, kinds("control"), poll_interval=3600)       # no lull: reads at every notification
+    tasks = [asyncio.create_task(r.run()) for r in (lulled, control)]
+    try:
+        await append(pool, "table-a", 0, events(1))                     # a card played: passed over by both
+        first = (await read_all(pool))[-1].position
+        await wait_for_position(lulled, first)
+        await wait_for_position(control, first)
+        reads = lulled.reads, control.reads
+        for v in range(2, 13):                                           # eleven more, one at a time
+            await append(pool, "table-a", v - 1, events(v))
+            await wait_for_position(control, (await read_all(pool))[-1].position)
+        assert control.reads - reads[1] >= 11                            # each notified and read at once
+        assert lulled.reads - reads[0] <= 4, lulled.reads - reads[0]     # then lulled (one read, give or take)
+        await append(pool, "table-a", 12, events(13, event_type="ended"))
+        ended = (await read_all(pool))[-1].position
+        await asyncio.wait_for(asyncio.gather(wait_for_position(lulled, ended), wait_for_position(control, ended)), 10)
+        assert seen == {"lulled": [13], "control": [13]}
+    finally:
+        for task in tasks:
+            await stop(task)
+
+
 async def test_a_batch_at_once_and_a_poison_in_it_still_found_with_the_good_prefix_kept(pool, read_model):
     batches = []
 
@@ -302,17 +343,17 @@ def test_a_projection_of_some_streams_is_woken_only_by_their_notifications():
     """A NOTIFY names the streams appended to (``stream@version``): a runner following one prefix sleeps
     through the others' (every card played at every table would wake a projection of championships), and
     wakes on its own and on a notification that names no stream."""
-    from services.eventstore.store import _payload, notified_streams
+    from services.eventstore.store import _payloads, notified_streams
     from services.eventstore.subscriptions import _Wakeup
 
-    payload = _payload({"table-a": 12, "table-b": None})
+    [payload] = _payloads({"table-a": 12, "table-b": None})
     assert notified_streams(payload) == {"table-a": 12, "table-b": None}
     champions = _Wakeup("championship-")
     champions(None, 0, "baloot_events", payload)
     assert not champions.event.is_set()
-    champions(None, 0, "baloot_events", _payload({"table-a": 13, "championship-c": 4}))
+    champions(None, 0, "baloot_events", _payloads({"table-a": 13, "championship-c": 4})[0])
     assert champions.event.is_set()
-    for anything in ("", _payload({"x@y": 1})):           # names no stream (or one it cannot name): wakes
+    for anything in ("", *_payloads({"x@y": 1})):           # names no stream (or one it cannot name): wakes
         woken = _Wakeup("championship-")
         woken(None, 0, "baloot_events", anything)
         assert woken.event.is_set()
