@@ -29,7 +29,6 @@ import argparse
 import asyncio
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -47,7 +46,7 @@ from services.tables import TableOpened  # noqa: E402
 from services.platform import Platform  # noqa: E402
 from services.db import create_scratch_schema, drop_schema, schema_url  # noqa: E402
 from services.workers.baselines import append_rate, in_memory_rate  # noqa: E402
-from services.workers.rehearsal import NO_ANALYSIS  # noqa: E402
+from services.workers.rehearsal import NO_ANALYSIS, stop_worker  # noqa: E402
 
 BALOOT = str(Path(sys.executable).with_name("baloot"))
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672/"
@@ -91,14 +90,7 @@ class ProcessWorkers:
             raise SystemExit(f"the worker exited:\n{self.log.read_text()[-3000:]}")
 
     def close(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-        except ProcessLookupError:
-            pass
+        stop_worker(self.proc, 15)
         if self.vhost:
             subprocess.run(["rabbitmqctl", "delete_vhost", self.vhost], capture_output=True)
         self.log.unlink(missing_ok=True)

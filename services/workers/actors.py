@@ -39,7 +39,12 @@ log = logging.getLogger("baloot.workers")
 
 # A periodic reconciler pass while bot turns wait in their queue: only tables quiet this long (seconds).
 BACKLOGGED = 300.0
-CHAIN = 16                     # runs of bot turns one worker plays in a row before handing on to the broker
+# Runs of bot turns (a run: to a person's turn or the deal's end) one worker plays in a row before handing the
+# table on to the broker: a whole game of bots, nearly always (a 152-point game is 9-37 deals). A game handed on
+# midway comes back behind every table queued meanwhile (a round's tables all queue at its start: its games
+# handed on all came back at the round's end) and half the time to another process, which reads the whole game
+# back and folds it: with 16, that was a round's tail, played at half the rate.
+CHAIN = 64
 _PLAYING: contextvars.ContextVar[str | None] = contextvars.ContextVar("baloot_playing", default=None)
 
 

@@ -132,15 +132,23 @@ class ProcessWorkers:
             raise RuntimeError(f"the worker exited:\n{self.log.read_text()[-3000:]}")
 
     async def close(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            await asyncio.to_thread(self.proc.wait, 30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-        except ProcessLookupError:
-            pass
+        await asyncio.to_thread(stop_worker, self.proc, 30)
         self.log.unlink(missing_ok=True)
+
+
+def stop_worker(proc: subprocess.Popen, timeout: float) -> None:
+    """Stop a ``baloot worker`` started in a session of its own: SIGTERM to its master only, which passes it on
+    to its worker processes (a worker process signalled twice, by a signal to the whole group and then by its
+    master, exits its main thread at once and hangs on its consumers' threads), then SIGKILL to the group
+    after ``timeout`` seconds."""
+    try:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    except ProcessLookupError:
+        pass
 
 
 class InProcessWorkers:

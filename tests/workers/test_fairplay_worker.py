@@ -58,15 +58,18 @@ async def test_the_workers_analyse_every_finished_deal_of_a_bot_championship(run
         assert sorted(rows) == [n for n, _, _ in spans]          # every deal ended, every one analysed
         assert {r["status"] for r in rows.values()} == {"done"}
         expected += len(spans)
-        # The first deal again, here: the worker's processes gave the same decisions.
-        n, _, deal = spans[0]
-        ids = {id(e) for e in deal}
-        mine = [(v, e) for v, _, e in events if id(e) in ids]
-        again = analyse_span("baloot", [e for _, e in mine], [v for v, _ in mine], {}, deal_seed(0, table_id, n),
-                             SAMPLES)
-        stored = msgspec.json.decode(rows[n]["decisions"], type=list[StoredDecision])
-        assert [s.decision for s in stored] == [s.decision for s in again] and stored
-        assert {s.by for s in stored} == {"bot"}
+        # The deals again, here, up to the first with decisions (a deal redealt at once, Kawesh, has none): the
+        # worker's processes gave the same decisions.
+        for n, _, deal in spans:
+            ids = {id(e) for e in deal}
+            mine = [(v, e) for v, _, e in events if id(e) in ids]
+            again = analyse_span("baloot", [e for _, e in mine], [v for v, _ in mine], {},
+                                 deal_seed(0, table_id, n), SAMPLES)
+            stored = msgspec.json.decode(rows[n]["decisions"], type=list[StoredDecision])
+            assert [s.decision for s in stored] == [s.decision for s in again]
+            if stored:
+                break
+        assert stored and {s.by for s in stored} == {"bot"}
     report = await championship_report(pool, cid)
     assert report.deals_analysed == expected and report.deals_pending == 0
     players = {u for members in teams.values() for u, _ in members}
