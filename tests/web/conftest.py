@@ -20,15 +20,14 @@ import httpx
 import pytest
 import uvicorn
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from services.api.app import create_app
 from services.db import schema_url
+from tests.web.people import SCREENSHOTS, wait
 from tests.workers.helpers import InProcess
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-SCREENSHOTS = Path(__file__).parent / "screenshots"
 HUGE = ("second", 100_000)
 CHEAP = argon2.PasswordHasher.from_parameters(argon2.profiles.CHEAPEST)     # accounts made by the tests
 
@@ -244,7 +243,7 @@ def in_four_looks(driver, url: str, name: str, ready, read=None) -> dict:
             for size, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
                 driver.set_window_size(*size)
                 driver.get(f"{url}{joiner}lang={lang}")
-                WebDriverWait(driver, 60, poll_frequency=0.05).until(ready)
+                wait(driver, ready)
                 assert driver.execute_script("return document.documentElement.dir") == (
                     "rtl" if lang == "ar" else "ltr")
                 wide = driver.execute_script(

@@ -4,14 +4,16 @@ HTTP (its own cookies), and play by clicking what the page offers."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import httpx
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 PASSWORD = "a long secret"
 WAIT = 60
+SCREENSHOTS = Path(__file__).parent / "screenshots"
 
 
 def steady(action, tries: int = 5):
@@ -26,9 +28,18 @@ def steady(action, tries: int = 5):
 
 
 def wait(driver, condition, timeout: float = WAIT):
-    """Until ``condition(driver)``, asked again when the page redrew what it was reading."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                         ignored_exceptions=[StaleElementReferenceException]).until(lambda d: condition(d))
+    """Until ``condition(driver)``, asked again when the page redrew what it was reading. When it never
+    comes, the failure says what the page showed (its address, its text) and keeps a screenshot of it."""
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                             ignored_exceptions=[StaleElementReferenceException]).until(lambda d: condition(d))
+    except TimeoutException:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        shot = SCREENSHOTS / "timed-out.png"
+        driver.save_screenshot(str(shot))
+        text = driver.execute_script("return document.body ? document.body.innerText : ''") or ""
+        raise AssertionError(f"the page did not get there in {timeout} s; it shows {driver.current_url} "
+                             f"(screenshot {shot}):\n{text[:1500]}") from None
 
 
 def shown(driver, css: str, *attributes: str) -> tuple:
@@ -86,12 +97,14 @@ def version_of(driver) -> int | None:
 
 
 def offered(driver) -> list[dict]:
-    """What the page lets this player do now: enabled hand cards, choice buttons, the throw and the rows."""
+    """What the page lets this player do now: enabled hand cards, the enabled choices of his turn (bids,
+    doubling calls, declarations: not the Sawa claim nor the Qayd call, which a recorded table offers all
+    along, his turn or not), the throw and the rows."""
     return driver.execute_script("""
         const out = [];
         for (const b of document.querySelectorAll('#my-hand .hand-card:not([disabled])'))
           out.push({kind: 'card', card: b.dataset.card});
-        for (const b of document.querySelectorAll('#choices .choice:not([disabled])'))
+        for (const b of document.querySelectorAll('#choices .choice[data-action]:not([disabled])'))
           out.push({kind: 'choice', action: b.dataset.action, value: b.dataset.value, suit: b.dataset.suit, id: b.id});
         const t = document.getElementById('throw');
         if (t && !t.disabled) out.push({kind: 'throw'});
@@ -137,4 +150,4 @@ def steady_cards(offers: list[dict], rng: random.Random) -> dict:
                  and o["value"] == wanted]
         if found:
             return found[0]
-    return next(o for o in offers if o["kind"] == "choice" and o["action"] == "double" and o["value"] == "pass")
+    return offers[0]                # his turn offers nothing else (a declaration to make, Kawesh): the first

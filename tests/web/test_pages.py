@@ -9,16 +9,10 @@ import random
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.stored_championship import knock_out, team_name
 from tests.web.conftest import in_four_looks, requested_urls, same_origin, screenshot
-
-WAIT = 60
-
-
-def wait(driver, condition, timeout: float = WAIT):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+from tests.web.people import wait
 
 
 def cards(driver, css: str) -> list[str]:
