@@ -12,7 +12,7 @@ import itertools
 import dramatiq
 import msgspec
 
-from domain.baloot.events import GameEnded, SeedRevealed
+from domain.baloot.events import DealVoided, GameEnded, SeedRevealed
 from domain.baloot.views import view
 from domain.table import game_of
 from services.platform import Platform
@@ -58,7 +58,10 @@ async def test_a_paced_table_stores_each_bot_action_alone_at_least_its_pace_apar
     opening, *played = appends(rows)
     assert all(r.metadata["role"] == "system" for r in opening)
     # Every append after the opening is one bot action (its command's events, and what followed by itself).
-    assert len(played) >= 8                                    # a deal is at least two rounds of bids
+    # A deal is at least two rounds of bids, unless a bot's first bid is Kawesh (its deal void at once: the
+    # deal depends on the tests' per-process secret, and some deals have one).
+    kawesh = any(isinstance(e, DealVoided) and e.reason == "kawesh" for e in events)
+    assert len(played) >= (1 if kawesh else 8)
     for batch in played:
         assert {r.metadata["role"] for r in batch} == {"bot"}
         assert len({r.metadata["command_id"] for r in batch}) == 1, [r.metadata for r in batch]
