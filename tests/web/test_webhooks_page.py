@@ -31,9 +31,10 @@ def add_hook(driver, url: str, note: str, only: tuple[str, ...] | None = None) -
 
 
 async def test_an_organiser_adds_reads_and_mends_webhooks_from_the_console(served, browser, pool, tmp_path,
-                                                                           monkeypatch):
+                                                                           monkeypatch, request):
     monkeypatch.setenv("BALOOT_WEBHOOK_ALLOW", "127.0.0.1/32")       # the operator allows the test's receivers
     good, bad = Receiver(tmp_path / "good"), Receiver(tmp_path / "bad")
+    request.addfinalizer(good.kill)                 # (it outlived the test run before)
     (tmp_path / "good").mkdir()
     (tmp_path / "bad").mkdir()
     sign_up(browser, served.base, "organiser", name="Organiser")
