@@ -306,20 +306,21 @@ def _payloads(streams: dict[str, int | None]) -> list[str]:
     unnamed, unsafe to quote or to split. (One payload for any stream would have every follower of every
     table read: what a burst of appends larger than one payload did, under load, when the NOTIFYs lag.)"""
     items = [s if v is None else f"{s}@{v}" for s, v in sorted(streams.items())]
-    if any(not s or "," in s or "'" in s or "@" in s for s in streams) or \
-            any(len(item.encode()) > PAYLOAD_BYTES for item in items):
+    sizes = [len(item.encode()) for item in items]
+    if any(not s or "," in s or "'" in s or "@" in s for s in streams) or any(n > PAYLOAD_BYTES for n in sizes):
         return [""]
     out: list[str] = []
     part: list[str] = []
     size = 0
-    for item in items:
-        n = len(item.encode()) + 1
+    for item, n in zip(items, sizes):
+        n += 1                                   # its comma
         if part and size + n > PAYLOAD_BYTES:
             out.append(",".join(part))
             part, size = [], 0
         part.append(item)
         size += n
-    return [*out, ",".join(part)] if part else out or [""]
+    out.append(",".join(part))                   # (no streams: one payload, "")
+    return out
 
 
 def notified_streams(payload: str) -> dict[str, int | None] | None:

@@ -18,7 +18,6 @@ gives the same read model as live updates.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -27,6 +26,7 @@ from typing import Any, Protocol
 
 import asyncpg
 
+from services.eventstore.listen import woken_within
 from services.eventstore.store import (
     CHANNEL, START, Checkpoint, RecordedEvent, has_pending, notified_streams, read_all, read_streams,
 )
@@ -110,10 +110,7 @@ class _Wakeup:
             await conn.remove_listener(CHANNEL, self)
 
     async def wait(self, timeout: float) -> None:
-        try:
-            await asyncio.wait_for(self.event.wait(), timeout)
-        except TimeoutError:
-            pass
+        await woken_within(self.event, timeout)
 
 
 async def _idle_wait(conn: asyncpg.Connection, wakeup: _Wakeup, after: Checkpoint,
@@ -235,8 +232,7 @@ class ProjectionRunner:
     async def _lull(self) -> None:
         """``min_interval`` seconds (cut short while someone waits for progress): events gather meanwhile."""
         if self.min_interval:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._hurry.wait(), self.min_interval)
+            await woken_within(self._hurry, self.min_interval)
 
     async def _notify(self) -> None:
         async with self._changed:
