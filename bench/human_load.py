@@ -12,11 +12,13 @@ the database, as behind a load balancer; the clients split the tables between th
 follow it go to one server, as a table-sticky balancer would do; LISTEN/NOTIFY crosses processes anyway).
 
 The load generator is ``--processes`` client processes (multiprocessing), each one asyncio loop (uvloop,
-its GC tuned as the server's) with aiohttp: one SSE connection per follower plus pooled keep-alive connections for commands. Not wrk + Lua:
-wrk cannot hold a Server-Sent Events stream open and react to what arrives on it, which is the whole point
-here. aiohttp rather than httpx because it costs a fraction of httpx's CPU per request (the clients share
-the two cores with the server). Each client reports its CPU use and its event loop's lag (a 100 ms ticker's
-overshoot), so a reader can see that the client was not the limit.
+its GC tuned as the server's): one SSE connection per follower plus pooled keep-alive connections for
+commands, on ``bench/lean_http.py`` (asyncio protocols whose answers httptools parses; the sign-ups before
+the run use aiohttp). Not wrk + Lua: wrk cannot hold a Server-Sent Events stream open and react to what
+arrives on it, which is the whole point here. Not aiohttp for the measured part: the clients share the two
+cores with the server, and aiohttp cost them 1.2-1.3 ms of CPU an action (as much as the server's own), the
+lean connections 0.5 ms (6 December 2026, 1,000 tables). Each client reports its CPU use and its event
+loop's lag (a 100 ms ticker's overshoot), so a reader can see that the client was not the limit.
 
 Scenario, per table: four human users sign up, one proposes the table, the three others accept; each
 player follows the table on ``GET /tables/{id}/live`` (its own seat's view after each event) and, when
@@ -58,6 +60,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,6 +71,7 @@ import psutil  # noqa: E402
 import uvloop  # noqa: E402
 
 from bench.api import choose, pct  # noqa: E402  (the same player and percentile as bench/api.py)
+from bench.lean_http import HttpError, Pool, open_stream  # noqa: E402
 
 LATENCY_TARGET = 0.050       # p99 of command latency, seconds
 LAG_LIMIT = 1.0              # p99 of stream lag above this: the stream falls behind
@@ -79,9 +83,35 @@ THINK = (1.0, 4.0)           # a human's thinking time, uniform, seconds
 # ---------------------------------------------------------------- small pure helpers
 
 
-def my_turn(view: dict | None, seat: int) -> bool:
-    deal = view and view.get("deal")
-    return bool(deal and deal.get("turn") == seat and deal.get("legal_actions") and view["status"] == "live")
+class DealSeen(msgspec.Struct):
+    turn: int | None = None
+    legal_actions: list[dict] = []
+
+
+class SeatView(msgspec.Struct):
+    """What a player's loop reads of a view (the rest of it is skipped, not decoded)."""
+
+    version: int
+    status: str
+    deal: DealSeen | None = None
+
+
+class Accepted(msgspec.Struct):
+    version: int
+    view: SeatView
+
+
+VIEW, ACCEPTED = msgspec.json.Decoder(SeatView), msgspec.json.Decoder(Accepted)
+
+
+def my_turn(view: SeatView | None, seat: int) -> bool:
+    deal = view and view.deal
+    return bool(deal and deal.turn == seat and deal.legal_actions and view.status == "live")
+
+
+def address(base: str) -> tuple[str, int]:
+    parts = urllib.parse.urlsplit(base)
+    return parts.hostname, parts.port
 
 
 class Window:
@@ -127,81 +157,76 @@ class ClientStats:
         self.errors[what] = self.errors.get(what, 0) + 1
 
 
-async def follow(session, table: TableRecord, headers: dict, follower: Follower, stop: list[bool],
-                 parse: bool, stats: ClientStats) -> None:
+async def follow(table: TableRecord, headers: dict, follower: Follower, stop: list[bool], parse: bool,
+                 stats: ClientStats) -> None:
     """Read the table's live stream until it ends or the run stops, noting each event's arrival."""
-    import aiohttp
-
-    url = f"{table.base}/tables/{table.table_id}/live"
+    host, port = address(table.base)
     after = 0
+
+    def on_event(name: bytes, ident: int | None, data: bytes) -> None:
+        nonlocal after
+        if name == b"view" and ident is not None:
+            follower.arrived[ident] = time.monotonic()
+            stats.stream_events += 1
+            after = ident
+            if parse:
+                follower.latest = VIEW.decode(data)
+                follower.changed.set()
+        elif name == b"end":
+            follower.ended = True
+            follower.changed.set()
+
     while not stop[0] and not follower.ended:
+        path = f"/tables/{table.table_id}/live" + (f"?after={after}" if after else "")
         try:
-            async with session.get(url, headers=headers, params={"after": after} if after else None,
-                                   timeout=aiohttp.ClientTimeout(total=None, sock_read=None)) as resp:
-                if resp.status != 200:
-                    stats.error(f"live {resp.status}")
-                    follower.failed += 1
-                    await asyncio.sleep(1.0)       # back off before reconnecting (load shape, not sync)
-                    continue
-                event, ident = None, None
-                async for raw in resp.content:
-                    line = raw.rstrip(b"\r\n")
-                    if line.startswith(b"id:"):
-                        ident = int(line[3:])
-                    elif line.startswith(b"event:"):
-                        event = line[6:].strip()
-                    elif line.startswith(b"data:"):
-                        if event == b"view" and ident is not None:
-                            follower.arrived[ident] = time.monotonic()
-                            stats.stream_events += 1
-                            after = ident
-                            if parse:
-                                follower.latest = msgspec.json.decode(line[5:])
-                                follower.changed.set()
-                        elif event == b"end":
-                            follower.ended = True
-                            follower.changed.set()
-                    if stop[0] or follower.ended:
-                        return
-        except (aiohttp.ClientError, asyncio.TimeoutError):
-            if stop[0]:
-                return
+            stream, status = await open_stream(host, port, path, headers, on_event)
+        except (OSError, HttpError):
+            stats.error("live disconnected")
+            follower.failed += 1
+            await asyncio.sleep(1.0)               # back off before reconnecting (load shape, not sync)
+            continue
+        try:
+            if status != 200:
+                stats.error(f"live {status}")
+                follower.failed += 1
+                await asyncio.sleep(1.0)
+                continue
+            await stream.closed                    # the events arrive meanwhile; it ends with the table
+        finally:
+            stream.close()
+        if not (stop[0] or follower.ended):
             stats.error("live disconnected")
             follower.failed += 1
 
 
-async def play(session, table: TableRecord, seat: int, follower: Follower, acting: list[bool], window: Window,
+async def play(pool: Pool, table: TableRecord, seat: int, follower: Follower, acting: list[bool], window: Window,
                rng: random.Random, stats: ClientStats) -> None:
     """A human at one seat: on his turn (from his own stream), think, then post a legal action."""
-    import aiohttp
-
     headers = table.players[seat]["headers"]
+    path = f"/tables/{table.table_id}/commands"
     acted = -1
     while acting[0] and not follower.ended:
         await follower.changed.wait()
         follower.changed.clear()
         view = follower.latest
-        if not my_turn(view, seat) or view["version"] <= acted:
+        if not my_turn(view, seat) or view.version <= acted:
             continue
         await asyncio.sleep(rng.uniform(*THINK))       # the player's thinking time (the load's shape)
         view = follower.latest
-        if not acting[0] or not my_turn(view, seat) or view["version"] <= acted:
+        if not acting[0] or not my_turn(view, seat) or view.version <= acted:
             continue
-        acted = view["version"]
-        action = choose(view["deal"]["legal_actions"], rng)
-        body = {"command_id": f"s{seat}v{acted}", "action": action, "expected_version": acted}
+        acted = view.version
+        action = choose(view.deal.legal_actions, rng)
+        body = msgspec.json.encode({"command_id": f"s{seat}v{acted}", "action": action, "expected_version": acted})
         sent = time.time()
         t = time.perf_counter()
         try:
-            async with session.post(f"{table.base}/tables/{table.table_id}/commands", json=body,
-                                    headers=headers) as resp:
-                payload = await resp.read()
-                dt = time.perf_counter() - t
-                status = resp.status
-        except aiohttp.ClientError as exc:
+            status, payload = await pool.call("POST", path, headers, body)
+        except (OSError, HttpError) as exc:
             stats.error(f"command {type(exc).__name__}")
             follower.changed.set()
             continue
+        dt = time.perf_counter() - t
         if sent in window:
             stats.latencies.append(dt)
             stats.actions += 1
@@ -209,17 +234,17 @@ async def play(session, table: TableRecord, seat: int, follower: Follower, actin
                 stats.slow.append(sent - window.start)
         if status != 200:
             stats.error(f"command {status}")
-            async with session.get(f"{table.base}/tables/{table.table_id}/view", headers=headers) as resp:
-                fresh = msgspec.json.decode(await resp.read())
-            if follower.latest is None or fresh["version"] >= follower.latest["version"]:
+            _, fresh = await pool.call("GET", f"/tables/{table.table_id}/view", headers)
+            fresh = VIEW.decode(fresh)
+            if follower.latest is None or fresh.version >= follower.latest.version:
                 follower.latest = fresh
             follower.changed.set()
             continue
-        answer = msgspec.json.decode(payload)
+        answer = ACCEPTED.decode(payload)
         if sent in window:
-            table.answered.append((seat, answer["version"], time.monotonic()))
-        if follower.latest is None or answer["view"]["version"] > follower.latest["version"]:
-            follower.latest = answer["view"]
+            table.answered.append((seat, answer.version, time.monotonic()))
+        if follower.latest is None or answer.view.version > follower.latest.version:
+            follower.latest = answer.view
         follower.changed.set()
 
 
@@ -265,39 +290,41 @@ async def client_tables(cfg: dict, conn) -> None:
 
     stats = ClientStats()
     connector = aiohttp.TCPConnector(limit=0, force_close=False)
-    async with aiohttp.ClientSession(connector=connector, read_bufsize=2 ** 20,
-                                     timeout=aiohttp.ClientTimeout(total=60)) as session:
-        tables = await setup_tables(session, cfg["bases"], cfg["first"], cfg["count"], stats)
-        conn.send(("ready", len(tables)))
-        _, start, warmup, seconds = conn.recv()
-        window = Window(start + warmup, start + warmup + seconds)
-        await asyncio.sleep(max(0.0, start - time.time()))
-        stop, acting, lags, tasks = [False], [True], [], []
-        tasks.append(asyncio.create_task(loop_lag(lags, stop, window)))
-        for k, t in enumerate(tables):
-            for seat, p in enumerate(t.players):
-                f = Follower()
-                t.followers.append(f)
-                rng = random.Random(cfg["seed"] * 1_000_003 + (cfg["first"] + k) * 4 + seat)
-                tasks.append(asyncio.create_task(follow(session, t, p["headers"], f, stop, True, stats)))
-                tasks.append(asyncio.create_task(play(session, t, seat, f, acting, window, rng, stats)))
-            if t.spectator is not None:
-                f = Follower()
-                t.followers.append(f)
-                tasks.append(asyncio.create_task(follow(session, t, t.spectator["headers"], f, stop, False, stats)))
-        await asyncio.sleep(max(0.0, window.start - time.time()))
-        cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-        await asyncio.sleep(max(0.0, window.end - time.time()))
-        cpu1, wall1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-        acting[0] = False                                 # players stop; commands in flight finish
-        for t in tables:
-            for f in t.followers:
-                f.changed.set()
-        await asyncio.sleep(DRAIN)                        # late events may still arrive (the drain window)
-        stop[0] = True
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
+        tables = await setup_tables(session, cfg["bases"], cfg["first"], cfg["count"], stats)   # not measured
+    conn.send(("ready", len(tables)))
+    _, start, warmup, seconds = conn.recv()
+    window = Window(start + warmup, start + warmup + seconds)
+    await asyncio.sleep(max(0.0, start - time.time()))
+    stop, acting, lags, tasks = [False], [True], [], []
+    pools = {base: Pool(*address(base)) for base in cfg["bases"]}
+    tasks.append(asyncio.create_task(loop_lag(lags, stop, window)))
+    for k, t in enumerate(tables):
+        for seat, p in enumerate(t.players):
+            f = Follower()
+            t.followers.append(f)
+            rng = random.Random(cfg["seed"] * 1_000_003 + (cfg["first"] + k) * 4 + seat)
+            tasks.append(asyncio.create_task(follow(t, p["headers"], f, stop, True, stats)))
+            tasks.append(asyncio.create_task(play(pools[t.base], t, seat, f, acting, window, rng, stats)))
+        if t.spectator is not None:
+            f = Follower()
+            t.followers.append(f)
+            tasks.append(asyncio.create_task(follow(t, t.spectator["headers"], f, stop, False, stats)))
+    await asyncio.sleep(max(0.0, window.start - time.time()))
+    cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    await asyncio.sleep(max(0.0, window.end - time.time()))
+    cpu1, wall1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    acting[0] = False                                 # players stop; commands in flight finish
+    for t in tables:
+        for f in t.followers:
+            f.changed.set()
+    await asyncio.sleep(DRAIN)                        # late events may still arrive (the drain window)
+    stop[0] = True
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for pool in pools.values():
+        pool.close()
 
     lag, expected, missing = [], 0, 0
     for t in tables:
@@ -320,35 +347,33 @@ async def client_tables(cfg: dict, conn) -> None:
 
 
 async def client_trivial(cfg: dict, conn) -> None:
-    import aiohttp
-
     latencies: list[float] = []
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as session:
-        conn.send(("ready", 0))
-        _, start, warmup, seconds = conn.recv()
-        window = Window(start + warmup, start + warmup + seconds)
-        await asyncio.sleep(max(0.0, start - time.time()))
-        stop, lags = [False], []
+    pools = {base: Pool(*address(base)) for base in cfg["bases"]}
+    conn.send(("ready", 0))
+    _, start, warmup, seconds = conn.recv()
+    window = Window(start + warmup, start + warmup + seconds)
+    await asyncio.sleep(max(0.0, start - time.time()))
+    stop, lags = [False], []
 
-        async def worker(i: int) -> None:
-            url = f"{cfg['bases'][i % len(cfg['bases'])]}/health"
-            while time.time() < window.end:
-                sent = time.time()
-                t = time.perf_counter()
-                async with session.get(url) as r:
-                    await r.read()
-                if sent in window:
-                    latencies.append(time.perf_counter() - t)
+    async def worker(i: int) -> None:
+        pool = pools[cfg["bases"][i % len(cfg["bases"])]]
+        while time.time() < window.end:
+            sent = time.time()
+            t = time.perf_counter()
+            await pool.call("GET", "/health", {})
+            if sent in window:
+                latencies.append(time.perf_counter() - t)
 
-        ticker = asyncio.create_task(loop_lag(lags, stop, window))
-        workers = [asyncio.create_task(worker(cfg["first"] + i)) for i in range(cfg["count"])]
-        await asyncio.sleep(max(0.0, window.start - time.time()))
-        cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-        await asyncio.gather(*workers)
-        cpu1, wall1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-        stop[0] = True
-        ticker.cancel()
+    ticker = asyncio.create_task(loop_lag(lags, stop, window))
+    workers = [asyncio.create_task(worker(cfg["first"] + i)) for i in range(cfg["count"])]
+    await asyncio.sleep(max(0.0, window.start - time.time()))
+    cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    await asyncio.gather(*workers)
+    cpu1, wall1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    stop[0] = True
+    ticker.cancel()
+    for pool in pools.values():
+        pool.close()
     conn.send(("done", {"latencies": latencies, "actions": len(latencies), "loop_lag": lags,
                         "cpu": (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime),
                         "wall": wall1 - wall0}))
@@ -713,7 +738,7 @@ def main() -> None:
     where = ("1 `baloot worker` process beside them (RabbitMQ)" if args.broker else
              "the workers inside each API process (no broker)")
     print(f"human-pace load: think {THINK[0]:g}-{THINK[1]:g} s, 4 players + 1 spectator per 10 tables on SSE; "
-          f"{args.processes} client processes (asyncio + aiohttp); {psutil.cpu_count()} cores shared by all "
+          f"{args.processes} client processes (asyncio, bench/lean_http.py); {psutil.cpu_count()} cores shared by all "
           f"(clients, servers, PostgreSQL): noisy", flush=True)
     best: dict[int, int | None] = {}
     for api_procs in args.api_procs:
