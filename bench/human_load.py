@@ -51,6 +51,7 @@ import asyncio
 import collections
 import contextlib
 import gc
+import json
 import multiprocessing as mp
 import os
 import random
@@ -403,11 +404,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(api_procs: int, server_url: str, broker_url: str | None, profile: str | None = None):
+def serving(api_procs: int, server_url: str, broker_url: str | None, record: Path | None = None,
+            kind: str = ".prof"):
     """A scratch schema, ``api_procs`` API processes on it and, with a broker, one ``baloot worker`` process
     (as deployed: the workers' reconciler, projections and checkpoints run beside the API, not in it, where
     they would take the GIL from its event loop); all stopped and dropped after. Yields the API processes
-    and their base URLs."""
+    and their base URLs. ``record`` and ``kind``: as ``start_servers``."""
     from bench.workers import ProcessWorkers
     from services.db import create_scratch_schema, drop_schema, schema_url
 
@@ -415,7 +417,7 @@ def serving(api_procs: int, server_url: str, broker_url: str | None, profile: st
     url = schema_url(server_url, schema)
     workers = ProcessWorkers(url, broker_url, 1, 2) if broker_url else None
     try:
-        procs, bases = start_servers(api_procs, url, workers.url if workers else None, profile)
+        procs, bases = start_servers(api_procs, url, workers.url if workers else None, record, kind)
         try:
             yield procs, bases
         finally:
@@ -426,11 +428,12 @@ def serving(api_procs: int, server_url: str, broker_url: str | None, profile: st
         asyncio.run(drop_schema(server_url, schema))
 
 
-def start_servers(n: int, database_url: str, broker_url: str | None, profile: str | None = None
-                  ) -> tuple[list[subprocess.Popen], list[str]]:
+def start_servers(n: int, database_url: str, broker_url: str | None, record: Path | None = None,
+                  kind: str = ".prof") -> tuple[list[subprocess.Popen], list[str]]:
     """``n`` ``baloot serve`` processes on ``database_url``, each on its own port, once each answers /health;
-    their work goes to ``broker_url`` (None: the in-process workers). With ``profile`` (a directory), each
-    runs under ``bench/profiled_serve.py``, its stats written to ``serve-<port>.prof`` there."""
+    their work goes to ``broker_url`` (None: the in-process workers). With ``record`` (a directory), each
+    runs under ``bench/profiled_serve.py``, which writes ``serve-<port><kind>`` there: its profile
+    (``.prof``) or its pauses (``.json``)."""
     import urllib.request
 
     env = {**os.environ, "DATABASE_URL": database_url, "BALOOT_SECRET": "human-load-bench",
@@ -441,8 +444,8 @@ def start_servers(n: int, database_url: str, broker_url: str | None, profile: st
     procs, bases = [], []
     for _ in range(n):
         port = free_port()
-        command = ["-m", "services.cli"] if profile is None else \
-            [str(ROOT / "bench" / "profiled_serve.py"), str(Path(profile) / f"serve-{port}.prof")]
+        command = ["-m", "services.cli"] if record is None else \
+            [str(ROOT / "bench" / "profiled_serve.py"), str(record / f"serve-{port}{kind}")]
         proc = subprocess.Popen([sys.executable, *command, "serve", "--port", str(port), "--log-level", "warning"],
                                 cwd=ROOT, env=env, stderr=open("/tmp/serve.err", "ab"))
         procs.append(proc)
@@ -630,20 +633,20 @@ def trivial_run(args, api_procs: int, server_url: str) -> dict:
 
 
 def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
-    profile = None
-    if args.profile:
-        profile = Path(args.profile) / f"{api_procs}-api-{tables}-tables"
-        profile.mkdir(parents=True, exist_ok=True)
+    record, kind = None, ".json" if args.pauses else ".prof"
+    if args.profile or args.pauses:
+        record = Path(args.profile or args.pauses) / f"{api_procs}-api-{tables}-tables"
+        record.mkdir(parents=True, exist_ok=True)
 
-    def edges(name: str) -> None:                      # the profilers on for the window only
+    def edges(name: str) -> None:                      # the profilers (or the pauses' record) on for the window only
         for p in procs:
             p.send_signal(signal.SIGUSR1 if name == "start" else signal.SIGUSR2)
 
-    with serving(api_procs, server_url, args.broker, str(profile) if profile else None) as (procs, bases):
+    with serving(api_procs, server_url, args.broker, record, kind) as (procs, bases):
         probe = Probe(server_url, [p.pid for p in procs])
         idle = idle_rates(probe)
         reports, server = drive("tables", bases, split(tables, args.processes), probe, args.warmup,
-                                args.seconds, args.seed, edges if profile else None)
+                                args.seconds, args.seed, edges if record else None)
     gross, server = server, net(server, idle)
     lat = [x for r in reports for x in r["latencies"]]
     lag = [x for r in reports for x in r["lag"]]
@@ -670,7 +673,8 @@ def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
         "behind": behind, "limit": limiter(client_cpu, gross), "others": others(gross, reports),
         "client_us": sum(r["cpu"] for r in reports) / max(1, actions) * 1e6,
         "slow": sorted(x for r in reports for x in r.get("slow", ())), "began": gross["began"],
-        "profile": profile_summary(profile, actions) if profile else None,
+        "profile": None if record is None else profile_summary(record, actions) if kind == ".prof" else
+        pauses_summary(record, gross["began"]),
     }
 
 
@@ -689,6 +693,36 @@ def profile_summary(directory: Path, actions: int) -> str:
             f"{1e3 * total / max(1, actions):.2f} ms per action (the profiler's own cost included); "
             f"top 10 by cumulative time:")
     return "\n".join([head, *cumulative_top(stats, total, max(1, actions))])
+
+
+def pauses_summary(directory: Path, began: float) -> str:
+    """The API processes' pauses in the window (``bench/profiled_serve.py``): the garbage collector's
+    collections and the event loop's late steps, and the seconds of the window with one of 50 ms or more."""
+    collections, late = [], []
+    for f in sorted(directory.glob("serve-*.json")):
+        record = json.loads(f.read_text())
+        collections += record["collections"]
+        late += record["late"]
+    if not (collections or late):
+        return "    (no pauses recorded)"
+    young = [c for c in collections if c[1] == 0]
+    older = [c for c in collections if c[1] > 0]
+    lines = [(f"    the API processes' pauses in the window: {len(young)} young collections of the garbage "
+              f"collector (max {max((c[2] for c in young), default=0):.1f} ms, the young generation up to "
+              f"{max((c[3] for c in young), default=0):,} objects), {len(older)} older (max "
+              f"{max((c[2] for c in older), default=0):.1f} ms); a 10 ms timer's step ran over 15 ms late "
+              f"{len(late)} times (max {max((x[1] for x in late), default=0):.1f} ms)")]
+    long = {}
+    for when, gen, ms, _ in collections:
+        if ms >= LATENCY_TARGET * 1e3:
+            long.setdefault(int(when - began), []).append(f"gc{gen} {ms:.0f} ms")
+    for when, ms in late:
+        if ms >= LATENCY_TARGET * 1e3:
+            long.setdefault(int(when - began), []).append(f"late {ms:.0f} ms")
+    if long:
+        lines.append("      pauses of 50 ms or more, by second of the window: " + ", ".join(
+            f"{s}s: {' + '.join(v)}" for s, v in sorted(long.items())))
+    return "\n".join(lines)
 
 
 def budget(r: dict, api_procs: int) -> str:
@@ -726,7 +760,12 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
     parser.add_argument("--profile", metavar="DIR", help="cProfile the API processes during each window "
                                                          "(stats in DIR) and print their top 10")
+    parser.add_argument("--pauses", metavar="DIR", help="record the API processes' pauses during each window "
+                                                        "(garbage collections, late loop turns; in DIR) and "
+                                                        "print them")
     args = parser.parse_args()
+    if args.profile and args.pauses:
+        parser.error("--profile or --pauses, not both (the profiler's cost would be counted as pauses)")
 
     from services.db import database_server
     from services.workers.broker import rabbitmq_reachable
