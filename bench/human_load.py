@@ -698,13 +698,16 @@ def profile_summary(directory: Path, actions: int) -> str:
 def pauses_summary(directory: Path, began: float) -> str:
     """The API processes' pauses in the window (``bench/profiled_serve.py``): the garbage collector's
     collections and the event loop's late steps, and the seconds of the window with one of 50 ms or more."""
+    files = sorted(directory.glob("serve-*.json"))
+    if not files:
+        return "    (no record of the pauses written)"
     collections, late = [], []
-    for f in sorted(directory.glob("serve-*.json")):
+    for f in files:
         record = json.loads(f.read_text())
         collections += record["collections"]
         late += record["late"]
     if not (collections or late):
-        return "    (no pauses recorded)"
+        return "    the API processes' pauses in the window: none (no garbage collection, no step 15 ms late)"
     young = [c for c in collections if c[1] == 0]
     older = [c for c in collections if c[1] > 0]
     lines = [(f"    the API processes' pauses in the window: {len(young)} young collections of the garbage "
