@@ -133,7 +133,7 @@ class Follower:
 
     def __init__(self) -> None:
         self.arrived: dict[int, float] = {}
-        self.latest: dict | None = None
+        self.latest: SeatView | None = None
         self.changed = asyncio.Event()
         self.ended = False
         self.failed = 0
@@ -235,10 +235,13 @@ async def play(pool: Pool, table: TableRecord, seat: int, follower: Follower, ac
                 stats.slow.append(sent - window.start)
         if status != 200:
             stats.error(f"command {status}")
-            _, fresh = await pool.call("GET", f"/tables/{table.table_id}/view", headers)
-            fresh = VIEW.decode(fresh)
-            if follower.latest is None or fresh.version >= follower.latest.version:
-                follower.latest = fresh
+            try:
+                fresh = VIEW.decode((await pool.call("GET", f"/tables/{table.table_id}/view", headers))[1])
+            except (OSError, HttpError, msgspec.DecodeError) as exc:      # (an answer that is no view)
+                stats.error(f"view {type(exc).__name__}")
+            else:
+                if follower.latest is None or fresh.version >= follower.latest.version:
+                    follower.latest = fresh
             follower.changed.set()
             continue
         answer = ACCEPTED.decode(payload)
