@@ -4,7 +4,7 @@ own parser) reads, for ``bench/human_load.py``.
 Why not aiohttp for the measured part: the clients share the machine's two cores with the server they
 measure, and aiohttp cost them ~1.2 ms of CPU per action at human pace (a request's setup, a stream read line
 by line through its ``StreamReader``), as much as the server's own cost. Here a command is one write and one
-parse of its answer on a connection kept by its player, and a live stream is parsed as it arrives, its
+parse of its answer on a pooled keep-alive connection, and a live stream is parsed as it arrives, its
 chunks and events cut at their ends and handed on whole (``on_event``).
 """
 
