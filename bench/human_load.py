@@ -636,7 +636,7 @@ def trivial_run(args, api_procs: int, server_url: str) -> dict:
 
 
 def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
-    record, kind = None, ".json" if args.pauses else ".prof"
+    record, kind = None, (".json" if args.pauses else ".prof")
     if args.profile or args.pauses:
         record = Path(args.profile or args.pauses) / f"{api_procs}-api-{tables}-tables"
         record.mkdir(parents=True, exist_ok=True)
