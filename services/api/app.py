@@ -14,7 +14,9 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
 from services.api.deps import DEPENDENCIES, Pool, caller_first, resolve_in_turn
-from services.api.guards import GuardedRequest, RejectNul, security_headers
+from services.api.guards import MAX_BODY, GuardedRequest, RejectNul, security_headers
+from services.api.lanes import HotRoutes
+from services.api.live import RAW_SEND
 from services.api.limits import UNLIMITED_PATHS, Limits, Throttle
 from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
                                    document_problems)
@@ -40,9 +42,6 @@ from services.web import web_routers
 
 log = logging.getLogger("baloot.api")
 
-MAX_BODY = 64 * 1024
-
-
 HEALTH_TIMEOUT = 2.0
 
 
@@ -57,6 +56,16 @@ async def health(request: Request, pool: Pool) -> Response:
         return database_unavailable(request.url.path, f"the database did not answer within {HEALTH_TIMEOUT:g} s "
                                                       f"({type(exc).__name__})")
     return Response({"status": "ok", "database": "ok"})
+
+
+class App(Litestar):
+    """The app: Litestar's, keeping the server's own ``send`` on each HTTP request's scope for the live streams'
+    frames (``services/api/live.py``)."""
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            scope[RAW_SEND] = send
+        await super().__call__(scope, receive, send)
 
 
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,
@@ -102,7 +111,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         dependencies=DEPENDENCIES,
         guards=[caller_first],
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[RejectNul, Throttle, SessionCsrf],
+        middleware=[RejectNul, Throttle, SessionCsrf, HotRoutes],
         before_send=[security_headers],
         request_class=GuardedRequest,
         request_max_body_size=MAX_BODY,
@@ -112,7 +121,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )
     resolve_in_turn()
-    app = Litestar.from_config(config)
+    app = App.from_config(config)
     app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit)
     app.state.streams = StreamSlots(max_streams_per_user)
     document_problems(app, UNLIMITED_PATHS)

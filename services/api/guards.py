@@ -15,6 +15,7 @@ from litestar import Request
 from services.api.problems import Problem
 
 MAX_DEPTH = 32
+MAX_BODY = 64 * 1024                # bytes of a request body (the app's limit: 413 beyond)
 _NUL_ESCAPE = re.compile(rb"\\u0000")
 _SCAN = re.compile(rb'[\[\]{}"]')
 _STRING_END = re.compile(rb'(?:[^"\\]|\\.)*"', re.S)

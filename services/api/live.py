@@ -28,6 +28,7 @@ def frame(event: str, data: str | bytes, event_id: int | str | None = None) -> b
 
 
 Write = Callable[[bytes], Awaitable[bool]]
+RAW_SEND = "baloot.send"        # the scope's key of the server's ``send``, unwrapped (services/api/app.py)
 
 
 class LiveStream:
@@ -49,10 +50,12 @@ class LiveStream:
             gone = True
             self.on_disconnect()
 
+        raw = scope.get(RAW_SEND, send)
+
         async def write(chunk: bytes) -> bool:
             if gone:
                 return False
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await raw({"type": "http.response.body", "body": chunk, "more_body": True})
             return True
 
         watcher = asyncio.get_running_loop().create_task(watch())
@@ -60,7 +63,7 @@ class LiveStream:
             await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
             await self.body(write)
             if not gone:
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                await raw({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             watcher.cancel()
             if self.background is not None:

@@ -161,6 +161,12 @@ async def view_table(table_id: FromPath[str], user: Caller, tables: Tables, visi
 async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand], user: Caller,
               tables: Tables, feeds: Feeds, visibility: Seen,
               seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)) -> schemas.CommandAccepted:
+    return await act_at_table(tables, feeds, visibility, table_id, data, user, seat)
+
+
+async def act_at_table(tables, feeds, visibility, table_id: str, data: schemas.PlayerCommand, user, seat: int | None
+                       ) -> schemas.CommandAccepted:
+    """A player's command at a table (the route ``act``'s, also taken by its lane, ``services/api/lanes.py``)."""
     # A table followed here is this process's fold of it, kept by its feed (no read; if it is behind, the
     # append at its version fails and the table is read); a table not yet open is read, to refuse on the log.
     table = feeds.current(table_id)
