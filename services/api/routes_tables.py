@@ -35,7 +35,7 @@ from services.api.auth import tokens_stream
 from services.api.deps import Auth, Caller, Feeds, Pool, Seen, ServerSigner, Streams, Tables
 from services.api.live import LiveStream, frame
 from services.api.problems import Problem, field_in
-from services.api.wire import table_view, to_command
+from services.api.wire import table_view, to_command, view_json
 from services.eventstore import read_stream, verify_stream
 from services.tables import Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of
 from services.tables.feeds import Cut
@@ -338,9 +338,10 @@ def _frames_after(entries: list, state: Table, after: int, seat: int | None) -> 
     return True, entries[-1].state, b"".join(e.view(seat, _view_frame) for e in entries if e.version > after)
 
 
-def _view_frame(state: Table, seat: int | None) -> bytes:
-    """The view event of ``state`` as ``seat`` sees it (None: a spectator), framed once for all who see it."""
-    return frame("view", msgspec.json.encode(table_view(state, seat)), state.version)
+def _view_frame(state: Table, seat: int | None, memo: dict | None = None) -> bytes:
+    """The view event of ``state`` as ``seat`` sees it (None: a spectator), framed once for all who see it
+    (``memo``: the state's feed entry's, where its views share the table's frame)."""
+    return frame("view", view_json(state, seat, memo), state.version)
 
 
 def _broadcast_wait(recorded_at: dt.datetime, delay: float) -> float:

@@ -90,33 +90,69 @@ def call_view(c: Call) -> schemas.CallView:
     return schemas.CallView(c.call, c.seat, c.reason, c.part_no, c.index, c.status, c.ruling, c.ruling_reason)
 
 
-def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
-    """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says): the view is
-    the game's own (``Game.view``); here only its legal actions take their wire form and the table's frame
-    is put around it, by the kind of view it is."""
+def _frame(table: Table) -> dict:
+    """The table around a game's view, as every view of this state shows it (all but the viewer's seat)."""
     opened = table.opened
-    policy = opened.hands_policy if opened is not None else "never"
-    game = game_of(table)
-    view = game.view(table.game, seat, hands=policy)
     status = ("cancelled" if table.cancelled else "invited" if opened is None
               else "finished" if table.game.phase == "ended" else "live")
     work = pending_work(table)
     clock = work is not None and work.kind == "clock"
-    frame = dict(table_id=table.table_id, status=status, seats=list(table.seats), waiting=list(table.waiting),
-                 seat=seat, version=table.version, terms=table_terms(opened or table.proposed),
-                 clock_seat=work.seat if clock else None, turn_deadline=work.due if clock else None,
-                 calls=[call_view(c) for c in table.calls])
+    return dict(table_id=table.table_id, status=status, seats=list(table.seats), waiting=list(table.waiting),
+                version=table.version, terms=table_terms(opened or table.proposed),
+                clock_seat=work.seat if clock else None, turn_deadline=work.due if clock else None,
+                calls=[call_view(c) for c in table.calls])
+
+
+def _game_view(table: Table, seat: int | None):
+    """The game's own view for ``seat`` (``Game.view``), its legal actions in wire form (the view already lists
+    the seat's legal actions as engine commands: only their wire form is made here)."""
+    opened = table.opened
+    view = game_of(table).view(table.game, seat, hands=opened.hands_policy if opened is not None else "never")
     match view:
         case GameView():
-            deal = None
-            if view.deal is not None:
-                # The view already lists the seat's legal actions (engine commands): only their wire form is
-                # made here.
-                actions = [] if table.game.phase != "playing" else [
-                    to_wire(c) for c in view.deal.legal_actions if not isinstance(c, RecordResult)]
-                deal = schemas.DealOnWire(**{**msgspec.structs.asdict(view.deal), "legal_actions": actions})
-            return schemas.TableView(**frame, **{**msgspec.structs.asdict(view), "deal": deal})
+            if view.deal is None:
+                return view
+            actions = [] if table.game.phase != "playing" else [
+                to_wire(c) for c in view.deal.legal_actions if not isinstance(c, RecordResult)]
+            return msgspec.structs.replace(view, deal=msgspec.structs.replace(view.deal, legal_actions=actions))
         case BalutView():
-            return schemas.BalutTableView(**frame, **{**msgspec.structs.asdict(view),
-                                                      "legal_actions": [to_wire(c) for c in view.legal_actions]})
+            return msgspec.structs.replace(view, legal_actions=[to_wire(c) for c in view.legal_actions])
     raise TypeError(f"no wire form for a {type(view).__name__}")
+
+
+_WIRE = {GameView: (schemas.TableView, schemas.DealOnWire), BalutView: (schemas.BalutTableView, None)}
+
+
+def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
+    """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says): the view is
+    the game's own (``Game.view``); here only its legal actions take their wire form and the table's frame
+    is put around it, by the kind of view it is."""
+    view = _game_view(table, seat)
+    wire, deal_wire = _WIRE[type(view)]
+    fields = msgspec.structs.asdict(view)
+    if deal_wire is not None and view.deal is not None:
+        fields["deal"] = deal_wire(**msgspec.structs.asdict(view.deal))
+    return wire(**_frame(table), seat=seat, **fields)
+
+
+_JSON = msgspec.json.Encoder()
+_FRAME = "frame"            # a memo's key of the frame's JSON (the views' keys are seats)
+_BEFORE_SEAT = ("table_id", "status", "seats", "waiting")     # the frame's fields before ``seat`` in a wire view
+
+
+def view_json(table: Table, seat: int | None, memo: dict | None = None) -> bytes:
+    """``table_view(table, seat)`` as JSON, byte for byte what encoding it gives, made without building it: the
+    wire view's tag, the game's view (its fields come first in the wire view, in their order), then the
+    frame's fields around the seat. ``memo`` (one table state's) keeps the frame's JSON for the other views
+    of the same state."""
+    frame = memo.get(_FRAME) if memo is not None else None
+    if frame is None:
+        fields = _frame(table)
+        before = {name: fields.pop(name) for name in _BEFORE_SEAT}
+        frame = _JSON.encode(before)[1:-1], _JSON.encode(fields)[1:-1]
+        if memo is not None:
+            memo[_FRAME] = frame
+    view = _game_view(table, seat)
+    tag = _WIRE[type(view)][0].__struct_config__.tag
+    return b'{"game":"%s",%s,%s,"seat":%s,%s}' % (
+        tag.encode(), _JSON.encode(view)[1:-1], frame[0], b"null" if seat is None else b"%d" % seat, frame[1])

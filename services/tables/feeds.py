@@ -117,7 +117,9 @@ class TableFeeds:
 class FeedEntry(NamedTuple):
     """One stored row of a followed table, folded: its version, when it was stored, the table after it, and
     its views as sent so far (by seat; None: a spectator's), each made once for all who see it: ``make(state,
-    seat)`` gives what a stream sends (``services/api/routes_tables.py``: the Server-Sent Event, framed)."""
+    seat, memo)`` gives what a stream sends (``services/api/routes_tables.py``: the Server-Sent Event, framed),
+    ``memo`` being this dict, where the maker may also keep what the views of one state share (under keys
+    that are not seats)."""
 
     version: int
     recorded_at: object
@@ -127,7 +129,7 @@ class FeedEntry(NamedTuple):
     def view(self, seat: int | None, make):
         made = self.views.get(seat)
         if made is None:
-            made = self.views[seat] = make(self.state, seat)
+            made = self.views[seat] = make(self.state, seat, self.views)
         return made
 
 
