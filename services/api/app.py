@@ -90,7 +90,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         pool = await connect(server_url, min_size=1, max_size=pool_size)
         listener = Listener()
         await listener.start(server_url)
-        app.state.auth = Authenticator(pool)
+        app.state.auth = Authenticator(pool, listener=listener)
         app.state.signer = default_signer()  # signs receipts and checkpoints; the key file is outside the database
         # `work` queues the workers' part of what follows an append (services/flow.py), when they are attached.
         app.state.platform = await Platform.on(pool, signer=app.state.signer, work=work, listener=listener,

@@ -84,9 +84,12 @@ async def create_user(pool: asyncpg.Pool, name: str, kind: str = "human") -> tup
     return user, token
 
 
+TOKENS_PREFIX = "tokens-"
+
+
 def tokens_stream(user_id: str) -> str:
     """The name a revocation of ``user_id``'s tokens is announced under (the NOTIFY the appends use)."""
-    return f"tokens-{user_id}"
+    return TOKENS_PREFIX + user_id
 
 
 def _bad_token(detail: str) -> Problem:
@@ -97,23 +100,46 @@ class Authenticator:
     """Resolves ``Authorization: Bearer <token>``, or else a session cookie, to a :class:`Session`, once per
     request.
 
-    Found tokens are kept in an LRU of ``cache_size`` entries, each trusted for ``recheck_seconds``
-    (default 30) before the database is asked again. So a revoked token stops working at once in the
-    process that revoked it (its entries are dropped), and within ``recheck_seconds`` in every other
-    process; an expired token stops at its expiry everywhere (checked against the cached expiry).
+    Found tokens are kept in an LRU of ``cache_size`` entries, each trusted for ``recheck_seconds`` before
+    the database is asked again. A revoked token stops working at once in the process that revoked it (its
+    entries are dropped) and, given the process's ``listener``, at once in every other one too (a revocation
+    is announced on the notification channel, ``tokens_stream``: the entries of that user are dropped), the
+    recheck (``LISTENING_RECHECK``, 5 min) then being only the backstop; after a notification naming nothing
+    (the LISTEN connection was lost meanwhile) every entry is asked again within ``RECHECK``. Without a
+    listener the recheck is ``RECHECK`` (30 s), and a revocation elsewhere takes that long. An expired token
+    stops at its expiry everywhere (checked against the cached expiry).
     The session (or the refusal) is stored on the request's ASGI scope, so the rate limiter and the
     handler share one resolution.
     """
 
-    def __init__(self, pool: asyncpg.Pool, *, cache_size: int = 10_000, recheck_seconds: float = 30.0,
-                 clock: Callable[[], float] = time.monotonic):
+    RECHECK = 30.0
+    LISTENING_RECHECK = 300.0
+
+    def __init__(self, pool: asyncpg.Pool, *, cache_size: int = 10_000, recheck_seconds: float | None = None,
+                 clock: Callable[[], float] = time.monotonic, listener=None):
         self.pool = pool
         self.cache_size = cache_size
-        self.recheck_seconds = recheck_seconds
+        self.recheck_seconds = recheck_seconds if recheck_seconds is not None else \
+            self.LISTENING_RECHECK if listener is not None else self.RECHECK
         self.clock = clock
         self._cache: OrderedDict[bytes, Session] = OrderedDict()      # digest -> session
         # digest -> when the database last said it holds (apart: a float per recheck, no new tracked object)
         self._checked: dict[bytes, float] = {}
+        if listener is not None:
+            listener.watch_prefix(TOKENS_PREFIX, self._tokens_changed)
+
+    def _tokens_changed(self, name: str | None) -> None:
+        """A user's tokens were revoked somewhere (``name``: his ``tokens_stream``): his entries are dropped;
+        None (notifications may have been missed): every entry is asked again within ``RECHECK``."""
+        if name is None:
+            due = self.clock() - self.recheck_seconds + self.RECHECK
+            for digest, at in self._checked.items():
+                if at > due:
+                    self._checked[digest] = due
+            return
+        user_id = name[len(TOKENS_PREFIX):]
+        for digest in [d for d, s in self._cache.items() if s.user.user_id == user_id]:
+            self._forget(digest)
 
     async def user(self, request: Request) -> User:
         return (await self.session(request.scope)).user

@@ -76,6 +76,7 @@ class Listener:
     def __init__(self) -> None:
         self._follows: dict[str, Wake] = {}
         self._watchers: dict[str, set] = {}
+        self._prefixes: dict[str, set] = {}         # prefix -> callbacks given the name notified
         self._conn: asyncpg.Connection | None = None
         self._url: str | None = None
         self._reconnecting: asyncio.Task | None = None
@@ -137,6 +138,9 @@ class Listener:
             for watchers in list(self._watchers.values()):
                 for callback in list(watchers):
                     callback()
+            for callbacks in list(self._prefixes.values()):
+                for callback in list(callbacks):
+                    callback(None)
             return
         for stream, version in named.items():
             wake = self._follows.get(stream)
@@ -144,6 +148,10 @@ class Listener:
                 wake.note(version)
             for callback in list(self._watchers.get(stream, ())):
                 callback()
+            for prefix, callbacks in self._prefixes.items():
+                if stream.startswith(prefix):
+                    for callback in list(callbacks):
+                        callback(stream)
 
     def follow(self, stream: str) -> Wake:
         """The waiter of ``stream`` (one per stream): every notification of it sets it, with the version it
@@ -169,3 +177,16 @@ class Listener:
             watchers.discard(callback)
             if not watchers:
                 del self._watchers[name]
+
+    def watch_prefix(self, prefix: str, callback) -> None:
+        """Call ``callback(name)`` at every notification of a name starting with ``prefix``, and
+        ``callback(None)`` at one naming nothing (any name: also after the connection was lost, when some
+        may have been missed), until ``unwatch_prefix``."""
+        self._prefixes.setdefault(prefix, set()).add(callback)
+
+    def unwatch_prefix(self, prefix: str, callback) -> None:
+        callbacks = self._prefixes.get(prefix)
+        if callbacks is not None:
+            callbacks.discard(callback)
+            if not callbacks:
+                del self._prefixes[prefix]

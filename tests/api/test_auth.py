@@ -3,6 +3,7 @@ can be revoked, a bounded user cache. Real app, real PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import shutil
 from pathlib import Path
@@ -12,8 +13,10 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from services.api.app import create_app
-from services.api.auth import Authenticator, create_user
+from services.api.auth import Authenticator, create_user, tokens_stream
 from services.db import drop_schema, schema_url
+from services.eventstore import CHANNEL
+from services.eventstore.listen import Listener
 from services.eventstore.migrations import MIGRATIONS_DIR, migrate
 from tests.api.conftest import new_user
 from tests.api.test_tables import assert_problem
@@ -215,6 +218,46 @@ async def test_revocation_reaches_another_process_within_the_recheck_time(pool):
     with pytest.raises(Exception) as refused:
         await there.resolve(header)                           # ... then asked again
     assert refused.value.detail == "token revoked"
+
+
+async def test_with_the_processes_listener_a_revocation_reaches_another_process_at_once(pool, database_url, db_schema):
+    user, token = await create_user(pool, "two listening processes")
+    listener = Listener()
+    await listener.start(schema_url(database_url, db_schema))
+    try:
+        now = [1000.0]
+        there = Authenticator(pool, clock=lambda: now[0], listener=listener)     # another API process
+        assert there.recheck_seconds == Authenticator.LISTENING_RECHECK
+        header = f"Bearer {token}"
+        session = await there.resolve(header)
+        heard = asyncio.Event()
+        listener.watch(tokens_stream(user.user_id), heard.set)
+        await Authenticator(pool).revoke(session)                  # revoked by this process
+        await asyncio.wait_for(heard.wait(), 30)                   # (the notification has reached ``there``)
+        with pytest.raises(Exception) as refused:
+            await there.resolve(header)                            # at once, its clock never moved
+        assert refused.value.detail == "token revoked"
+
+        # Revoked behind the processes' backs (no notification), then a notification naming nothing (one
+        # the listener sends itself after losing its connection): every cached token is asked again within
+        # RECHECK, not LISTENING_RECHECK.
+        other, token2 = await create_user(pool, "another")
+        await there.resolve(f"Bearer {token2}")
+        await pool.execute("UPDATE tokens SET revoked_at = now() WHERE user_id = $1", other.user_id)
+        now[0] += 100
+        assert (await there.resolve(f"Bearer {token2}")).user == other   # trusted from its cache
+        heard.clear()
+        listener.watch("anything", heard.set)
+        await pool.execute(f"NOTIFY {CHANNEL}")
+        await asyncio.wait_for(heard.wait(), 30)
+        now[0] += Authenticator.RECHECK - 1
+        assert (await there.resolve(f"Bearer {token2}")).user == other
+        now[0] += 1.5
+        with pytest.raises(Exception) as refused:
+            await there.resolve(f"Bearer {token2}")
+        assert refused.value.detail == "token revoked"
+    finally:
+        await listener.stop()
 
 
 async def test_users_made_by_code_keep_working(api, pool):

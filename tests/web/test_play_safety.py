@@ -229,7 +229,7 @@ async def test_wrong_password_forged_request_and_expired_session_are_refused_in_
 
     # Her session expires: her table's page sends her to sign in, then back to the table.
     table_id = my_table(browser, served.base, {"seats": [served_me(browser, served), "bot", "bot", "bot"]})
-    # (The server rechecks a session it knows every 30 s; its restart stands for the time that passes.)
+    # (The server rechecks a session it knows every 5 min; its restart stands for the time that passes.)
     await pool.execute("UPDATE tokens SET expires_at = now() - interval '1 second' WHERE via = 'session'")
     served.stop()
     served.start()
