@@ -34,7 +34,7 @@ _ANSWER = msgspec.json.Encoder()
 class HotRoutes:
     """ASGI middleware: the lane of ``POST /tables/{id}/commands`` (see the module docstring)."""
 
-    taken = 0           # requests the lane answered in this process (tests and benchmarks read it)
+    taken = 0           # requests the lane answered in this process (the tests read it)
 
     def __init__(self, app):
         self.app = app

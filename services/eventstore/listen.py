@@ -169,24 +169,28 @@ class Listener:
     def watch(self, name: str, callback) -> None:
         """Call ``callback()`` at every notification naming ``name`` (and at one naming nothing), until
         ``unwatch``: several may watch one name (a user's live streams watch his tokens). No task waits."""
-        self._watchers.setdefault(name, set()).add(callback)
+        _add(self._watchers, name, callback)
 
     def unwatch(self, name: str, callback) -> None:
-        watchers = self._watchers.get(name)
-        if watchers is not None:
-            watchers.discard(callback)
-            if not watchers:
-                del self._watchers[name]
+        _discard(self._watchers, name, callback)
 
     def watch_prefix(self, prefix: str, callback) -> None:
         """Call ``callback(name)`` at every notification of a name starting with ``prefix``, and
         ``callback(None)`` at one naming nothing (any name: also after the connection was lost, when some
         may have been missed), until ``unwatch_prefix``."""
-        self._prefixes.setdefault(prefix, set()).add(callback)
+        _add(self._prefixes, prefix, callback)
 
     def unwatch_prefix(self, prefix: str, callback) -> None:
-        callbacks = self._prefixes.get(prefix)
-        if callbacks is not None:
-            callbacks.discard(callback)
-            if not callbacks:
-                del self._prefixes[prefix]
+        _discard(self._prefixes, prefix, callback)
+
+
+def _add(callbacks: dict[str, set], key: str, callback) -> None:
+    callbacks.setdefault(key, set()).add(callback)
+
+
+def _discard(callbacks: dict[str, set], key: str, callback) -> None:
+    kept = callbacks.get(key)
+    if kept is not None:
+        kept.discard(callback)
+        if not kept:
+            del callbacks[key]
