@@ -16,7 +16,7 @@ from services.api.auth import Authenticator
 from services.api.deps import DEPENDENCIES, Pool, caller_first, resolve_in_turn
 from services.api.guards import MAX_BODY, GuardedRequest, RejectNul, security_headers
 from services.api.lanes import HotRoutes
-from services.api.live import RAW_SEND
+from services.api.live import LATER
 from services.api.limits import UNLIMITED_PATHS, Limits, Throttle
 from services.api.problems import (DATABASE_AWAY, EXCEPTION_HANDLERS, PROBLEM_RESPONSES, database_unavailable,
                                    document_problems)
@@ -59,13 +59,17 @@ async def health(request: Request, pool: Pool) -> Response:
 
 
 class App(Litestar):
-    """The app: Litestar's, keeping the server's own ``send`` on each HTTP request's scope for the live streams'
-    frames (``services/api/live.py``)."""
+    """The app: Litestar's, running a live stream, once its start is sent, after Litestar's layers have
+    returned, with the server's own ``receive`` and ``send`` (``services/api/live.py``)."""
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http":
-            scope[RAW_SEND] = send
+        if scope["type"] != "http":
+            return await super().__call__(scope, receive, send)
+        scope[LATER] = None
         await super().__call__(scope, receive, send)
+        stream = scope[LATER]
+        if stream is not None:
+            await stream.stream(receive, send)
 
 
 def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] | None = None,

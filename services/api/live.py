@@ -7,6 +7,13 @@ the feed's, ``services/tables/feeds.py``; what arrives together is written toget
 away is seen by a callback on one plain ``receive`` task (``on_disconnect``, which should end the body); the
 response's background task runs after the body, as Litestar's would. The body is a coroutine given ``write``,
 not an async generator: a stream that waits leaves no generator step alive for the garbage collector to walk.
+
+Served by ``services.api.app.App``, a stream's start goes out through Litestar's layers (its headers, the
+``before_send`` hooks, a CSRF cookie), and the rest runs once those layers have returned: the app then hands
+it the server's own ``receive`` and ``send``. A stream lasts as long as its table, and while it ran inside
+them each of the thousands of streams kept a suspended coroutine per layer alive (17 coroutines and ~140
+tracked objects a stream), all of which the garbage collector's middle generation walked at once, 0.7 s, the
+first time after a round's streams opened (``deploy/SCALING.md``).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ def frame(event: str, data: str | bytes, event_id: int | str | None = None) -> b
 
 
 Write = Callable[[bytes], Awaitable[bool]]
-RAW_SEND = "baloot.send"        # the scope's key of the server's ``send``, unwrapped (services/api/app.py)
+LATER = "baloot.stream"         # the scope's key of a stream the app runs after Litestar's layers (app.py)
 
 
 class LiveStream:
@@ -41,6 +48,14 @@ class LiveStream:
         self.body, self.on_disconnect, self.background = body, on_disconnect, background
 
     async def __call__(self, scope, receive, send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        if LATER in scope:                  # the app runs the rest once Litestar's layers have returned
+            scope[LATER] = self
+            return
+        await self.stream(receive, send)
+
+    async def stream(self, receive, send) -> None:
+        """The response after its start: the body's frames, until it ends or the client goes away."""
         gone = False
 
         async def watch() -> None:
@@ -50,20 +65,17 @@ class LiveStream:
             gone = True
             self.on_disconnect()
 
-        raw = scope.get(RAW_SEND, send)
-
         async def write(chunk: bytes) -> bool:
             if gone:
                 return False
-            await raw({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
             return True
 
         watcher = asyncio.get_running_loop().create_task(watch())
         try:
-            await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
             await self.body(write)
             if not gone:
-                await raw({"type": "http.response.body", "body": b"", "more_body": False})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             watcher.cancel()
             if self.background is not None:
