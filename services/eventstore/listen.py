@@ -169,28 +169,18 @@ class Listener:
     def watch(self, name: str, callback) -> None:
         """Call ``callback()`` at every notification naming ``name`` (and at one naming nothing), until
         ``unwatch``: several may watch one name (a user's live streams watch his tokens). No task waits."""
-        _add(self._watchers, name, callback)
+        self._watchers.setdefault(name, set()).add(callback)
 
     def unwatch(self, name: str, callback) -> None:
-        _discard(self._watchers, name, callback)
+        watchers = self._watchers.get(name)
+        if watchers is not None:
+            watchers.discard(callback)
+            if not watchers:
+                del self._watchers[name]
 
     def watch_prefix(self, prefix: str, callback) -> None:
         """Call ``callback(name)`` at every notification of a name starting with ``prefix``, and
         ``callback(None)`` at one naming nothing (any name: also after the connection was lost, when some
-        may have been missed), until ``unwatch_prefix``."""
-        _add(self._prefixes, prefix, callback)
-
-    def unwatch_prefix(self, prefix: str, callback) -> None:
-        _discard(self._prefixes, prefix, callback)
-
-
-def _add(callbacks: dict[str, set], key: str, callback) -> None:
-    callbacks.setdefault(key, set()).add(callback)
-
-
-def _discard(callbacks: dict[str, set], key: str, callback) -> None:
-    kept = callbacks.get(key)
-    if kept is not None:
-        kept.discard(callback)
-        if not kept:
-            del callbacks[key]
+        may have been missed), for as long as the listener lives (a process's token cache: nothing stops
+        watching)."""
+        self._prefixes.setdefault(prefix, set()).add(callback)
