@@ -26,7 +26,6 @@ from services.api import schemas
 from services.api.guards import MAX_BODY, body_problem
 from services.api.routes_tables import act, act_at_table
 
-_HEADERS = b"content-type", b"content-length"
 _COMMAND = msgspec.json.Decoder(schemas.PlayerCommand, strict=True)
 _ANSWER = msgspec.json.Encoder()
 
@@ -57,7 +56,7 @@ class HotRoutes:
         encoded = _ANSWER.encode(answer)
         HotRoutes.taken += 1
         await send({"type": "http.response.start", "status": 200,
-                    "headers": [(_HEADERS[0], b"application/json"), (_HEADERS[1], b"%d" % len(encoded))]})
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(encoded))]})
         await send({"type": "http.response.body", "body": encoded})
 
 
