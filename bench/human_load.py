@@ -50,7 +50,6 @@ import argparse
 import asyncio
 import collections
 import contextlib
-import gc
 import json
 import multiprocessing as mp
 import os
@@ -73,6 +72,7 @@ import uvloop  # noqa: E402
 
 from bench.api import choose, pct  # noqa: E402  (the same player and percentile as bench/api.py)
 from bench.lean_http import HttpError, Pool, open_stream  # noqa: E402
+from services.cli.serve import tune_gc  # noqa: E402  (the collector as `baloot serve` sets it)
 
 LATENCY_TARGET = 0.050       # p99 of command latency, seconds
 LAG_LIMIT = 1.0              # p99 of stream lag above this: the stream falls behind
@@ -388,8 +388,7 @@ def client_main(cfg: dict, conn) -> None:
     run = client_tables if cfg["mode"] == "tables" else client_trivial
     # As in `baloot serve`: thousands of open streams in one process, and a full GC scan pauses its loop for
     # a tenth of a second or more, which the client would count as the server's latency.
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
+    tune_gc()
     try:
         uvloop.run(run(cfg, conn))
     except BaseException as exc:         # tell the parent rather than leave it waiting
@@ -506,13 +505,19 @@ class Probe:
                 pids = [r["pid"] for r in await conn.fetch(
                     "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
                     "AND pid <> pg_backend_pid()")]
+                wal = await conn.fetchval("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
+                try:                                                  # PostgreSQL 17 moved these counters
+                    checkpoints = await conn.fetchval("SELECT num_timed + num_requested FROM pg_stat_checkpointer")
+                except asyncpg.UndefinedTableError:
+                    checkpoints = await conn.fetchval("SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
             finally:
                 await conn.close()
-            return xacts, pids
+            return xacts, pids, int(wal), checkpoints
 
-        xacts, pids = asyncio.run(query())
+        xacts, pids, wal, checkpoints = asyncio.run(query())
         cpu = psutil.cpu_times()
-        return {"xacts": xacts, "server": cpu_of(self.server_pids), "pg": cpu_of(pids),
+        return {"xacts": xacts, "wal": wal, "checkpoints": checkpoints,
+                "server": cpu_of(self.server_pids), "pg": cpu_of(pids),
                 "busy": cpu.user + cpu.system + cpu.nice + cpu.irq + cpu.softirq + cpu.steal,
                 "total": sum(cpu), "at": time.perf_counter(), "clock": time.time()}
 
@@ -538,7 +543,8 @@ def delta(a: dict, b: dict) -> dict:
     busy = (b["busy"] - a["busy"]) / max(1e-9, b["total"] - a["total"])
     return {"xacts": b["xacts"] - a["xacts"], "server": sum(b["server"].values()) - sum(a["server"].values()),
             "server_each": [b["server"].get(p, 0) - a["server"].get(p, 0) for p in a["server"]],
-            "pg": pg, "busy": busy, "wall": b["at"] - a["at"], "began": a["clock"]}
+            "pg": pg, "busy": busy, "wall": b["at"] - a["at"], "began": a["clock"],
+            "wal": b["wal"] - a["wal"], "checkpoints": b["checkpoints"] - a["checkpoints"]}
 
 
 def drive(mode: str, bases: list[str], counts: list[int], probe: Probe, warmup: float, seconds: float,
@@ -676,6 +682,7 @@ def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
         "behind": behind, "limit": limiter(client_cpu, gross), "others": others(gross, reports),
         "client_us": sum(r["cpu"] for r in reports) / max(1, actions) * 1e6,
         "slow": sorted(x for r in reports for x in r.get("slow", ())), "began": gross["began"],
+        "wal_bytes": gross["wal"] / max(1, actions), "checkpoints": gross["checkpoints"],
         "profile": None if record is None else profile_summary(record, actions) if kind == ".prof" else
         pauses_summary(record, gross["began"]),
     }
@@ -704,11 +711,12 @@ def pauses_summary(directory: Path, began: float) -> str:
     files = sorted(directory.glob("serve-*.json"))
     if not files:
         return "    (no record of the pauses written)"
-    collections, late = [], []
+    collections, late, census = [], [], []
     for f in files:
         record = json.loads(f.read_text())
         collections += record["collections"]
         late += record["late"]
+        census = census or record.get("census", [])
     if not (collections or late):
         return "    the API processes' pauses in the window: none (no garbage collection, no step 15 ms late)"
     young = [c for c in collections if c[1] == 0]
@@ -716,10 +724,11 @@ def pauses_summary(directory: Path, began: float) -> str:
     lines = [(f"    the API processes' pauses in the window: {len(young)} young collections of the garbage "
               f"collector (max {max((c[2] for c in young), default=0):.1f} ms, the young generation up to "
               f"{max((c[3] for c in young), default=0):,} objects), {len(older)} older (max "
-              f"{max((c[2] for c in older), default=0):.1f} ms); a 10 ms timer's step ran over 15 ms late "
+              f"{max((c[2] for c in older), default=0):.1f} ms), {sum(c[4] for c in collections):,} unreachable objects "
+              f"found in all; a 10 ms timer's step ran over 15 ms late "
               f"{len(late)} times (max {max((x[1] for x in late), default=0):.1f} ms)")]
     long = {}
-    for when, gen, ms, _ in collections:
+    for when, gen, ms, *_ in collections:
         if ms >= LATENCY_TARGET * 1e3:
             long.setdefault(int(when - began), []).append(f"gc{gen} {ms:.0f} ms")
     for when, ms in late:
@@ -728,6 +737,9 @@ def pauses_summary(directory: Path, began: float) -> str:
     if long:
         lines.append("      pauses of 50 ms or more, by second of the window: " + ", ".join(
             f"{s}s: {' + '.join(v)}" for s, v in sorted(long.items())))
+    if census:
+        lines.append("      the young generation at a process's first young collection, commonest types: " + ", ".join(
+            f"{name.removeprefix('builtins.')} {n:,}" for name, n in census[:12]))
     return "\n".join(lines)
 
 
@@ -817,6 +829,9 @@ def main() -> None:
                   f"{r['client_cpu']:>4.0f} {r['loop_ms']:>5.1f}ms {r['busy'] * 100:>3.0f}% {r['others']:>5.2f} | {verdict}"
                   f"{'' if r['limit'] == '-' else ', limit: ' + r['limit']}{'; errors ' + errs if errs else ''}",
                   flush=True)
+            print(f"    PostgreSQL in the window: {r['wal_bytes'] / 1e3:.1f} kB of WAL an action, {r['checkpoints']} "
+                  f"checkpoint(s) begun (each writes the buffers dirtied since the last and makes the next change "
+                  f"to every page log it whole: the commits' WAL flushes grow)", flush=True)
             if r["profile"]:
                 print(r["profile"], flush=True)
             if r["slow"]:           # when the slow commands were sent: a burst (a pause) or spread (saturation)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
 import socket
 import subprocess
@@ -48,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from bench.api import pct, wait_ready  # noqa: E402  (the same percentile and start-up wait as bench/api.py)
+from services.cli.serve import tune_gc  # noqa: E402  (the collector as `baloot serve` sets it)
 
 TARGET = 0.100               # p95 the console's endpoints should stay under, seconds
 
@@ -137,8 +137,7 @@ def serve(database_url: str, port: int, profile: bool) -> None:
 
     app = create_app(database_url, rate_limit=("second", 10_000_000),
                      extra_routers=(Router(path="/", route_handlers=handlers),))
-    gc.freeze()                                   # as `baloot serve` does (services/cli/serve.py)
-    gc.set_threshold(50_000, 50, 100)
+    tune_gc()                                     # as `baloot serve` does
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, timeout_keep_alive=120)
 
 

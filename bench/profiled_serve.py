@@ -6,7 +6,8 @@ measured window only, not start-up.
 
 SIGUSR1 starts, SIGUSR2 stops and writes OUT. With ``.prof``: cProfile of the event loop's thread (the one
 that serves), its stats for ``pstats``. With ``.json``: each collection of the cyclic garbage collector (when,
-its generation, how long, how many objects the young generation held) and each time a 10 ms timer's step,
+its generation, how long, how many objects the young generation held, how many it found unreachable; at the window's first young
+collection, its twenty commonest types) and each time a 10 ms timer's step,
 queued behind what was ready when it fired (as a command's next step after a reply from the database is),
 ran over 15 ms late (when, how late): what holds every command waiting at once.
 ``bench/human_load.py --profile`` and ``--pauses`` send the signals at their window's edges.
@@ -15,6 +16,7 @@ ran over 15 ms late (when, how late): what holds every command waiting at once.
 from __future__ import annotations
 
 import asyncio
+import collections
 import cProfile
 import gc
 import json
@@ -34,10 +36,11 @@ class Pauses:
 
     def __init__(self, out: str) -> None:
         self.out = out
-        self.collections: list[tuple[float, int, float, int]] = []   # (when, generation, ms, young objects)
+        self.collections: list[tuple[float, int, float, int]] = []   # (when, generation, ms, young objects, garbage found)
         self.late: list[tuple[float, float]] = []                    # (when, ms late)
         self.on = False
         self._began = (0.0, 0)
+        self.census: list[tuple[str, int]] = []   # the young generation's commonest types, at its first collection
 
     def start(self) -> None:
         self.on = True
@@ -48,18 +51,23 @@ class Pauses:
 
     def stop(self) -> None:
         self.on = False
-        Path(self.out).write_text(json.dumps({"collections": self.collections, "late": self.late}))
+        Path(self.out).write_text(json.dumps({"collections": self.collections, "late": self.late,
+                                              "census": self.census}))
 
     def _collected(self, phase: str, info: dict) -> None:
         if not self.on:
             return
         if phase == "start":
             # (listing the young objects costs the loop a millisecond or two, outside the collection's time)
-            young = len(gc.get_objects(0)) if info["generation"] == 0 else -1
-            self._began = (time.perf_counter(), young)
+            young = gc.get_objects(0) if info["generation"] == 0 else []
+            if young and not self.census:      # once a window: what the young generation is made of
+                self.census = collections.Counter(
+                    f"{type(o).__module__}.{type(o).__qualname__}" for o in young).most_common(20)
+            self._began = (time.perf_counter(), len(young) if info["generation"] == 0 else -1)
         else:
             began, young = self._began
-            self.collections.append((time.time(), info["generation"], 1e3 * (time.perf_counter() - began), young))
+            self.collections.append((time.time(), info["generation"], 1e3 * (time.perf_counter() - began), young,
+                                     info["collected"]))
 
     def _tick(self, loop, due: float) -> None:
         loop.call_soon(self._ran, loop, due)     # behind what is ready, as a waiting command's next step is

@@ -21,6 +21,24 @@ def register(subparsers) -> None:
     serve.set_defaults(func=run)
 
 
+# The cyclic garbage collector's thresholds while serving. Thousands of live streams keep ~1 M objects alive
+# and what was loaded before serving is frozen out of every scan. A young collection walks every object made
+# since the last one and still alive: each table's latest fold and each woken stream's wait, ~35 objects a
+# table. Every 1,000 net allocations (~4 times a second at 1,000 actions/s) that is a few thousand objects,
+# 2 ms on average; at 50,000 (before) it was every table at once, 55-120 ms at 2,500 tables, and p99 over
+# 50 ms. The serving loop makes next to no cyclic garbage (none found in 169 young collections), so the older
+# generations keep their earlier pace: generation 1 (the live set again, 0.15-0.7 s at 2,500 tables) every
+# 5,000 young collections, ~20 min at that load, and a full collection every 100 of those.
+# deploy/SCALING.md, "Figures of the live path, 6 December 2026, midday".
+GC_THRESHOLDS = (1_000, 5_000, 100)
+
+
+def tune_gc() -> None:
+    """The collector as a server with thousands of live streams wants it (``GC_THRESHOLDS``)."""
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def say(line: str) -> None:
     print(f"baloot serve: {line}", file=sys.stderr, flush=True)
 
@@ -64,12 +82,7 @@ def run(args) -> int:
         f"{base}/referee/")
     if not args.access_log:
         say("request logs are off (--access-log to see each request); Ctrl+C stops")
-    # Thousands of live streams keep ~0.5 M objects alive (each stream's tasks and coroutines): a full scan by
-    # the cyclic GC paused the event loop 0.1-0.5 s (p99 of commands 700 ms at 800 tables). What was loaded
-    # before serving is left out of its scans, and young collections come seldom enough that a request's
-    # objects die by reference counting first (bench/human_load.py: p99 27 ms at 800 tables).
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
+    tune_gc()
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=args.access_log,
                     **proxy_options())
