@@ -280,13 +280,19 @@ async def setup_tables(session, bases: list[str], first: int, count: int, stats:
     return list(await asyncio.gather(*(table(i) for i in range(first, first + count))))
 
 
-async def loop_lag(samples: list[float], stop: list[bool], window: Window) -> None:
-    """How late a 100 ms timer fires: a saturated client loop shows here first."""
+async def loop_lag(samples: list[float], stop: list[bool], window: Window, stalls: list | None = None) -> None:
+    """How late a 100 ms timer fires: a saturated client loop shows here first. ``stalls`` gets (seconds into
+    the window, seconds late) of each time it was ``LATENCY_TARGET`` late or more: a command's latency as this
+    client measured it may then be the client's own."""
     while not stop[0]:
         t = time.perf_counter()
         await asyncio.sleep(0.1)
-        if time.time() in window:
-            samples.append(time.perf_counter() - t - 0.1)
+        now = time.time()
+        if now in window:
+            late = time.perf_counter() - t - 0.1
+            samples.append(late)
+            if stalls is not None and late >= LATENCY_TARGET:
+                stalls.append((now - late - window.start, late))
 
 
 async def client_tables(cfg: dict, conn) -> None:
@@ -300,9 +306,9 @@ async def client_tables(cfg: dict, conn) -> None:
     _, start, warmup, seconds = conn.recv()
     window = Window(start + warmup, start + warmup + seconds)
     await asyncio.sleep(max(0.0, start - time.time()))
-    stop, acting, lags, tasks = [False], [True], [], []
+    stop, acting, lags, stalls, tasks = [False], [True], [], [], []
     pools = {base: Pool(*address(base)) for base in cfg["bases"]}
-    tasks.append(asyncio.create_task(loop_lag(lags, stop, window)))
+    tasks.append(asyncio.create_task(loop_lag(lags, stop, window, stalls)))
     for k, t in enumerate(tables):
         for seat, p in enumerate(t.players):
             f = Follower()
@@ -345,7 +351,7 @@ async def client_tables(cfg: dict, conn) -> None:
     conn.send(("done", {
         "latencies": stats.latencies, "slow": stats.slow, "actions": stats.actions, "errors": stats.errors,
         "stream_events": stats.stream_events, "lag": lag, "expected": expected, "missing": missing,
-        "streams": sum(len(t.followers) for t in tables), "loop_lag": lags,
+        "streams": sum(len(t.followers) for t in tables), "loop_lag": lags, "stalls": stalls,
         "cpu": (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime), "wall": wall1 - wall0,
     }))
 
@@ -682,6 +688,7 @@ def tables_run(args, api_procs: int, tables: int, server_url: str) -> dict:
         "behind": behind, "limit": limiter(client_cpu, gross), "others": others(gross, reports),
         "client_us": sum(r["cpu"] for r in reports) / max(1, actions) * 1e6,
         "slow": sorted(x for r in reports for x in r.get("slow", ())), "began": gross["began"],
+        "client_stalls": sorted(x for r in reports for x in r.get("stalls", ())),
         "wal_bytes": gross["wal"] / max(1, actions), "checkpoints": gross["checkpoints"],
         "profile": None if record is None else profile_summary(record, actions) if kind == ".prof" else
         pauses_summary(record, gross["began"]),
@@ -840,6 +847,9 @@ def main() -> None:
                 print(f"      {len(r['slow'])} commands took >= {LATENCY_TARGET * 1e3:.0f} ms; by second of the window "
                       f"(from {began} UTC): " + ", ".join(f"{k}s: {v}" for k, v in sorted(by_second.items())),
                       flush=True)
+                stalls = ", ".join(f"{int(at)}s: {late * 1e3:.0f} ms" for at, late in r["client_stalls"])
+                print("      the clients' own loops " + (f"ran late then: {stalls}" if stalls else
+                      "were never 50 ms late (the slow commands waited on the servers or PostgreSQL)"), flush=True)
             failed = failed or not r["ok"]
             if not failed:
                 best[api_procs] = t
