@@ -515,7 +515,8 @@ class Probe:
                 try:                                                  # PostgreSQL 17 moved these counters
                     checkpoints = await conn.fetchval("SELECT num_timed + num_requested FROM pg_stat_checkpointer")
                 except asyncpg.UndefinedTableError:
-                    checkpoints = await conn.fetchval("SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
+                    checkpoints = await conn.fetchval(
+                        "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
             finally:
                 await conn.close()
             return xacts, pids, int(wal), checkpoints
@@ -731,8 +732,8 @@ def pauses_summary(directory: Path, began: float) -> str:
     lines = [(f"    the API processes' pauses in the window: {len(young)} young collections of the garbage "
               f"collector (max {max((c[2] for c in young), default=0):.1f} ms, the young generation up to "
               f"{max((c[3] for c in young), default=0):,} objects), {len(older)} older (max "
-              f"{max((c[2] for c in older), default=0):.1f} ms), {sum(c[4] for c in collections):,} unreachable objects "
-              f"found in all; a 10 ms timer's step ran over 15 ms late "
+              f"{max((c[2] for c in older), default=0):.1f} ms), {sum(c[4] for c in collections):,} unreachable "
+              f"objects found in all; a 10 ms timer's step ran over 15 ms late "
               f"{len(late)} times (max {max((x[1] for x in late), default=0):.1f} ms)")]
     long = {}
     for when, gen, ms, *_ in collections:

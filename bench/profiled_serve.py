@@ -6,10 +6,10 @@ measured window only, not start-up.
 
 SIGUSR1 starts, SIGUSR2 stops and writes OUT. With ``.prof``: cProfile of the event loop's thread (the one
 that serves), its stats for ``pstats``. With ``.json``: each collection of the cyclic garbage collector (when,
-its generation, how long, how many objects the young generation held, how many it found unreachable; at the window's first young
-collection, its twenty commonest types) and each time a 10 ms timer's step,
-queued behind what was ready when it fired (as a command's next step after a reply from the database is),
-ran over 15 ms late (when, how late): what holds every command waiting at once.
+its generation, how long, how many objects the young generation held, how many it found unreachable; at the
+window's first young collection, its twenty commonest types) and each time a 10 ms timer's step, queued
+behind what was ready when it fired (as a command's next step after a reply from the database is), ran over
+15 ms late (when, how late): what holds every command waiting at once.
 ``bench/human_load.py --profile`` and ``--pauses`` send the signals at their window's edges.
 """
 
@@ -36,7 +36,8 @@ class Pauses:
 
     def __init__(self, out: str) -> None:
         self.out = out
-        self.collections: list[tuple[float, int, float, int]] = []   # (when, generation, ms, young objects, garbage found)
+        # (when, generation, ms, young objects, unreachable objects found)
+        self.collections: list[tuple[float, int, float, int, int]] = []
         self.late: list[tuple[float, float]] = []                    # (when, ms late)
         self.on = False
         self._began = (0.0, 0)

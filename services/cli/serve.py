@@ -26,7 +26,7 @@ def register(subparsers) -> None:
 # since the last one and still alive: each table's latest fold and each woken stream's wait, ~35 objects a
 # table. Every 1,000 net allocations (~4 times a second at 1,000 actions/s) that is a few thousand objects,
 # 2 ms on average; at 50,000 (before) it was every table at once, 55-120 ms at 2,500 tables, and p99 over
-# 50 ms. The serving loop makes next to no cyclic garbage (none found in 169 young collections), so the older
+# 50 ms. The serving loop makes next to no cyclic garbage (none found in any measured window), so the older
 # generations keep their earlier pace: generation 1 (the live set again, 0.15-0.7 s at 2,500 tables) every
 # 5,000 young collections, ~20 min at that load, and a full collection every 100 of those.
 # deploy/SCALING.md, "Figures of the live path, 6 December 2026, midday".

@@ -1,7 +1,7 @@
 """A typed Python client generated from the served OpenAPI document (openapi-python-client, as an integrator
 would run it) plays the README's card deal against the real server: four players sign up, one proposes the
-table, the others accept, each seat plays the last of its legal actions (Kawesh excepted) until the first deal is over, and the
-stored deal is audited. Every answer arrives as the generated model its operation declares."""
+table, the others accept, each seat plays the last of its legal actions (Kawesh excepted) until the first deal
+is over, and the stored deal is audited. Every answer arrives as the generated model its operation declares."""
 
 from __future__ import annotations
 
@@ -59,7 +59,8 @@ def test_the_generated_client_plays_the_readmes_deal(server, tmp_path):   # noqa
             seat = view.deal.turn
             mine = tables["view_table"].sync(table_id, client=players[seat])
             # The last legal action, Kawesh excepted: a hand of 7s, 8s and 9s would void the deal (no points).
-            action = [a for a in mine.deal.legal_actions if getattr(getattr(a, "bid", None), "value", None) != "kawesh"][-1]
+            action = [a for a in mine.deal.legal_actions
+                      if getattr(getattr(a, "bid", None), "value", None) != "kawesh"][-1]
             n += 1
             done = tables["act_at_table"].sync(table_id, client=players[seat],
                                                body=models.PlayerCommand(command_id=f"demo-{n}", action=action))
