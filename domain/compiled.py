@@ -5,8 +5,8 @@ same either way.
 bids, views and bots) unchanged with Cython, to C extension modules beside their sources, when the package is
 installed (``pip install .`` or ``-e .``): the same code, about 1.7 times as fast (``bench/engine.py``). The
 finder installed by ``domain/__init__.py`` imports a module's compiled form only while it is at least as new
-as its source, so an edited source is what runs until the next build; with ``BALOOT_PURE`` set (1, true,
-yes) every module is imported from its source. Tests compare the two on whole games
+as its source (within ``SLACK``), so an edited source is what runs until the next build; with ``BALOOT_PURE``
+set (1, true, yes) every module is imported from its source. Tests compare the two on whole games
 (``tests/engine/test_compiled.py``).
 """
 
@@ -23,6 +23,13 @@ HOT = tuple(f"domain.{m}" for m in (
     "baloot.bidding", "baloot.doubling", "baloot.game", "baloot.views", "baloot.scoring", "baloot.projects",
     "baloot.shuffle", "baloot.seam", "baloot.result", "baloot.bots.simple", "baloot.bots.knowledge",
     "baloot.bots.hard", "baloot.bots.rollout"))
+
+
+# How much newer than its compiled form a source may be and still count as the one it was built from: an
+# installer writes a module's files one after another, the source after the compiled form, and an image's
+# layers keep whole seconds, so a large extension's source can come out a second newer (the deploy image once
+# ran `bots.knowledge` from its source that way: 1796551513 against 1796551514). A hand's edit comes later.
+SLACK = 3.0             # seconds
 
 
 def pure() -> bool:
@@ -55,7 +62,7 @@ class Finder(importlib.abc.MetaPathFinder):
             if not os.path.isfile(source):
                 continue
             compiled = None if self.force_source else built(folder, leaf)
-            if compiled is not None and os.stat(compiled).st_mtime >= os.stat(source).st_mtime:
+            if compiled is not None and os.stat(compiled).st_mtime + SLACK >= os.stat(source).st_mtime:
                 return importlib.util.spec_from_file_location(name, compiled)
             return importlib.util.spec_from_file_location(name, source)
         return None
