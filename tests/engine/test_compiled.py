@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from domain.compiled import built
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Whole games played by the bots on their seats' views, as the table service plays them (``bot_run``), every
@@ -81,15 +83,14 @@ def test_compiled_and_source_play_the_same_games_event_for_event():
 
 def test_an_edited_source_runs_until_the_next_build(tmp_path):
     shutil.copytree(ROOT / "domain", tmp_path / "domain", ignore=shutil.ignore_patterns("__pycache__"))
-    views = tmp_path / "domain" / "baloot" / "views.py"
-    built = list(views.parent.glob("views.*.so")) + list(views.parent.glob("views.*.pyd"))
-    assert built, "the domain's modules are not built (pip install -e .)"
-    later = built[0].stat().st_mtime + 10
-    os.utime(views, (later, later))                     # edited after the build
+    folder = tmp_path / "domain" / "baloot"
+    views_built, play_built = built(str(folder), "views"), built(str(folder), "play")
+    assert views_built and play_built, "the domain's modules are not built (pip install -e .)"
+    later = os.stat(views_built).st_mtime + 10
+    os.utime(folder / "views.py", (later, later))       # edited after the build
     # An installer writes a source a moment after its compiled form: that source is still the one built.
-    play = views.parent / "play.py"
-    play_built = [p for p in play.parent.glob("play.*") if p.suffix in (".so", ".pyd")][0].stat().st_mtime
-    os.utime(play, (play_built + 0.3, play_built + 0.3))
+    moment = os.stat(play_built).st_mtime + 0.3
+    os.utime(folder / "play.py", (moment, moment))
     probe = ("import json, domain.baloot.views, domain.baloot.play\nfrom domain import compiled\n"
              "print(json.dumps(compiled.loaded()))")
     loaded = run(probe, tmp_path, pure=False)
