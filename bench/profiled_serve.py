@@ -45,6 +45,7 @@ class Pauses:
 
     def start(self) -> None:
         self.on = True
+        self.census = []
         if self._collected not in gc.callbacks:
             gc.callbacks.append(self._collected)
         loop = asyncio.get_running_loop()          # a signal handler runs on the loop's thread
@@ -61,7 +62,7 @@ class Pauses:
         if phase == "start":
             # (listing the young objects costs the loop a millisecond or two, outside the collection's time)
             young = gc.get_objects(0) if info["generation"] == 0 else []
-            if young and not self.census:      # once a window: what the young generation is made of
+            if young and not self.census:      # once a window (start): what the young generation is made of
                 self.census = collections.Counter(
                     f"{type(o).__module__}.{type(o).__qualname__}" for o in young).most_common(20)
             self._began = (time.perf_counter(), len(young) if info["generation"] == 0 else -1)
