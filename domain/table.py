@@ -93,6 +93,15 @@ def terms_problem(opened) -> tuple[str, str] | None:
     return None
 
 
+def table_referee(opened: TableOpened) -> str | None:
+    """The table's own referee, a term of the table that every invitation shows: the proposer of a table of
+    its own (no championship, no shared boards) who does not sit at it; he sees every hand as it is played.
+    None: the table's referees are its championship's, or it has none."""
+    if opened.championship_id is not None or opened.boards is not None or not opened.opened_by:
+        return None
+    return None if opened.opened_by in opened.seats else opened.opened_by
+
+
 class TableProposed(msgspec.Struct, frozen=True, tag="table_proposed", kw_only=True):
     """A user proposes a table: the seated users it names are invited and the game waits for them."""
 

@@ -61,7 +61,7 @@ class Flow:
     async def table_appended(self, table: Table, events: list) -> None:
         await self._queue(self.work and self.work.table_moved, table)                     # 1.
         if any(isinstance(e, game_of(table).info.end_event) for e in events):             # 2.
-            if table.opened.boards is not None and await self.platform.visibility.boards_done(table.opened):
+            if table.opened.boards is not None and await self.platform.access.boards_done(table.opened):
                 await self.platform.tables.reveal_held_seeds(table.table_id)
             await self.platform.championships.matches.game_ended(table)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncpg
 
+from services.access import Access
 from services.accounts import Accounts
 from services.anchor import Signer
 from services.championships import ChampionshipService
@@ -21,7 +22,6 @@ from services.secret import server_secret
 from services.tables import TableService
 from services.tables.feeds import TableFeeds
 from services.tables.seeds import Seeds
-from services.tables.visibility import Visibility
 
 
 class Platform:
@@ -40,7 +40,7 @@ class Platform:
         self.tables = TableService(pool, self.seeds, self.feeds, self.flow, signer)
         self.championships = ChampionshipService(pool, self.tables, self.seeds, self.flow)
         self.daily = DailyService(pool, self.tables, **(daily or {}))
-        self.visibility = Visibility(pool, self.tables, self.championships, self.daily)
+        self.access = Access(pool, self.tables, self.championships, self.daily)
         self.accounts = Accounts(pool, hasher)
         self.lobby = LobbyService(self.tables, self.championships)
 

@@ -2,7 +2,7 @@
 
 The app's lifespan builds the process's services once (``services.platform.Platform``) and keeps them on the
 app's state; these providers hand them to the handlers that name them as parameters (``pool``, ``tables``,
-``championships``, ``daily``, ``feeds``, ``visibility``, ``lobby`` from the platform; ``auth``, ``signer``,
+``championships``, ``daily``, ``feeds``, ``access``, ``lobby`` from the platform; ``auth``, ``signer``,
 ``streams``), and ``user`` is the caller behind the request's bearer token (a 401 problem document when
 there is none, before the handler runs).
 """
@@ -19,6 +19,7 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 
+from services.access import Access, Viewer
 from services.anchor.keys import Signer
 from services.api.auth import Authenticator, User
 from services.api.slots import StreamSlots
@@ -27,7 +28,6 @@ from services.daily.service import DailyService
 from services.lobby import LobbyService
 from services.tables import TableService
 from services.tables.feeds import TableFeeds
-from services.tables.visibility import Visibility
 
 # The parameter types a handler names them by (each parameter's name is the dependency's key).
 Caller = NamedDependency[User]
@@ -39,10 +39,11 @@ Championships = NamedDependency[ChampionshipService]
 Streams = NamedDependency[StreamSlots]
 Feeds = NamedDependency[TableFeeds]
 Daily = NamedDependency[DailyService]
-Seen = NamedDependency[Visibility]
+Gate = NamedDependency[Access]
+Who = NamedDependency[Viewer]
 Lobby = NamedDependency[LobbyService]
 
-PLATFORM_DEPENDENCIES = ("pool", "tables", "championships", "daily", "feeds", "visibility", "lobby")
+PLATFORM_DEPENDENCIES = ("pool", "tables", "championships", "daily", "feeds", "access", "lobby")
 STATE_DEPENDENCIES = ("auth", "signer", "streams")
 
 
@@ -58,9 +59,14 @@ async def provide_user(request: Request, state: State) -> User:
     return await state.auth.user(request)
 
 
+async def provide_viewer(user: Caller, state: State) -> Viewer:
+    """The caller as the access policy asks about him, for this request (his roles read once)."""
+    return state.platform.access.viewer(user.user_id)
+
+
 @functools.cache
 def _names_caller(fn) -> bool:
-    return "user" in inspect.signature(fn).parameters
+    return not {"user", "viewer"}.isdisjoint(inspect.signature(fn).parameters)
 
 
 async def caller_first(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
@@ -72,7 +78,7 @@ async def caller_first(connection: ASGIConnection, handler: BaseRouteHandler) ->
 
 
 DEPENDENCIES = ({name: _provider(name, True) for name in PLATFORM_DEPENDENCIES}
-                | {name: _provider(name, False) for name in STATE_DEPENDENCIES} | {"user": Provide(provide_user)})
+                | {name: _provider(name, False) for name in STATE_DEPENDENCIES} | {"user": Provide(provide_user), "viewer": Provide(provide_viewer)})
 
 
 def resolve_in_turn() -> None:

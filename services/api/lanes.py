@@ -51,8 +51,8 @@ class HotRoutes:
         data = None if body is None or body_problem(body) is not None else _decoded(body)
         if data is None:                            # Litestar reads it again, and refuses it as it would
             return await self.app(scope, _replay(messages, receive), send)
-        answer = await act_at_table(platform.tables, platform.feeds, platform.visibility,
-                                    scope["path_params"]["table_id"], data, user, None)
+        answer = await act_at_table(platform.tables, platform.feeds, platform.access,
+                                    scope["path_params"]["table_id"], data, platform.access.viewer(user.user_id), None)
         encoded = _ANSWER.encode(answer)
         HotRoutes.taken += 1
         await send({"type": "http.response.start", "status": 200,

@@ -102,12 +102,12 @@ def refusals(handler, unlimited: tuple[str, ...] = ()) -> set[int]:
     found = set(handler.opt.get("refuses", ()))
     found |= {400}
     found |= {413} if "data" in params else set()
-    found |= {401} if "user" in params else set()
-    found |= {403} if unsafe and "user" in params else set()
+    found |= {401} if {"user", "viewer"} & params.keys() else set()
+    found |= {403} if unsafe and {"user", "viewer"} & params.keys() else set()
     found |= {404} if path else set()
     found |= {429} if not any(p.startswith(unlimited) for p in handler.paths) else set()
-    found |= {503} if dependencies & {"pool", "tables", "championships", "daily", "feeds", "visibility", "lobby",
-                                      "user", "auth", "signer", "streams"} else set()
+    found |= {503} if dependencies & {"pool", "tables", "championships", "daily", "feeds", "access", "lobby",
+                                      "user", "viewer", "auth", "signer", "streams"} else set()
     return found
 
 

@@ -36,8 +36,9 @@ from services.ratings import team_ratings
 from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User
 from services.bots import BOT_SEAT, team_bots
-from services.roles import grant, has_role
-from services.api.deps import Caller, Championships, Pool
+from services.access import policy
+from services.roles import grant
+from services.api.deps import Caller, Championships, Gate, Pool, Who
 from services.championships import (
     Championship,
     RunSettings,
@@ -287,25 +288,16 @@ async def team_names(pool: Pool, state: ChampionshipState, team_ids) -> dict[str
             or " & ".join(people.get(p, p) for p in team.players) for team in teams}
 
 
-async def _is_organiser(pool: Pool, championship_id: str, user: User) -> bool:
-    return await has_role(pool, user.user_id, "organiser", ("championship", championship_id))
+async def _organiser(access: Gate, viewer: Who, championship_id: str) -> Championship:
+    """The championship, which the caller must organise (``policy.organiser``)."""
+    return (await access.championship(viewer, championship_id, policy.organiser))[0]
 
 
-async def _organiser(championships: Championships, pool: Pool, championship_id: str, user: User) -> Championship:
-    """The championship, which the caller must organise."""
-    champ = await championships.load(championship_id)
-    if not await _is_organiser(pool, championship_id, user):
-        raise Problem(403, "not_organiser", f"only the organisers of championship {championship_id} do this")
-    return champ
-
-
-async def _referee(championships: Championships, pool: Pool, championship_id: str, user: User) -> None:
-    """The caller must referee or organise this (existing) championship."""
-    await championships.load(championship_id)
-    if not await has_role(pool, user.user_id, "referee", ("championship", championship_id)) \
-            and not await _is_organiser(pool, championship_id, user):
-        raise Problem(403, "not_referee", f"only the referees and organisers of championship {championship_id} "
-                                          "rule on its matches")
+async def _referee(access: Gate, viewer: Who, championship_id: str, match_id: str | None = None) -> None:
+    """The caller must referee or organise this (existing) championship; with ``match_id``, rule on that match
+    (``policy.forfeit``: never his own team's)."""
+    await access.championship(viewer, championship_id, policy.forfeit if match_id else policy.championship_official,
+                              match_id=match_id)
 
 
 async def _check_users(pool: Pool, user_ids: list[str], field: str) -> None:
@@ -419,8 +411,8 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
       summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)",
       dto=Strict[Command], return_dto=None)
 async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command],
-                             user: Caller, pool: Pool, championships: Championships) -> ChampionshipCommandOut:
-    await _organiser(championships, pool, championship_id, user)
+                             user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships) -> ChampionshipCommandOut:
+    await _organiser(access, viewer, championship_id)
     outcome, champ = await championships.execute(championship_id, data.command_id,
                                        lambda c: championships.close_registration(championship_id, c), actor=user.user_id,
                                        digest=_digest(request, data))
@@ -431,9 +423,9 @@ async def close_registration(request: Request, championship_id: FromPath[str], d
       summary="Make the draw: reveal the seed committed to at close (or seed by rating: the given ratings, else "
               "those imported with the teams, else the players' ratings on the platform)",
       dto=Strict[Draw], return_dto=None)
-async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw], user: Caller, pool: Pool,
+async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw], user: Caller, access: Gate, viewer: Who, pool: Pool,
                     championships: Championships) -> ChampionshipCommandOut:
-    champ = await _organiser(championships, pool, championship_id, user)
+    champ = await _organiser(access, viewer, championship_id)
     state = champ.state
     platform = None
     if state.settings is not None and state.settings.seeding == "rating" and not data.ratings:
@@ -450,9 +442,9 @@ async def make_draw(request: Request, championship_id: FromPath[str], data: JSON
       summary="Pair the round and open one table per match to play (team A at seats 0 and 2)",
       dto=Strict[Command], return_dto=None)
 async def start_round(request: Request, championship_id: FromPath[str], round_no: FromPath[int],
-                      data: JSONBody[Command], user: Caller, pool: Pool, championships: Championships
+                      data: JSONBody[Command], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
                       ) -> RoundStarted:
-    await _organiser(championships, pool, championship_id, user)
+    await _organiser(access, viewer, championship_id)
     await championships.matches.collect_results(championship_id)
     outcome, champ = await championships.execute(championship_id, data.command_id, lambda _: [StartRound(round_no)],
                                        actor=user.user_id, digest=_digest(request, data))
@@ -472,9 +464,9 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
       summary="Referee or organiser: a team did not play; the other wins the match",
       dto=Strict[Forfeit], return_dto=None)
 async def record_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                         data: JSONBody[Forfeit], user: Caller, pool: Pool, championships: Championships
+                         data: JSONBody[Forfeit], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
                          ) -> ChampionshipCommandOut:
-    await _referee(championships, pool, championship_id, user)
+    await _referee(access, viewer, championship_id, match_id)
     outcome, champ = await championships.execute(
         championship_id, data.command_id, lambda _: [RecordForfeit(match_id, data.absent, data.reason)],
         actor=user.user_id, digest=_digest(request, data))
@@ -485,9 +477,9 @@ async def record_forfeit(request: Request, championship_id: FromPath[str], match
       refuses=(409,), status_code=200, summary="Referee or organiser: neither team played; nobody advances",
       dto=Strict[WithReason], return_dto=None)
 async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                                data: JSONBody[WithReason], user: Caller, pool: Pool, championships: Championships
+                                data: JSONBody[WithReason], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
                                 ) -> ChampionshipCommandOut:
-    await _referee(championships, pool, championship_id, user)
+    await _referee(access, viewer, championship_id, match_id)
     outcome, champ = await championships.execute(
         championship_id, data.command_id,
         lambda _: [RecordDoubleForfeit(match_id, data.reason or "both absent")], actor=user.user_id,
@@ -498,8 +490,8 @@ async def record_double_forfeit(request: Request, championship_id: FromPath[str]
 @post("/{championship_id:str}/referees", operation_id="grantReferee", refuses=(409, 422), status_code=200,
       summary="Organiser: make a user a referee of this championship", dto=Strict[NewReferee], return_dto=None)
 async def grant_referee(request: Request, championship_id: FromPath[str], data: JSONBody[NewReferee],
-                        user: Caller, pool: Pool, championships: Championships) -> RefereeGranted:
-    await _organiser(championships, pool, championship_id, user)
+                        user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships) -> RefereeGranted:
+    await _organiser(access, viewer, championship_id)
     await _check_users(pool, [data.user_id], "user_id")
     await grant(pool, "championship", championship_id, data.user_id, "referee")
     return RefereeGranted(championship_id, data.user_id, "referee")
@@ -508,9 +500,9 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
 @post("/{championship_id:str}/finish", operation_id="finishChampionship", refuses=(409,), status_code=200,
       summary="Organiser: close the championship once every round is decided, with its final ranking",
       dto=Strict[Command], return_dto=None)
-async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command], user: Caller, pool: Pool,
+async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command], user: Caller, access: Gate, viewer: Who, pool: Pool,
                  championships: Championships) -> ChampionshipCommandOut:
-    await _organiser(championships, pool, championship_id, user)
+    await _organiser(access, viewer, championship_id)
     await championships.matches.collect_results(championship_id)
     outcome, champ = await championships.execute(championship_id, data.command_id,
                                                  lambda _: [FinishChampionship()], actor=user.user_id,
@@ -525,12 +517,12 @@ MAX_IMPORT = 4 * 1024 * 1024      # a teams file: 10,240 teams of two fit many t
       request_max_body_size=MAX_IMPORT,
       summary="Organiser: register the teams of a CSV file, all or none (422 bad_import names every bad line: "
               "its line, its column, why); dry_run=true checks it only")
-async def import_teams(request: Request, championship_id: FromPath[str], user: Caller, pool: Pool,
+async def import_teams(request: Request, championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool,
                        championships: Championships, state: State,
                        command_id: Annotated[CommandId, QueryParameter(description="the import's command id: "
                                                                                    "sent again, nothing is added")],
                        dry_run: FromQuery[bool] = False) -> Imported:
-    await _organiser(championships, pool, championship_id, user)
+    await _organiser(access, viewer, championship_id)
     body = await request.body()
     try:
         text = body.decode("utf-8")
@@ -557,20 +549,17 @@ class TeamRegistration(ChampionshipCommandOut):
               "and it registers once the other players and substitutes named have accepted",
       dto=Strict[NewTeam], return_dto=None)
 async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam], user: Caller,
-                        pool: Pool, championships: Championships) -> TeamRegistration:
+                        pool: Pool, championships: Championships, access: Gate, viewer: Who) -> TeamRegistration:
     champ = await championships.load(championship_id)
     size = duplicate.team_size(champ.state.settings.format)
     if len(data.players) != size:
         raise Problem(422, "team_players", f"a team of a {champ.state.settings.format} championship is {size} "
                       f"players{' (two pairs: one at each table of a match)' if size == 4 else ''}, "
                       f"not {len(data.players)}", field="players")
-    organiser = await _is_organiser(pool, championship_id, user)
-    if user.user_id not in data.players and not organiser:
-        raise Problem(403, "not_in_team", "a player registers their own team; the organiser registers any")
     bot_places = [i for i, p in enumerate(data.players) if p == BOT_SEAT]
-    if bot_places and not organiser:
-        raise Problem(403, "not_organiser", "only the organiser registers bots (\"bot\" players) in a team",
-                      field="players")
+    _, rel = await access.championship(viewer, championship_id, policy.register_team,
+                                       in_team=user.user_id in data.players, bots=bool(bot_places))
+    organiser = rel.organiser
     await _check_users(pool, [p for p in data.players if p != BOT_SEAT] + data.substitutes, "players")
     team_id = data.team_id or uuid.uuid5(uuid.NAMESPACE_URL, f"{championship_id}/{data.command_id}").hex[:12]
     players = list(data.players)
@@ -616,13 +605,11 @@ async def decline_team(championship_id: FromPath[str], team_id: FromPath[str], u
     return await _answer_team(championships, championship_id, team_id, user, False)
 
 
-async def _member_or_organiser(championships: Championships, pool: Pool, championship_id: str, team_id: str,
-                               user: User) -> None:
-    champ = await championships.load(championship_id)
+async def _member_or_organiser(access: Gate, viewer: Who, championship_id: str, team_id: str) -> None:
+    champ = await access.championships.load(championship_id)
     team = _team_of(champ.state, team_id)
-    if user.user_id not in (*team.players, *team.substitutes) and not await _is_organiser(
-            pool, championship_id, user):
-        raise Problem(403, "not_organiser", f"only team {team_id}'s players or the organisers do this")
+    await access.championship(viewer, championship_id, policy.team_member_or_organiser, team_id=team_id,
+                              in_team=viewer.user_id in (*team.players, *team.substitutes))
 
 
 @post("/{championship_id:str}/teams/{team_id:str}/withdraw", operation_id="withdrawTeam", refuses=(409,),
@@ -630,9 +617,9 @@ async def _member_or_organiser(championships: Championships, pool: Pool, champio
       summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited",
       dto=Strict[WithReason], return_dto=None)
 async def withdraw_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
-                        data: JSONBody[WithReason], user: Caller, pool: Pool, championships: Championships
+                        data: JSONBody[WithReason], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
                         ) -> ChampionshipCommandOut:
-    await _member_or_organiser(championships, pool, championship_id, team_id, user)
+    await _member_or_organiser(access, viewer, championship_id, team_id)
     outcome, champ = await championships.execute(championship_id, data.command_id,
                                                  lambda _: [WithdrawTeam(team_id, data.reason)], actor=user.user_id,
                                                  digest=_digest(request, data))
@@ -644,9 +631,9 @@ async def withdraw_team(request: Request, championship_id: FromPath[str], team_i
       summary="Bring in a registered substitute for a player, from the next round on",
       dto=Strict[Substitution], return_dto=None)
 async def substitute(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
-                     data: JSONBody[Substitution], user: Caller, pool: Pool, championships: Championships
+                     data: JSONBody[Substitution], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
                      ) -> ChampionshipCommandOut:
-    await _member_or_organiser(championships, pool, championship_id, team_id, user)
+    await _member_or_organiser(access, viewer, championship_id, team_id)
     outcome, champ = await championships.execute(
         championship_id, data.command_id, lambda _: [SubstitutePlayer(team_id, data.player_out, data.player_in)],
         actor=user.user_id, digest=_digest(request, data))
@@ -679,9 +666,9 @@ class ProposalOut(msgspec.Struct):
 @get("/{championship_id:str}/proposals", operation_id="listTeamProposals", refuses=(403,),
      summary="Organisers and referees: the teams players proposed that are not registered yet (waiting for "
              "their players' answers, or declined)")
-async def list_proposals(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
+async def list_proposals(championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
                          ) -> list[ProposalOut]:
-    await _referee(championships, pool, championship_id, user)
+    await _referee(access, viewer, championship_id)
     state = (await championships.load(championship_id)).state
     _, invites = await championships.invitations.of(championship_id)
     return [ProposalOut(tid, list(i.proposal.players), list(i.proposal.substitutes), i.proposal.by, list(i.waiting),
@@ -705,8 +692,8 @@ class CheckInWindow(msgspec.Struct):
       summary="Organiser: keep the round's check-in window open longer (before it closes)",
       dto=Strict[Extension], return_dto=None)
 async def extend_check_in(championship_id: FromPath[str], round_no: FromPath[int], data: JSONBody[Extension],
-                          user: Caller, pool: Pool, championships: Championships) -> CheckInWindow:
-    await _organiser(championships, pool, championship_id, user)
+                          user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships) -> CheckInWindow:
+    await _organiser(access, viewer, championship_id)
     checks = await championships.check_ins.extend(championship_id, round_no, data.seconds, by=user.user_id,
                                                   command_id=data.command_id)
     champ = await championships.load(championship_id)
@@ -717,14 +704,11 @@ async def extend_check_in(championship_id: FromPath[str], round_no: FromPath[int
 
 @get("/", operation_id="listChampionships", refuses=(403,),
      summary="Championships, the newest first (organised=true: the caller's own, for the organiser console)")
-async def list_championships(user: Caller, pool: Pool, championships: Championships,
+async def list_championships(user: Caller, pool: Pool, championships: Championships, access: Gate, viewer: Who,
                              limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
                              organised: FromQuery[bool] = False) -> list[ChampionshipListed]:
-    if organised and not await has_role(pool, user.user_id, "organiser", ("platform", "")) and not await pool.fetchval(
-            "SELECT 1 FROM grants WHERE scope = 'championship' AND role = 'organiser' AND user_id = $1 LIMIT 1",
-            user.user_id):
-        raise Problem(403, "not_organiser", "the organiser console is for accounts with the organiser role: ask "
-                                            "whoever runs the platform (baloot account grant LOGIN organiser)")
+    if organised:
+        await access.organiser_console(viewer)
     rows = await pool.fetch(
         "SELECT g.scope_id, e.recorded_at FROM grants g JOIN events e ON e.stream_id = $2 || g.scope_id "
         "AND e.version = 1 WHERE g.scope = 'championship' AND g.role = 'organiser' "
@@ -877,13 +861,13 @@ async def list_matches(championship_id: FromPath[str], user: Caller, championshi
 @get("/{championship_id:str}/monitor", operation_id="monitorChampionship", refuses=(403,),
      summary="Organisers and referees: every match of a round with its state, a count per state and what needs "
              "the organiser now (paged: after, limit; filters: state, q)")
-async def get_monitor(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships,
+async def get_monitor(championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships,
                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
                       match_state: Annotated[MonitorState | None, QueryParameter(name="state")] = None,
                       q: Annotated[str, QueryParameter(max_length=80)] = "",
                       after: Annotated[int, QueryParameter(ge=-1)] = -1,
                       limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100) -> Monitor:
-    await _referee(championships, pool, championship_id, user)
+    await _referee(access, viewer, championship_id)
     return await monitor(championships, championship_id, round_no=round_no, state_filter=match_state, query=q,
                          after=after, limit=limit)
 

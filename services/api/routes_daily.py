@@ -1,5 +1,5 @@
 """The daily deal: the day's set (commitment, then seed), playing its boards, leaderboards, a board's field,
-a player's history (docs/daily.md). Who may see a board's table is ``services/tables/visibility.py``'s."""
+a player's history (docs/daily.md). Who may see what is the access policy's (``services/access/policy.py``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from litestar import Router, get, post
 from litestar.params import FromPath, FromQuery, Parameter
 
 from services.api.deps import Caller, Daily, Pool
+from services.access import policy
 from services.api.problems import Problem
 from services.daily import projection as rm
 from services.daily.service import BoardStatus, Entry, check_profile, closes_at
@@ -73,10 +74,9 @@ async def daily_leaderboard(day: FromPath[str], profile: FromPath[str], user: Ca
                             limit: int = Parameter(default=50, ge=1, le=500)) -> rm.Page:
     d = _day(day)
     bs = await daily.board_set(d, profile)       # 404 for a set nobody played; closes it when due
-    if not daily.closed(d) and await rm.boards_finished(pool, d, profile, user.user_id) < bs.size:
-        raise Problem(403, "board_hidden", f"the live leaderboard shows how others did on boards you have not "
-                                           f"finished: it is shown to those who have played all {bs.size} boards, "
-                                           f"and to everyone when the set closes at {closes_at(d).isoformat()}")
+    if not daily.closed(d):
+        policy.daily_leaderboard(False, await rm.boards_finished(pool, d, profile, user.user_id), bs.size,
+                                 closes_at(d).isoformat())
     every = 0.0 if daily.closed(d) else LIVE_REFRESH
     return await rm.leaderboard(pool, d, profile, scoring=scoring, after=after, limit=limit, every=every)
 
@@ -89,9 +89,9 @@ async def daily_board_field(day: FromPath[str], profile: FromPath[str], board: F
     bs = await daily.board_set(d, profile)
     if not 1 <= board <= bs.size:
         raise Problem(404, "unknown_board", f"the set {bs.set_id} has boards 1 to {bs.size}", field="board")
-    if daily.field_hidden_from(d, await rm.finished_board(pool, d, profile, board, user.user_id)):
-        raise Problem(403, "board_hidden", f"board {board}'s results are shown to those who finished it until "
-                                           f"the set closes at {closes_at(d).isoformat()}")
+    if not daily.closed(d):
+        policy.daily_field(False, await rm.finished_board(pool, d, profile, board, user.user_id), board,
+                           closes_at(d).isoformat())
     return await rm.board_field(pool, d, profile, board)
 
 
@@ -115,7 +115,7 @@ async def daily_history(user_id: FromPath[str], user: Caller, pool: Pool, daily:
     """A player's own history includes the days still open; another's only the closed ones (an open day's
     scores show its boards' results)."""
     until = None
-    if user_id != user.user_id:
+    if not policy.daily_history_open_days(user_id == user.user_id):
         until = daily.today()
         while not daily.closed(until):
             until -= dt.timedelta(days=1)

@@ -30,14 +30,13 @@ from domain.tournament.state import ChampionshipState, parse_match_id
 from projections.standings import StandingRow
 from services.accounts import user_names
 from services.anchor import receipts_of
-from services.api.auth import User
-from services.api.deps import Caller, Championships, Pool, Seen, Tables
+from services.api.deps import Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
-from services.api.routes_championships import _is_organiser, named_standings, summary
+from services.api.routes_championships import named_standings, summary
 from services.api.routes_tables import _visible_events, _whole_game, deal_record
 from services.championships import duplicate
 from services.errors import ServiceError
-from services.roles import has_role
+from services.access import policy
 from services.tables import deal_spans, stream_of
 
 CSV_MEDIA = "text/csv"                  # Litestar adds "; charset=utf-8" (the response's encoding)
@@ -60,14 +59,9 @@ _ZIP_RESPONSE = {200: ResponseSpec(data_container=bytes, media_type=ZIP_MEDIA, g
 
 # ---- who may export ----
 
-async def _official(championships: Championships, pool: Pool, championship_id: str, user: User):
+async def _official(access: Gate, viewer: Who, championship_id: str):
     """The championship (404 when there is none), which the caller must organise or referee (403)."""
-    champ = await championships.load(championship_id)
-    if not (await _is_organiser(pool, championship_id, user)
-            or await has_role(pool, user.user_id, "referee", ("championship", championship_id))):
-        raise Problem(403, "not_organiser", f"only the organisers and referees of championship {championship_id} "
-                                            "export it")
-    return champ
+    return (await access.championship(viewer, championship_id, policy.exports))[0]
 
 
 # ---- CSV ----
@@ -106,9 +100,10 @@ def csv_response(championship_id: str, what: str, header: list[str], rows: Itera
 @get("/{championship_id:str}/export/teams.csv", operation_id="exportTeams", refuses=(403,), media_type=CSV_MEDIA,
      summary="Organisers and referees: the teams as CSV (name, players and substitutes with their public "
              "names, status, seed)", responses=_CSV_RESPONSE)
-async def export_teams(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
+async def export_teams(championship_id: FromPath[str], access: Gate, viewer: Who, pool: Pool,
+                       championships: Championships
                        ) -> Response:
-    champ = await _official(championships, pool, championship_id, user)
+    champ = await _official(access, viewer, championship_id)
     out = summary(championship_id, champ)          # the teams as GET /championships/{id} gives them
     seeds = {team: k for k, team in enumerate(out.draw_order, 1)}
     places = max([duplicate.team_size(out.settings.format), *(len(t.players) for t in out.teams)])
@@ -156,9 +151,10 @@ def match_rows(state: ChampionshipState, tables_of: list) -> Iterable[list]:
 @get("/{championship_id:str}/export/matches.csv", operation_id="exportMatches", refuses=(403,), media_type=CSV_MEDIA,
      summary="Organisers and referees: every match as CSV (round, stage, teams, games and points, winner, how "
              "it was decided, its tables)", responses=_CSV_RESPONSE)
-async def export_matches(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
+async def export_matches(championship_id: FromPath[str], access: Gate, viewer: Who, pool: Pool,
+                       championships: Championships
                          ) -> Response:
-    champ = await _official(championships, pool, championship_id, user)
+    champ = await _official(access, viewer, championship_id)
     rows = match_rows(champ.state, await championships.matches.tables_of(championship_id))
     return csv_response(championship_id, "matches.csv", MATCH_COLUMNS, rows)
 
@@ -170,9 +166,9 @@ STANDING_COLUMNS = [f.encode_name for f in msgspec.structs.fields(StandingRow)]
      media_type=CSV_MEDIA,
      summary="Organisers and referees: the standings as CSV, every column of GET /championships/{id}/standings",
      responses=_CSV_RESPONSE)
-async def export_standings(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships
-                           ) -> Response:
-    await _official(championships, pool, championship_id, user)
+async def export_standings(championship_id: FromPath[str], access: Gate, viewer: Who, pool: Pool,
+                           championships: Championships) -> Response:
+    await _official(access, viewer, championship_id)
     standings = msgspec.to_builtins(await named_standings(championships, pool, championship_id))
     return csv_response(championship_id, "standings.csv", STANDING_COLUMNS,
                         ([row[c] for c in STANDING_COLUMNS] for row in standings))
@@ -229,13 +225,13 @@ class _Manifest(msgspec.Struct):
     left_out: list[_LeftOut]
 
 
-async def _table_records(row, pool: Pool, tables: Tables, visibility: Seen, user: User
+async def _table_records(row, pool: Pool, tables: Tables, access: Gate, viewer: Who
                          ) -> tuple[list[tuple[int | None, str, bytes]], list[tuple[int | None, str, str]]]:
     """One table's records as the record routes give them: (deal_no or None for a game record, format, JSON),
     and what the caller may not have yet, as (deal_no, rule, detail)."""
     table_id = row["table_id"]
     try:
-        events = await _visible_events(tables, visibility, table_id, user, hands=True)
+        events = await _visible_events(tables, access, table_id, viewer, hands=True)
         table = await tables.load(table_id)
     except (Problem, ServiceError) as refused:       # a table the caller may not read the hands of
         return [], [(None, refused.rule, refused.detail)]
@@ -267,7 +263,7 @@ def record_path(round_no: int | None, match_id: str, table_id: str, deal_no: int
 
 
 async def _zip(championship_id: str, name: str, rows: list, rounds: dict[str, int], pool: Pool, tables: Tables,
-               visibility: Seen, user: User) -> AsyncIterator[bytes]:
+               access: Gate, viewer: Who) -> AsyncIterator[bytes]:
     now = dt.datetime.now(dt.timezone.utc)
     stamp = now.timetuple()[:6]
     sink = _Sink()
@@ -284,7 +280,7 @@ async def _zip(championship_id: str, name: str, rows: list, rounds: dict[str, in
         for row in rows:
             match_id, table_id = row["match_id"], row["table_id"]
             round_no = rounds.get(match_id)
-            records, left = await _table_records(row, pool, tables, visibility, user)
+            records, left = await _table_records(row, pool, tables, access, viewer)
             for deal_no, fmt, data in records:
                 path = record_path(round_no, match_id, table_id, deal_no)
                 add(zf, path, data)
@@ -316,11 +312,11 @@ def _match_order(state: ChampionshipState, rows: list) -> tuple[list, dict[str, 
      summary="Organisers and referees: every finished deal's hand record and every finished game's record of "
              "the championship's tables, in a zip with a manifest of their SHA-256 (streamed)",
      responses=_ZIP_RESPONSE)
-async def export_records(championship_id: FromPath[str], user: Caller, pool: Pool, championships: Championships,
-                         tables: Tables, visibility: Seen) -> Stream:
-    champ = await _official(championships, pool, championship_id, user)
+async def export_records(championship_id: FromPath[str], pool: Pool, championships: Championships,
+                         tables: Tables, access: Gate, viewer: Who) -> Stream:
+    champ = await _official(access, viewer, championship_id)
     rows, rounds = _match_order(champ.state, list(await championships.matches.tables_of(championship_id)))
-    return Stream(_zip(championship_id, champ.state.settings.name, rows, rounds, pool, tables, visibility, user),
+    return Stream(_zip(championship_id, champ.state.settings.name, rows, rounds, pool, tables, access, viewer),
                   media_type=ZIP_MEDIA, headers=_attachment(championship_id, "records.zip"))
 
 

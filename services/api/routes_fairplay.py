@@ -11,12 +11,11 @@ from typing import Annotated
 from litestar import Router, get
 from litestar.params import FromPath, QueryParameter
 
-from services.api.deps import Caller, Championships, Pool
+from services.api.deps import Gate, Pool, Who
 from services.api.problems import Problem
-from services.api.routes_exports import _official
 from services.fairplay import report
 from services.fairplay.report import FairPlayReport
-from services.roles import has_role
+from services.access import policy
 
 Level = Annotated[float, QueryParameter(gt=0, le=0.5, description="flag below this p-value")]
 
@@ -25,18 +24,18 @@ Level = Annotated[float, QueryParameter(gt=0, le=0.5, description="flag below th
      summary="Organisers and referees: the championship's players, the most suspicious first, each judged by how "
              "often his telling card choices followed the true hands, his partner's hand, or (shared boards) the "
              "deal he should not have seen; a flag is a reason to look at the linked replays, never a sanction")
-async def championship_fairplay(championship_id: FromPath[str], user: Caller, pool: Pool,
-                                championships: Championships, level: Level = report.LEVEL,
+async def championship_fairplay(championship_id: FromPath[str], viewer: Who, pool: Pool, access: Gate,
+                                level: Level = report.LEVEL,
                                 limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 50) -> FairPlayReport:
-    await _official(championships, pool, championship_id, user)
+    await access.championship(viewer, championship_id, policy.fair_play)
     return await report.championship_report(pool, championship_id, level=level, limit=limit)
 
 
 @get("/{championship_id:str}/fairplay/players/{player_id:str}", operation_id="fairPlayPlayer", refuses=(403, 404),
      summary="Organisers and referees: one player of the championship, every telling decision with its replay")
-async def player_fairplay(championship_id: FromPath[str], player_id: FromPath[str], user: Caller, pool: Pool,
-                          championships: Championships, level: Level = report.LEVEL) -> FairPlayReport:
-    await _official(championships, pool, championship_id, user)
+async def player_fairplay(championship_id: FromPath[str], player_id: FromPath[str], viewer: Who, pool: Pool,
+                          access: Gate, level: Level = report.LEVEL) -> FairPlayReport:
+    await access.championship(viewer, championship_id, policy.fair_play)
     out = await report.player_report(pool, player_id, championship_id, level=level)
     if not out.players:
         raise Problem(404, "unknown_player", f"no analysed deal of championship {championship_id} has "
@@ -48,12 +47,9 @@ async def player_fairplay(championship_id: FromPath[str], player_id: FromPath[st
      summary="The platform's organisers and referees: one player over every analysed deal (championships, the "
              "daily deal, tables of their own), the baseline every other seat; every telling decision with its "
              "replay")
-async def player_everywhere(player_id: FromPath[str], user: Caller, pool: Pool, level: Level = report.LEVEL
-                            ) -> FairPlayReport:
-    if not (await has_role(pool, user.user_id, "organiser", ("platform", ""))
-            or await has_role(pool, user.user_id, "referee", ("platform", ""))):
-        raise Problem(403, "not_platform_official", "only the platform's organisers and referees read a player's "
-                                                    "fair play across everything he played")
+async def player_everywhere(player_id: FromPath[str], viewer: Who, pool: Pool, access: Gate,
+                            level: Level = report.LEVEL) -> FairPlayReport:
+    await access.platform(viewer, policy.platform_official)
     out = await report.player_report(pool, player_id, None, level=level)
     if not out.players:
         raise Problem(404, "unknown_player", f"no analysed deal has {player_id!r} in a seat", field="player_id")

@@ -1,7 +1,7 @@
 """The referee's desk: a player calls the referee to his table, a referee sees the calls of the tables he
 referees (his queue, oldest first), claims one, steps through the disputed deal with every hand, and rules
 (``POST /tables/{id}/rulings`` with the call). Who may do what is settled first, as everywhere: calling is for
-the seated players, the desk and the claims for the table's referees (``Seen.referee``: never one of its
+the seated players, the desk and the claims for the table's referees (``services.access``: never one of its
 players). The calls, claims and rulings are events of the table's stream; the queue reads them from the log."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from domain.table import CallClaimed, CallReason, CallReferee, ClaimCall, Refere
 from services.accounts import user_names
 from services.anchor import Receipt, receipt_of_ruling, receipts_of
 from services.api import schemas
-from services.api.deps import Caller, Championships, Pool, Seen, Tables
+from services.api.deps import Caller, Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
 from services.api.schemas import DealOnWire, Strict
 from services.api.wire import table_view
@@ -133,11 +133,11 @@ class DeskDeal(msgspec.Struct):
               "suspected collusion, an accusation of an action: \"qayd\" with its index, whose deal's result "
               "then waits for the ruling)", dto=Strict[schemas.NewCall], return_dto=None)
 async def call_referee(table_id: FromPath[str], data: JSONBody[schemas.NewCall], user: Caller, tables: Tables,
-                       visibility: Seen,
+                       access: Gate, viewer: Who,
                        seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)
                        ) -> schemas.CommandAccepted:
     table = await tables.load(table_id)
-    my_seat = await visibility.player_seat(table, user.user_id, seat)      # who asks, before anything else
+    my_seat = await access.acting_seat(viewer, table, seat)      # who asks, before anything else
     if table.opened is None:
         raise Problem(409, "table_not_open", f"table {table_id} has not started")
     command = CallReferee(seat=my_seat, user=user.user_id, reason=data.reason, note=data.note.strip(),
@@ -149,11 +149,9 @@ async def call_referee(table_id: FromPath[str], data: JSONBody[schemas.NewCall],
                                    table_view(table, my_seat), outcome.receipts)
 
 
-async def _referee_of(tables, visibility, table_id: str, user_id: str):
+async def _referee_of(tables, access, table_id: str, viewer):
     table = await tables.load(table_id)
-    if not await visibility.referee(table, user_id):
-        raise Problem(403, "not_referee", "only this table's referee or its championship's organiser or referees "
-                                          "see its desk and rule, and never one of its players")
+    await access.referee(viewer, table)
     return table
 
 
@@ -161,8 +159,8 @@ async def _referee_of(tables, visibility, table_id: str, user_id: str):
       summary="Referee: take a call (the other referees see it is taken; claiming one's own again changes "
               "nothing)", dto=Strict[schemas.ClaimCall], return_dto=None)
 async def claim_call(table_id: FromPath[str], call: FromPath[int], data: JSONBody[schemas.ClaimCall],
-                     user: Caller, tables: Tables, visibility: Seen) -> schemas.CommandAccepted:
-    table = await _referee_of(tables, visibility, table_id, user.user_id)
+                     user: Caller, tables: Tables, access: Gate, viewer: Who) -> schemas.CommandAccepted:
+    table = await _referee_of(tables, access, table_id, viewer)
     mine = next((c for c in table.calls if c.call == call and c.claimed_by == user.user_id and c.open), None)
     if mine is not None:
         return schemas.CommandAccepted(table_id, table.version, True, [], table_view(table, None))
@@ -173,22 +171,23 @@ async def claim_call(table_id: FromPath[str], call: FromPath[int], data: JSONBod
                                    table_view(table, None), outcome.receipts)
 
 
-async def _refereed_tables(pool, user_id: str, table_ids: list[str]) -> dict[str, dict]:
-    """Of ``table_ids``, the tables ``user_id`` referees (as ``Seen.is_referee`` says: the table's referee, its
-    championship's referee or organiser, and not seated), with their index row."""
-    rows = await pool.fetch(
-        "SELECT t.table_id, t.championship_id, t.match_id, t.seats FROM tables_index t "
-        "WHERE t.table_id = ANY($1) AND NOT ($2 = ANY(t.seats)) AND EXISTS (SELECT 1 FROM grants g "
-        "WHERE g.user_id = $2 AND ((g.scope = 'table' AND g.scope_id = t.table_id AND g.role = 'referee') "
-        "OR (g.scope = 'championship' AND g.scope_id = t.championship_id AND g.role IN ('referee', 'organiser'))))",
-        table_ids, user_id)
-    return {r["table_id"]: dict(r) for r in rows}
+async def _refereed_tables(tables, access, viewer, table_ids: list[str]) -> dict[str, dict]:
+    """Of ``table_ids``, the tables the caller referees now (the access policy's ``referee``), with their
+    championship, match and seats."""
+    out = {}
+    for table_id in table_ids:
+        table = await tables.load(table_id)
+        if await access.is_referee(viewer, table):
+            o = table.opened or table.proposed
+            out[table_id] = {"championship_id": o.championship_id, "match_id": o.match_id, "seats": o.seats}
+    return out
 
 
 @get("/referee/queue", operation_id="refereeQueue", refuses=(403,),
      summary="Referee: the calls at every table the caller referees, the open ones oldest first (ruled=true: "
              "the ruled ones too, newest first after them)")
-async def referee_queue(user: Caller, pool: Pool, championships: Championships, ruled: FromQuery[bool] = False,
+async def referee_queue(user: Caller, pool: Pool, championships: Championships, tables: Tables, access: Gate,
+                        viewer: Who, ruled: FromQuery[bool] = False,
                         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 200) -> list[QueueItem]:
     if not await referees_anything(pool, user.user_id):
         raise Problem(403, "not_referee", "the desk is for referees: a table's creator who does not sit at it, "
@@ -197,7 +196,7 @@ async def referee_queue(user: Caller, pool: Pool, championships: Championships, 
         "SELECT stream_id, event_type, data, recorded_at FROM events WHERE event_type = ANY($1) ORDER BY position",
         list(CALL_EVENTS))
     prefix = len(stream_of(""))
-    refereed = await _refereed_tables(pool, user.user_id, sorted({r["stream_id"][prefix:] for r in rows}))
+    refereed = await _refereed_tables(tables, access, viewer, sorted({r["stream_id"][prefix:] for r in rows}))
     calls: dict[tuple[str, int], dict] = {}
     for r in rows:
         table_id = r["stream_id"][prefix:]
@@ -315,9 +314,9 @@ def _verdict(evs: list, call) -> tuple[QaydVerdict | None, str | None]:
      summary="Referee: a deal step by step with all four hands (at any time, the deal being played included), "
              "its calls with the engine's verdict on each accusation and the rule's text, its rulings and "
              "signed receipts")
-async def desk(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool, tables: Tables,
-               visibility: Seen, championships: Championships) -> DeskDeal:
-    table = await _referee_of(tables, visibility, table_id, user.user_id)
+async def desk(table_id: FromPath[str], deal_no: FromPath[int], pool: Pool, tables: Tables,
+               access: Gate, viewer: Who, championships: Championships) -> DeskDeal:
+    table = await _referee_of(tables, access, table_id, viewer)
     if game_of(table).info.record_scope != "deal":
         raise Problem(409, "records_per_game", "this game's desk is its table: rule from the queue")
     events = await tables.events(table_id)

@@ -1,5 +1,6 @@
 """Tables: propose and accept, view, act, rule, follow live, replay and audit. Who is asking, and what he
-may see, is settled by ``services/tables/visibility.py`` before anything else, for every route."""
+may see, is settled by the access policy (``services/access``, docs/access.md) before anything else, for every
+route."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from services.api.schemas import Strict
 from services.bots import BOT_SEAT, table_bot
 from services.roles import grant
 from services.api.auth import tokens_stream
-from services.api.deps import Auth, Caller, Feeds, Pool, Seen, ServerSigner, Streams, Tables
+from services.api.deps import Auth, Caller, Feeds, Gate, Pool, ServerSigner, Streams, Tables, Who
 from services.api.live import LiveStream, frame
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command, view_json
@@ -109,62 +110,57 @@ def _game_options(game, data: JSONBody[schemas.NewTable]):
         raise Problem(400, "invalid_field", str(exc), field="switches") from None
 
 
-async def _answer(tables: Tables, visibility: Seen, table_id: str, user: Caller, accept: bool
+async def _answer(tables: Tables, access: Gate, table_id: str, viewer: Who, accept: bool
                   ) -> schemas.InvitationAnswered:
     table = await tables.load(table_id)
-    await visibility.invitee(table, user.user_id)
-    outcome, table = await tables.answer_invitation(table_id, user.user_id, accept)
+    await access.invitee(viewer, table)
+    outcome, table = await tables.answer_invitation(table_id, viewer.user_id, accept)
     status = "cancelled" if table.cancelled else "live" if table.opened else "invited"
     return schemas.InvitationAnswered(table_id, outcome.version, outcome.replayed, status, list(table.waiting))
 
 
 @post("/tables/{table_id:str}/accept", operation_id="acceptInvitation", refuses=(409,), status_code=200,
       summary="Take the seat you are invited to; the last acceptance starts the game")
-async def accept_invitation(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
+async def accept_invitation(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate
                             ) -> schemas.InvitationAnswered:
-    return await _answer(tables, visibility, table_id, user, True)
+    return await _answer(tables, access, table_id, viewer, True)
 
 
 @post("/tables/{table_id:str}/decline", operation_id="declineInvitation", refuses=(409,), status_code=200,
       summary="Refuse the seat you are invited to: the table is cancelled")
-async def decline_invitation(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
+async def decline_invitation(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate
                              ) -> schemas.InvitationAnswered:
-    return await _answer(tables, visibility, table_id, user, False)
+    return await _answer(tables, access, table_id, viewer, False)
 
 
 @get("/tables", operation_id="listTables", summary="Tables, live ones first")
-async def list_tables(user: Caller, pool: Pool,
+async def list_tables(viewer: Who, access: Gate,
                       status: str = Parameter(default="live", pattern="^(live|finished|all)$"),
                       limit: int = Parameter(default=100, ge=1, le=1000)) -> list[schemas.TableSummary]:
-    # Tables of shared boards are listed to their players only: their boards are others' (their pages link
-    # them once the boards are done).
-    rows = await pool.fetch(
-        "SELECT table_id, profile, mode, status, seats, championship_id, match_id FROM tables_index "
-        "WHERE ($1 = 'all' OR status = $1) AND (NOT shared OR $3 = ANY(seats)) ORDER BY created_at DESC LIMIT $2",
-        status, limit, user.user_id)
+    rows = await access.listed_tables(viewer, status, limit)
     return [schemas.TableSummary(r["table_id"], r["profile"], r["mode"], r["status"], list(r["seats"]),
                                  r["championship_id"], r["match_id"]) for r in rows]
 
 
 @get("/tables/{table_id:str}/view", operation_id="viewTable", refuses=(403,),
      summary="The table as the caller sees it: a seated player's own seat, else the spectator view")
-async def view_table(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen,
+async def view_table(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate,
                      seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)) -> schemas.AnyTableView:
     table = await tables.load(table_id)
-    audience = await visibility.audience(table, user.user_id, seat)
-    return table_view(await visibility.seen(table, audience), audience.seat)
+    seen = await access.sight(viewer, table, seat)
+    return table_view(await access.seen(table, seen), seen.seat)
 
 
 @post("/tables/{table_id:str}/commands", operation_id="actAtTable", refuses=(409,), status_code=200,
       summary="Act for your own seat: bid, double, declare, play, claim Sawa or call Qayd (the card game); "
               "roll or score (the dice game)", dto=Strict[schemas.PlayerCommand], return_dto=None)
-async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand], user: Caller,
-              tables: Tables, feeds: Feeds, visibility: Seen,
+async def act(request: Request, table_id: FromPath[str], data: JSONBody[schemas.PlayerCommand],
+              tables: Tables, feeds: Feeds, access: Gate, viewer: Who,
               seat: int | None = Parameter(default=None, ge=0, le=schemas.MAX_SEAT)) -> schemas.CommandAccepted:
-    return await act_at_table(tables, feeds, visibility, table_id, data, user, seat)
+    return await act_at_table(tables, feeds, access, table_id, data, viewer, seat)
 
 
-async def act_at_table(tables, feeds, visibility, table_id: str, data: schemas.PlayerCommand, user, seat: int | None
+async def act_at_table(tables, feeds, access, table_id: str, data: schemas.PlayerCommand, viewer, seat: int | None
                        ) -> schemas.CommandAccepted:
     """A player's command at a table (the route ``act``'s, also taken by its lane, ``services/api/lanes.py``)."""
     # A table followed here is this process's fold of it, kept by its feed (no read; if it is behind, the
@@ -174,12 +170,12 @@ async def act_at_table(tables, feeds, visibility, table_id: str, data: schemas.P
     if read:
         table = await tables.load(table_id)
     # Who may act is settled before anything else, a replayed command id included (seats never change).
-    my_seat = await visibility.player_seat(table, user.user_id, seat)
+    my_seat = await access.acting_seat(viewer, table, seat)
     if table.opened is None:
         raise Problem(409, "table_not_open", f"table {table_id} waits for its invited players: "
                                              f"{', '.join(table.waiting) or 'cancelled'}")
     command = to_command(data.action, my_seat)
-    outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=user.user_id,
+    outcome, table = await tables.execute(table_id, data.command_id, lambda _: command, actor=viewer.user_id,
                                        role="player", digest=command_digest(command), seat=my_seat,
                                        expected_version=data.expected_version, table=table, read=read)
     return schemas.CommandAccepted(table_id, outcome.version, outcome.replayed, outcome.events,
@@ -190,11 +186,9 @@ async def act_at_table(tables, feeds, visibility, table_id: str, data: schemas.P
       summary="Referee: call Qayd for a seat (the engine rules from the log), record the result, annul "
               "or replay a deal, end the game, hand a seat to a bot", dto=Strict[schemas.RefereeCommand], return_dto=None)
 async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas.RefereeCommand], user: Caller,
-               tables: Tables, visibility: Seen) -> schemas.CommandAccepted:
+               tables: Tables, access: Gate, viewer: Who) -> schemas.CommandAccepted:
     table = await tables.load(table_id)
-    if not await visibility.referee(table, user.user_id):
-        raise Problem(403, "not_referee", "only this table's referee or its championship's organiser or referees "
-                                          "rule here, and never one of its players")
+    await access.referee(viewer, table)
     if table.opened is None:
         raise Problem(409, "table_not_open", f"table {table_id} has not started")
     r = data.ruling
@@ -242,14 +236,14 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
      responses={200: ResponseSpec(data_container=dict, media_type="text/event-stream", generate_examples=False,
                                   description="`view` events (the view as JSON), then `end`")})
 async def follow(request: Request, table_id: FromPath[str], user: Caller, tables: Tables, feeds: Feeds,
-                 streams: Streams, visibility: Seen, auth: Auth,
+                 streams: Streams, access: Gate, viewer: Who, auth: Auth,
                  after: int = Parameter(default=0, ge=0, le=schemas.MAX_VERSION, description="start after this version")
                  ) -> ASGIApp:
     table = await tables.load(table_id)
-    audience = await visibility.audience(table, user.user_id)
+    audience = await access.sight(viewer, table)
     session = await auth.session(request.scope)
     slot = streams.take(user.user_id)       # 429 too_many_streams before any data
-    delay = visibility.delay(table, audience)
+    delay = 0.0 if audience.live else audience.delay
     stream = stream_of(table_id)
 
     following: dict = {"sub": None, "gone": False}   # the subscription, once the stream has begun
@@ -351,21 +345,19 @@ def _broadcast_wait(recorded_at: dt.datetime, delay: float) -> float:
     return max(0.0, (recorded_at + dt.timedelta(seconds=delay) - dt.datetime.now(dt.timezone.utc)).total_seconds())
 
 
-async def _visible_events(tables: Tables, visibility: Seen, table_id: str, user: Caller, *, hands: bool = False):
+async def _visible_events(tables: Tables, access: Gate, table_id: str, viewer: Who, *, hands: bool = False):
     """The table's events the caller may see now (spectators: those stored the table's delay ago); with
-    ``hands``, the caller must also be allowed hand records (under hands_policy 'never': players and referees)."""
+    ``hands``, the caller must also be allowed its hand records (``policy.records``)."""
     table = await tables.load(table_id)
-    audience = await visibility.audience(table, user.user_id)
-    if hands:
-        visibility.check_hands(table, audience)
-    return await tables.events(table_id, await visibility.version(table, audience))
+    seen = await (access.records(viewer, table) if hands else access.sight(viewer, table))
+    return await tables.events(table_id, await access.version(table, seen))
 
 
 @get("/tables/{table_id:str}/deals", operation_id="listDeals", refuses=(403,),
      summary="The deals of a table, for replays")
-async def list_deals(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen
+async def list_deals(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate
                      ) -> list[schemas.DealSummary]:
-    events = await _visible_events(tables, visibility, table_id, user)
+    events = await _visible_events(tables, access, table_id, viewer)
     out = []
     for n, first, evs in deal_spans(events):
         state = game_mod.deal_mod.fold(evs)
@@ -417,9 +409,9 @@ def _record_of(deal_events: list, receipts: list[Receipt]) -> HandRecord:
 
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord", refuses=(403, 409),
      summary="A finished deal as a baloot-hand/1 hand record, with the server's signed receipt of its end")
-async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
-                      tables: Tables, visibility: Seen) -> HandRecord:
-    events = await _visible_events(tables, visibility, table_id, user, hands=True)
+async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], viewer: Who, pool: Pool,
+                      tables: Tables, access: Gate) -> HandRecord:
+    events = await _visible_events(tables, access, table_id, viewer, hands=True)
     return deal_record(events, deal_no, await receipts_of(pool, stream_of(table_id)))
 
 
@@ -435,21 +427,21 @@ def deal_record(events, deal_no: int, receipts: list[Receipt]) -> HandRecord:
 @get("/tables/{table_id:str}/receipts", operation_id="tableReceipts", refuses=(403,),
      summary="The server's signed receipts of the table's stream head at the end of each deal and of the game "
              "(keep them: `baloot verify --receipts` checks the log against them)")
-async def table_receipts(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables, visibility: Seen
+async def table_receipts(table_id: FromPath[str], viewer: Who, pool: Pool, tables: Tables, access: Gate
                          ) -> list[Receipt]:
     table = await tables.load(table_id)
-    visible = await visibility.version(table, await visibility.audience(table, user.user_id))
+    visible = await access.version(table, await access.sight(viewer, table))
     return [r for r in await receipts_of(pool, stream_of(table_id)) if r.version <= visible]
 
 
 @get("/tables/{table_id:str}/state", operation_id="tableStateAt", refuses=(403,),
      summary="The caller's view after event number `at` (step-by-step replay; spectators behind the table's "
              "delay)")
-async def state_at(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen,
+async def state_at(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate,
                    at: int = Parameter(ge=0, le=2**31 - 1)) -> schemas.AnyTableView:
     table = await tables.load(table_id)
-    audience = await visibility.audience(table, user.user_id)
-    visible = await visibility.version(table, audience)
+    audience = await access.sight(viewer, table)
+    visible = await access.version(table, audience)
     if at > visible:
         raise Problem(404, "not_yet_visible", f"event {at} is not visible yet ({visible} are)", field="at")
     return table_view(await tables.table_at(table_id, at), audience.seat)
@@ -458,9 +450,9 @@ async def state_at(table_id: FromPath[str], user: Caller, tables: Tables, visibi
 @get("/tables/{table_id:str}/deals/{deal_no:int}/audit", operation_id="auditStoredDeal", refuses=(403, 409),
      summary="Verify the stream's hash chain, the revealed seed against the commitment and the dealt hands, "
              "and replay the rules")
-async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], user: Caller, pool: Pool,
-                       tables: Tables, visibility: Seen, signer: ServerSigner) -> schemas.StoredAudit:
-    events = await _visible_events(tables, visibility, table_id, user, hands=True)
+async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], viewer: Who, pool: Pool,
+                       tables: Tables, access: Gate, signer: ServerSigner) -> schemas.StoredAudit:
+    events = await _visible_events(tables, access, table_id, viewer, hands=True)
     evs = _finished_deal(events, deal_no)
     broken = await verify_stream(pool, stream_of(table_id))
     spans = deal_spans(events)
@@ -511,8 +503,8 @@ def _whole_game(table: Table, events) -> tuple[object, list]:
 @get("/tables/{table_id:str}/record", operation_id="gameRecord", refuses=(403, 409),
      summary="A finished game as one record in its game's format (the dice game: balut-game/1, every turn's "
              "seed and commitment); the card game's records are per deal")
-async def game_record(table_id: FromPath[str], user: Caller, tables: Tables, visibility: Seen) -> dict[str, Any]:
-    events = await _visible_events(tables, visibility, table_id, user, hands=True)
+async def game_record(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate) -> dict[str, Any]:
+    events = await _visible_events(tables, access, table_id, viewer, hands=True)
     game, played = _whole_game(await tables.load(table_id), events)
     return msgspec.to_builtins(game.info.record.export(played))
 
@@ -520,9 +512,9 @@ async def game_record(table_id: FromPath[str], user: Caller, tables: Tables, vis
 @get("/tables/{table_id:str}/audit", operation_id="auditStoredGame", refuses=(403, 409),
      summary="A finished game's audit: the stream's hash chain, and its record replayed by its game's audit "
              "(each turn's seed against its commitment and the dice thrown)")
-async def audit_game(table_id: FromPath[str], user: Caller, pool: Pool, tables: Tables, visibility: Seen,
+async def audit_game(table_id: FromPath[str], viewer: Who, pool: Pool, tables: Tables, access: Gate,
                      signer: ServerSigner) -> schemas.StoredGameAudit:
-    events = await _visible_events(tables, visibility, table_id, user, hands=True)
+    events = await _visible_events(tables, access, table_id, viewer, hands=True)
     game, played = _whole_game(await tables.load(table_id), events)
     broken = await verify_stream(pool, stream_of(table_id))
     report = game.info.record.audit(game.info.record.export(played))

@@ -10,10 +10,10 @@ import msgspec
 from litestar import Router, delete, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
-from services.api.deps import Caller, Championships, Pool
+from services.api.deps import Caller, Gate, Pool, Who
 from services.api.problems import Problem
 from services.api.schemas import Strict, Text
-from services.roles import has_role
+from services.access import policy
 from services.webhooks import endpoints
 from services.webhooks.endpoints import DeliveryOut, EndpointOut, EndpointRefused
 from services.webhooks.outbox import KINDS
@@ -51,12 +51,10 @@ async def _call(fn, *args):
       summary="Register a webhook endpoint for one of your championships (or all of them): the kinds of event it "
               "takes; the answer holds its signing secret, shown this once",
       dto=Strict[NewEndpoint], return_dto=None)
-async def register(data: JSONBody[NewEndpoint], user: Caller, pool: Pool, championships: Championships) -> EndpointCreated:
-    if data.championship_id is not None:
-        await championships.load(data.championship_id)               # 404 for one that does not exist
-        if not await has_role(pool, user.user_id, "organiser", ("championship", data.championship_id)):
-            raise Problem(403, "not_organiser", f"only the organisers of championship {data.championship_id} "
-                                                "register webhooks for it")
+async def register(data: JSONBody[NewEndpoint], user: Caller, pool: Pool, access: Gate, viewer: Who
+                   ) -> EndpointCreated:
+    if data.championship_id is not None:                              # 404 for one that does not exist
+        await access.championship(viewer, data.championship_id, policy.organiser)
     return EndpointCreated(*await _call(endpoints.register, pool, user.user_id, data.url, list(data.kinds),
                                         data.championship_id, data.description))
 

@@ -280,6 +280,9 @@ class TableTerms(msgspec.Struct, kw_only=True):
     bots: list[str | None]                   # the level of each seat played by a bot
     championship_id: str | None
     match_id: str | None
+    # The table's own referee (a private table's proposer who does not sit at it): he sees every hand as it is
+    # played, rules and steps through the deals at the desk. None: its championship's officials referee it.
+    referee: str | None = None
 
 
 class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):

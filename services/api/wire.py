@@ -11,7 +11,7 @@ from domain.balut.views import BalutView
 from domain.baloot.cards import card_name, parse_card, parse_suit, suit_name
 from domain.baloot.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
 from domain.games import GAMES
-from domain.table import Call, game_of
+from domain.table import Call, game_of, table_referee
 from domain.baloot.views import GameView
 from services.api import schemas
 from services.tables.pending import pending_work
@@ -83,7 +83,7 @@ def _terms(opened) -> schemas.TableTerms:
         on_timeout=opened.on_timeout, timeout_bot_level=opened.timeout_bot_level,
         max_timeouts=opened.max_timeouts, bot_pace_seconds=opened.bot_pace, deals=opened.deals,
         bots=list(opened.bots[:len(opened.seats)]), championship_id=opened.championship_id,
-        match_id=opened.match_id)
+        match_id=opened.match_id, referee=table_referee(opened))
 
 
 def call_view(c: Call) -> schemas.CallView:

@@ -10,7 +10,7 @@ the match result, which the decider checks again. The tables are ``dup.<champion
 ``.t2``.
 
 Until the round is decided, a duplicate table's boards are hidden from everyone not seated at it but the
-event's officials (``services/tables/visibility.py``): the other table of the match, and every other match
+event's officials (``services/access/policy.py``): the other table of the match, and every other match
 of the round, play the same cards.
 """
 

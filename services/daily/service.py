@@ -5,7 +5,7 @@ first player starts, its seed when the day closes (docs/daily.md).
 Times (UTC): boards of day D may be started until D+1 00:00 (``open_until``); the set closes at D+1 01:00
 (``closes_at``), when every board started in time has ended (a player's turn clock is ``turn_seconds``,
 then a bot plays his seat). Until the close, a board's table is visible only to its player
-(``services/tables/visibility.py``), and its tables hold their seeds back; after it, its replay, record and
+(``services/access/policy.py``), and its tables hold their seeds back; after it, its replay, record and
 audit are public: the set's seed is revealed on the set's stream by the first request (or the workers' pass)
 that finds the set due (``board_set``), and the workers reveal each board table's seed
 (``reveal_closed_sets``).
@@ -219,10 +219,6 @@ class DailyService:
         day, profile = names.set_of_boards(opened.boards.set)
         return (f"the boards of the daily set {names.set_id(day, profile)} stay hidden until it closes at "
                 f"{closes_at(day).isoformat()}; each player sees only his own")
-
-    def field_hidden_from(self, day: dt.date, finished: bool) -> bool:
-        """A board's field of results shows a board's scores: to its finishers before the close."""
-        return not finished and not self.closed(day)
 
 
 def check_profile(profile: str) -> None:

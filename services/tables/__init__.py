@@ -1,6 +1,6 @@
 """Tables, the application layer: the command loop of a table's stream (load from the process's folds,
 authorised commands decided by the engine, idempotent command ids, optimistic retries, append), for both
-doors — the HTTP API and the workers; what a caller may see of one (``visibility``); the seeds it deals from
+doors — the HTTP API and the workers (what a caller may see of one is ``services.access``'s); the seeds it deals from
 (``seeds``); the folds this process keeps and the live feeds (``feeds``). It raises domain errors and
 ``services.errors``; it knows no HTTP."""
 

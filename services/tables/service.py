@@ -113,16 +113,6 @@ class TableService:
             self.feeds.keep(table_id, table)
         return table
 
-    async def visible_version(self, table: Table, live: bool) -> int:
-        """How much of the table a caller may see: all of it for its players and referees (``live``), and
-        for spectators what was stored at least the table's delay ago, finished or not."""
-        delay = table.opened.delay_seconds if table.opened is not None else 0.0
-        if live or delay <= 0:
-            return table.version
-        return await self.pool.fetchval(
-            "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1 "
-            "AND recorded_at <= now() - make_interval(secs => $2)", stream_of(table.table_id), delay)
-
     async def table_at(self, table_id: str, version: int) -> Table:
         """The table as it was after its event ``version`` (folded from the start)."""
         rows = await read_stream(self.pool, stream_of(table_id), 1, version)

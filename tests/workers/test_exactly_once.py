@@ -19,7 +19,7 @@ from domain.baloot.views import view
 from services.errors import StaleVersion
 from services.tables import CODEC, SeatHandedToBot, Table, command_digest, fold_rows
 from domain.table import game_of
-from services.tables.visibility import Audience
+from services.access.policy import Sight
 from services.workers import actors
 from services.tables.pending import pending_work
 from tests.workers.helpers import (
@@ -366,6 +366,6 @@ async def test_a_run_of_bot_turns_keeps_each_event_and_spectators_stay_behind_by
         assert hasattr(first, "seat")
         assert run[versions[0] - opening - 1].metadata["seat"] == first.seat
     assert_exactly_once(rows)
-    seen = (await rig.runtime.platform()).visibility
-    assert await seen.version(table, Audience(seat=None, live=True)) == table.version
-    assert await seen.version(table, Audience(seat=None, live=False)) == 0     # stored less than 600 s ago
+    access = (await rig.runtime.platform()).access
+    assert await access.version(table, Sight(seat=None, live=True)) == table.version
+    assert await access.version(table, Sight(seat=None, live=False, delay=600.0)) == 0     # stored less than 600 s ago
