@@ -108,6 +108,15 @@ def test_the_play_pages_in_four_looks(served, browser, chromium_paths):
                                                                                            ".invitation"))
     terms = browser.find_element(By.CSS_SELECTOR, ".invitation dl.terms").text
     assert "30" in terms and "Saad" in browser.find_element(By.CSS_SELECTOR, ".invitation h3").text
+    # A table proposed by someone who does not sit at it: its terms say he referees it and sees every hand.
+    _, hakam = served.user("Hakam")
+    r = served.http.post("/tables", headers=hakam, json={"seats": [me, "bot", "bot", "bot"]})
+    assert r.status_code == 201, r.text
+    refereed = f".invitation[data-table='{r.json()['table_id']}'] [data-term=referee]"
+    names = in_four_looks(browser, f"{served.base}/play/", "play-lobby-referee",
+                          lambda d: d.find_elements(By.CSS_SELECTOR, refereed),
+                          lambda d: d.find_element(By.CSS_SELECTOR, refereed).text)
+    assert "Hakam" in names["en"] and "every hand" in names["en"] and "Hakam" in names["ar"]
 
     # Bidding at her own table with three bots (recorded, so that Qayd is possible).
     table_id = my_table(browser, served.base, {"seats": [me, "bot", "bot", "bot"], "mode": "recorded",

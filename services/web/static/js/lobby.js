@@ -154,7 +154,7 @@ function invitationEl(inv) {
   return h("li", {class: "invitation", "data-table": inv.table_id},
     h("h3", {}, t("invited_by", {name: inv.proposed_by ? who(inv.proposed_by) : t("the_platform")})),
     h("ul", {class: "seats"}, seatsText(inv.seats, inv.my_seat)),
-    termsEl(inv.terms),
+    termsEl(inv.terms, nameOf),
     inv.waiting.length > 1 ? h("p", {class: "hint"}, t("also_waiting", {names: listText(inv.waiting.filter(u =>
       u !== me.user_id).map(who))})) : null,
     answerEl(`inv-${inv.table_id}`, base));

@@ -345,7 +345,7 @@ function cardGameEl() {
     d ? h("div", {class: "play", id: "game", "data-version": v.version, "data-phase": d.phase, "data-deal-no": v.deal_no},
       boardEl(), refusalEl(), choicesEl(), handEl(), clockNoteEl(), dealEndEl(),
       qayd ? qaydDialogEl() : null,
-      h("details", {class: "terms-box"}, h("summary", {}, t("table_terms")), termsEl(v.terms)),
+      h("details", {class: "terms-box"}, h("summary", {}, t("table_terms")), termsEl(v.terms, nameOf)),
       bidsEl()) : h("p", {}, t("waiting_for_deal")),
     gameEndEl()];
 }
@@ -384,7 +384,7 @@ function draw() {
   }
   if (v.status === "invited") {
     fill(main, h("h1", {}, t("table_waiting")), h("p", {}, t("waiting_for", {names: listText(v.waiting.map(u =>
-      nameOf(u)?.name ?? "…"))})), termsEl(v.terms), h("p", {}, h("a", {href: "/play/"}, t("back_to_lobby"))));
+      nameOf(u)?.name ?? "…"))})), termsEl(v.terms, nameOf), h("p", {}, h("a", {href: "/play/"}, t("back_to_lobby"))));
     return;
   }
   if (v.status === "cancelled") {
@@ -411,7 +411,8 @@ function keys(e) {
 
 async function showView(view) {
   if (v && view.version < v.version) return;            // an older view arriving late changes nothing
-  if (!v || v.seats.join() !== view.seats.join()) nameOf = await userNames(view.seats.filter(u => u !== "bot"));
+  if (!v || v.seats.join() !== view.seats.join()) nameOf = await userNames(
+    [...view.seats.filter(u => u !== "bot"), view.terms?.referee].filter(Boolean));
   if (v?.deal?.result && view.deal_no > v.deal_no) lastDeal = {deal_no: v.deal_no, result: v.deal.result};
   v = view;
   render();

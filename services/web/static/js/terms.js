@@ -1,6 +1,6 @@
 // A table's terms as an invitee reads them before he accepts, and as every seat sees them at the table: the
 // game and its rules, what spectators see of the hands and how late, the turn clock and what happens when it
-// runs out.
+// runs out, and who referees it (a private table's proposer who does not sit: he sees every hand).
 import {h} from "./cards.js";
 import {locale, t} from "./i18n.js";
 
@@ -18,7 +18,7 @@ function switchText(name, value) {
   return `${t(`switch_${name}`)}: ${shown}`;
 }
 
-export function termsEl(terms) {
+export function termsEl(terms, nameOf = () => undefined) {
   const bots = terms.bots.map((level, seat) => level ? `${t("seat")} ${seat + 1}: ${t(`level_${level}`)}` : null)
     .filter(Boolean);
   const switches = Object.entries(terms.switches);
@@ -36,6 +36,8 @@ export function termsEl(terms) {
       switches.map(([k, v]) => switchText(k, v)).join(" · "))] : null,
     terms.game !== "balut" ? [h("dt", {}, t("table_mode")), h("dd", {"data-term": "mode"}, t(`mode_${terms.mode}`))] : null,
     terms.game !== "balut" ? [h("dt", {}, t("spectators_see")), h("dd", {"data-term": "hands"}, hands)] : null,
+    terms.referee ? [h("dt", {}, t("referee")), h("dd", {"data-term": "referee"},
+      t("referee_sees_hands", {name: nameOf(terms.referee)?.name ?? "…"}))] : null,
     h("dt", {}, t("turn_clock")), h("dd", {"data-term": "clock"}, clock),
     bots.length ? [h("dt", {}, t("bots")), h("dd", {"data-term": "bots"}, bots.join(" · ")
       + (terms.bot_pace_seconds ? ` · ${t("bot_pace", {n: terms.bot_pace_seconds})}` : ""))] : null);
