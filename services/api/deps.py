@@ -78,7 +78,8 @@ async def caller_first(connection: ASGIConnection, handler: BaseRouteHandler) ->
 
 
 DEPENDENCIES = ({name: _provider(name, True) for name in PLATFORM_DEPENDENCIES}
-                | {name: _provider(name, False) for name in STATE_DEPENDENCIES} | {"user": Provide(provide_user), "viewer": Provide(provide_viewer)})
+                | {name: _provider(name, False) for name in STATE_DEPENDENCIES}
+                | {"user": Provide(provide_user), "viewer": Provide(provide_viewer)})
 
 
 def resolve_in_turn() -> None:

@@ -411,7 +411,8 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
       summary="Close registration and publish the draw commitment (sha256 of the seed the draw will reveal)",
       dto=Strict[Command], return_dto=None)
 async def close_registration(request: Request, championship_id: FromPath[str], data: JSONBody[Command],
-                             user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships) -> ChampionshipCommandOut:
+                             user: Caller, access: Gate, viewer: Who, pool: Pool,
+                             championships: Championships) -> ChampionshipCommandOut:
     await _organiser(access, viewer, championship_id)
     outcome, champ = await championships.execute(championship_id, data.command_id,
                                        lambda c: championships.close_registration(championship_id, c), actor=user.user_id,
@@ -423,7 +424,8 @@ async def close_registration(request: Request, championship_id: FromPath[str], d
       summary="Make the draw: reveal the seed committed to at close (or seed by rating: the given ratings, else "
               "those imported with the teams, else the players' ratings on the platform)",
       dto=Strict[Draw], return_dto=None)
-async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw], user: Caller, access: Gate, viewer: Who, pool: Pool,
+async def make_draw(request: Request, championship_id: FromPath[str], data: JSONBody[Draw], user: Caller,
+                    access: Gate, viewer: Who, pool: Pool,
                     championships: Championships) -> ChampionshipCommandOut:
     champ = await _organiser(access, viewer, championship_id)
     state = champ.state
@@ -442,7 +444,8 @@ async def make_draw(request: Request, championship_id: FromPath[str], data: JSON
       summary="Pair the round and open one table per match to play (team A at seats 0 and 2)",
       dto=Strict[Command], return_dto=None)
 async def start_round(request: Request, championship_id: FromPath[str], round_no: FromPath[int],
-                      data: JSONBody[Command], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
+                      data: JSONBody[Command], user: Caller, access: Gate, viewer: Who, pool: Pool,
+                      championships: Championships
                       ) -> RoundStarted:
     await _organiser(access, viewer, championship_id)
     await championships.matches.collect_results(championship_id)
@@ -464,7 +467,8 @@ async def start_round(request: Request, championship_id: FromPath[str], round_no
       summary="Referee or organiser: a team did not play; the other wins the match",
       dto=Strict[Forfeit], return_dto=None)
 async def record_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                         data: JSONBody[Forfeit], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
+                         data: JSONBody[Forfeit], user: Caller, access: Gate, viewer: Who, pool: Pool,
+                         championships: Championships
                          ) -> ChampionshipCommandOut:
     await _referee(access, viewer, championship_id, match_id)
     outcome, champ = await championships.execute(
@@ -477,7 +481,8 @@ async def record_forfeit(request: Request, championship_id: FromPath[str], match
       refuses=(409,), status_code=200, summary="Referee or organiser: neither team played; nobody advances",
       dto=Strict[WithReason], return_dto=None)
 async def record_double_forfeit(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                                data: JSONBody[WithReason], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
+                                data: JSONBody[WithReason], user: Caller, access: Gate, viewer: Who, pool: Pool,
+                                championships: Championships
                                 ) -> ChampionshipCommandOut:
     await _referee(access, viewer, championship_id, match_id)
     outcome, champ = await championships.execute(
@@ -490,7 +495,8 @@ async def record_double_forfeit(request: Request, championship_id: FromPath[str]
 @post("/{championship_id:str}/referees", operation_id="grantReferee", refuses=(409, 422), status_code=200,
       summary="Organiser: make a user a referee of this championship", dto=Strict[NewReferee], return_dto=None)
 async def grant_referee(request: Request, championship_id: FromPath[str], data: JSONBody[NewReferee],
-                        user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships) -> RefereeGranted:
+                        user: Caller, access: Gate, viewer: Who, pool: Pool,
+                        championships: Championships) -> RefereeGranted:
     await _organiser(access, viewer, championship_id)
     await _check_users(pool, [data.user_id], "user_id")
     await grant(pool, "championship", championship_id, data.user_id, "referee")
@@ -500,7 +506,8 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
 @post("/{championship_id:str}/finish", operation_id="finishChampionship", refuses=(409,), status_code=200,
       summary="Organiser: close the championship once every round is decided, with its final ranking",
       dto=Strict[Command], return_dto=None)
-async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command], user: Caller, access: Gate, viewer: Who, pool: Pool,
+async def finish(request: Request, championship_id: FromPath[str], data: JSONBody[Command], user: Caller,
+                 access: Gate, viewer: Who, pool: Pool,
                  championships: Championships) -> ChampionshipCommandOut:
     await _organiser(access, viewer, championship_id)
     await championships.matches.collect_results(championship_id)
@@ -517,7 +524,8 @@ MAX_IMPORT = 4 * 1024 * 1024      # a teams file: 10,240 teams of two fit many t
       request_max_body_size=MAX_IMPORT,
       summary="Organiser: register the teams of a CSV file, all or none (422 bad_import names every bad line: "
               "its line, its column, why); dry_run=true checks it only")
-async def import_teams(request: Request, championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool,
+async def import_teams(request: Request, championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who,
+                       pool: Pool,
                        championships: Championships, state: State,
                        command_id: Annotated[CommandId, QueryParameter(description="the import's command id: "
                                                                                    "sent again, nothing is added")],
@@ -617,7 +625,8 @@ async def _member_or_organiser(access: Gate, viewer: Who, championship_id: str, 
       summary="Withdraw a team (its player or the organiser); a match it was due to play is forfeited",
       dto=Strict[WithReason], return_dto=None)
 async def withdraw_team(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
-                        data: JSONBody[WithReason], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
+                        data: JSONBody[WithReason], user: Caller, access: Gate, viewer: Who, pool: Pool,
+                        championships: Championships
                         ) -> ChampionshipCommandOut:
     await _member_or_organiser(access, viewer, championship_id, team_id)
     outcome, champ = await championships.execute(championship_id, data.command_id,
@@ -631,7 +640,8 @@ async def withdraw_team(request: Request, championship_id: FromPath[str], team_i
       summary="Bring in a registered substitute for a player, from the next round on",
       dto=Strict[Substitution], return_dto=None)
 async def substitute(request: Request, championship_id: FromPath[str], team_id: FromPath[str],
-                     data: JSONBody[Substitution], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
+                     data: JSONBody[Substitution], user: Caller, access: Gate, viewer: Who, pool: Pool,
+                     championships: Championships
                      ) -> ChampionshipCommandOut:
     await _member_or_organiser(access, viewer, championship_id, team_id)
     outcome, champ = await championships.execute(
@@ -666,7 +676,8 @@ class ProposalOut(msgspec.Struct):
 @get("/{championship_id:str}/proposals", operation_id="listTeamProposals", refuses=(403,),
      summary="Organisers and referees: the teams players proposed that are not registered yet (waiting for "
              "their players' answers, or declined)")
-async def list_proposals(championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships
+async def list_proposals(championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool,
+                         championships: Championships
                          ) -> list[ProposalOut]:
     await _referee(access, viewer, championship_id)
     state = (await championships.load(championship_id)).state
@@ -692,7 +703,8 @@ class CheckInWindow(msgspec.Struct):
       summary="Organiser: keep the round's check-in window open longer (before it closes)",
       dto=Strict[Extension], return_dto=None)
 async def extend_check_in(championship_id: FromPath[str], round_no: FromPath[int], data: JSONBody[Extension],
-                          user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships) -> CheckInWindow:
+                          user: Caller, access: Gate, viewer: Who, pool: Pool,
+                          championships: Championships) -> CheckInWindow:
     await _organiser(access, viewer, championship_id)
     checks = await championships.check_ins.extend(championship_id, round_no, data.seconds, by=user.user_id,
                                                   command_id=data.command_id)
@@ -861,7 +873,8 @@ async def list_matches(championship_id: FromPath[str], user: Caller, championshi
 @get("/{championship_id:str}/monitor", operation_id="monitorChampionship", refuses=(403,),
      summary="Organisers and referees: every match of a round with its state, a count per state and what needs "
              "the organiser now (paged: after, limit; filters: state, q)")
-async def get_monitor(championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool, championships: Championships,
+async def get_monitor(championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool,
+                      championships: Championships,
                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
                       match_state: Annotated[MonitorState | None, QueryParameter(name="state")] = None,
                       q: Annotated[str, QueryParameter(max_length=80)] = "",
