@@ -189,6 +189,13 @@ def forfeit(c: ChampionshipFacts, rel: Relations) -> None:
                                      "officials to record")
 
 
+def check_in(c: ChampionshipFacts, rel: Relations, match_id: str) -> None:
+    """A player checks in for his own team's match, nobody else (asked before the round's state is)."""
+    if not rel.own_match:
+        raise Forbidden("not_in_match", f"you do not play in match {match_id}: a player checks in for his own "
+                                        "team's match")
+
+
 def exports(c: ChampionshipFacts, rel: Relations) -> None:
     """The exports are its organisers' and referees' (the records in them each as its table allows)."""
     if not (rel.organiser or rel.referee):

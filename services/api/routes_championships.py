@@ -655,7 +655,9 @@ async def substitute(request: Request, championship_id: FromPath[str], team_id: 
               "teams are in, and a team not in when the window closes forfeits",
       dto=Strict[CheckIn], return_dto=None)
 async def check_in(request: Request, championship_id: FromPath[str], match_id: FromPath[str],
-                   data: JSONBody[CheckIn], user: Caller, championships: Championships) -> CheckInOut:
+                   data: JSONBody[CheckIn], user: Caller, championships: Championships, access: Gate,
+                   viewer: Who) -> CheckInOut:
+    await access.championship(viewer, championship_id, policy.check_in, match_id=match_id)
     stored, checks, champ = await championships.check_ins.check_in(championship_id, match_id, user.user_id, by=user.user_id)
     round_no = champ.state.rounds[-1].number
     tables = [r["table_id"] for r in await championships.matches.tables_of(championship_id) if r["match_id"] == match_id]
