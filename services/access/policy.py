@@ -189,11 +189,11 @@ def forfeit(c: ChampionshipFacts, rel: Relations) -> None:
                                      "officials to record")
 
 
-def check_in(c: ChampionshipFacts, rel: Relations, match_id: str) -> None:
+def check_in(c: ChampionshipFacts, rel: Relations) -> None:
     """A player checks in for his own team's match, nobody else (asked before the round's state is)."""
     if not rel.own_match:
-        raise Forbidden("not_in_match", f"you do not play in match {match_id}: a player checks in for his own "
-                                        "team's match")
+        raise Forbidden("not_in_match", "you do not play in this match: a player checks in for his own team's "
+                                        "match")
 
 
 def exports(c: ChampionshipFacts, rel: Relations) -> None:
