@@ -61,11 +61,6 @@ def _round_of(state: ChampionshipState, match_id: str | None) -> Round | None:
     return next((r for r in state.rounds if any(m.match_id == match_id for m in r.matches)), None)
 
 
-def _members(state: ChampionshipState, team_id: str | None) -> tuple[str, ...]:
-    team = state.teams.get(team_id) if team_id is not None else None
-    return (*team.players, *team.substitutes) if team is not None else ()
-
-
 class Access:
     """The policy asked for one process's services: ``tables``' folds, and the championships' and the daily
     deal's, for what a table's facts need of them."""
