@@ -73,7 +73,8 @@ KINDS = (ANON, STRANGER, PLAYER, INVITEE, BOARD, TREF, ORG, REF, PORG, PREF, PLA
 A401 = "401 bad_token"
 HIDDEN = "403 board_hidden"
 
-TABLES = ("proposed", "live", "closed", "dup_held", "dup_live", "dup_other_1", "dup_other_2", "dup_closed")
+TABLES = ("proposed", "live", "closed", "dup_held", "dup_live", "dup_other_1", "dup_other_2", "dup_closed",
+          "daily_live")
 SHARED_IN_PLAY = ("dup_held", "dup_live", "dup_other_1", "dup_other_2")
 CHAMPS = ("champ_running", "champ_finished")
 
@@ -91,6 +92,7 @@ READ = {
     "closed": {ANON: A401, "*": "200"},
     **{r: shared("200", "200") for r in SHARED_IN_PLAY},
     "dup_closed": {ANON: A401, "*": "200"},
+    "daily_live": shared("200", "-"),
 }
 
 # Hand records and audits of deal 1. Boards in play: board_hidden even to the table's own player (a shared board
@@ -104,6 +106,7 @@ RECORD = {
     "dup_held": shared(HIDDEN, "200"),
     **{r: shared(HIDDEN, "409 deal_in_progress") for r in ("dup_live", "dup_other_1", "dup_other_2")},
     "dup_closed": {ANON: A401, "*": "200"},
+    "daily_live": shared(HIDDEN, "-"),
 }
 
 # The Balut game's record and audit at a card table: past the access check, 409 records_per_deal.
@@ -113,6 +116,7 @@ GAME_RECORD = {
     "closed": {ANON: A401, PLAYER: "409 records_per_deal", TREF: "409 records_per_deal", "*": "403 hands_hidden"},
     **{r: shared(HIDDEN, "409 records_per_deal") for r in SHARED_IN_PLAY},
     "dup_closed": {ANON: A401, "*": "409 records_per_deal"},
+    "daily_live": shared(HIDDEN, "-"),
 }
 
 # Act at the table (a pass with a stale expected_version: 409 stale_version for the seat's player).
@@ -123,6 +127,7 @@ ACT = {
     "dup_held": shared("409 stale_version", "403 not_seated"),
     **{r: shared("409 stale_version", "403 not_seated") for r in ("dup_live", "dup_other_1", "dup_other_2")},
     "dup_closed": {ANON: A401, PLAYER: "409 stale_version", "*": "403 not_seated"},
+    "daily_live": shared("409 stale_version", "-"),
 }
 
 # Call the referee (an accusation at a strict table: refused by the engine when it is made, nothing stored).
@@ -134,6 +139,7 @@ CALL = {
     "dup_held": shared("409 game_not_playing", "403 not_seated"),
     **{r: shared("409 qayd_strict_table", "403 not_seated") for r in ("dup_live", "dup_other_1", "dup_other_2")},
     "dup_closed": {ANON: A401, PLAYER: "409 game_not_playing", "*": "403 not_seated"},
+    "daily_live": shared("409 qayd_strict_table", "-"),
 }
 
 # Accept / decline a seat: the invitees (the invitee's own answers are asked last: they move the proposed table).
@@ -147,6 +153,7 @@ def answer_row(accepted: str) -> dict:
         "closed": {ANON: A401, PLAYER: accepted, "*": "403 not_invited"},
         **{r: shared("409 not_invited", "403 not_invited") for r in SHARED_IN_PLAY},
         "dup_closed": {ANON: A401, PLAYER: "409 not_invited", "*": "403 not_invited"},
+        "daily_live": shared("409 not_invited", "-"),
     }
 
 # Rule (a record_result with a stale expected_version), claim a call that does not exist, the desk of deal 1:
@@ -162,6 +169,8 @@ def referee_row(ok: str, ok_proposed: str) -> dict:
         **{r: {ANON: A401, PLAYER: "403 not_referee", ORG: ok, REF: ok, "*": HIDDEN} for r in SHARED_IN_PLAY},
         # The round is decided: the playing officials are its officials again; a board player is a stranger.
         "dup_closed": {ANON: A401, ORG: ok, REF: ok, PORG: ok, PREF: ok, "*": "403 not_referee"},
+        # A daily board has no official: its player is refused as any player, everyone else sees nothing.
+        "daily_live": {ANON: A401, PLAYER: "403 not_referee", "*": HIDDEN},
     }
 
 
@@ -476,6 +485,17 @@ async def build(api, pool) -> Scenario:
     await play(api, a2["table_id"], headers_of, mid_trick, a2["seats"])
     await play(api, b2["table_id"], headers_of, mid_trick, b2["seats"])
 
+    # ---- a daily board being played by D1 (D2 plays the same board at a table of his own)
+    for name in ("D1", "D2"):
+        await user(name)
+        r = await api.post("/daily/saudi/play", headers=users[name][1])
+        assert r.status_code == 201, r.text
+        if name == "D1":
+            ids["daily_live"] = r.json()["table_id"]
+    daily_view = (await api.get(f"/tables/{ids['daily_live']}/view", headers=users["D1"][1])).json()
+    assert daily_view["deal"]["hand"], daily_view
+    seats["daily_live"] = daily_view["seats"]
+
     name_of = {uid: name for name, (uid, _) in users.items()}
 
     def first_plain(seat_ids: list[str]) -> str:
@@ -499,11 +519,16 @@ async def build(api, pool) -> Scenario:
     callers["dup_closed"] = {**base, PLAYER: first_plain(c_table["seats"]), BOARD: first_plain(other_c["seats"]),
                              ORG: "OO", REF: "R", PORG: "O", PREF: "Rp"}
     officials = {ORG: "OO", REF: "R", PORG: "O", PREF: "Rp"}
+    callers["daily_live"] = {**base, PLAYER: "D1", BOARD: "D2"}
     callers["champ_running"] = {**base, MEMBER: "T3p0", **officials}
     callers["champ_finished"] = {**base, MEMBER: "T1p1", **officials}
     callers["-"] = {**base, PLAYER: "L1", TREF: "TR2", **officials}
 
     s = Scenario(users, ids, callers, seats, board=board)
+    # The daily board: the bots' hands are nobody's to read; the player's own (from his view) is hidden from all
+    # but him.
+    s.hands["daily_live"] = [set(daily_view["deal"]["hand"]) - public_cards(daily_view["deal"])
+                             if i == daily_view["seat"] else set() for i in range(4)]
     for name in ("live", "dup_live", "dup_other_1", "dup_other_2"):
         s.hands[name] = await hidden_hands(api, ids[name], seats[name], headers_of)
     s.facts.update(match_of_o=next(m["match_id"] for m in matches if "T1" in (m["team_a"], m["team_b"])),
@@ -878,6 +903,7 @@ async def test_every_operation_answers_every_caller_in_every_phase_as_the_table_
     cells.sort(key=order)
     before = await all_revealed(pool, s)
     probe: list[str] = []
+    extra_cells: list[str] = []
 
     async def ask(base, n, op, res, kind, caller, expected):
         headers = dict(s.headers(caller))
@@ -919,7 +945,7 @@ async def test_every_operation_answers_every_caller_in_every_phase_as_the_table_
         if leaked:
             failures.append(f"{cell}: holds hidden cards {sorted(leaked)}")
         seen_hex.extend((cell, h) for h in HEX64.findall(text))
-        if res in ("proposed", "live", *SHARED_IN_PLAY) and text.startswith(("{", "[")):
+        if res in ("proposed", "live", "daily_live", *SHARED_IN_PLAY) and text.startswith(("{", "[")):
             with contextlib.suppress(ValueError):
                 shown = [x for x in seeds_in(json.loads(text)) if x is not None]
                 if shown:
@@ -944,6 +970,46 @@ async def test_every_operation_answers_every_caller_in_every_phase_as_the_table_
 
     streams_app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000))
     async with served(streams_app) as base:
+        # A few more cells, on what a row above cannot say (asked first, before any cell moves anything): another
+        # seat, the organiser's listing, another's webhook endpoint.
+        live, other_seat = s.ids["live"], (s.seats["live"].index(s.uid("L1")) + 1) % 4
+        extra = [
+            ("viewTable ?seat=another", "GET", f"/tables/{live}/view", {"params": {"seat": other_seat}},
+             {"L1": "403 not_your_seat"}),
+            ("actAtTable ?seat=another", "POST", f"/tables/{live}/commands",
+             {"params": {"seat": other_seat}, "json": {"command_id": "other-seat", "action": {"type": "bid", "bid": "pass"},
+                                                       "expected_version": 0}},
+             {"L1": "403 not_your_seat"}),
+            ("callReferee ?seat=another", "POST", f"/tables/{live}/calls",
+             {"params": {"seat": other_seat}, "json": {"command_id": "other-seat", "reason": "other"}},
+             {"L1": "403 not_your_seat"}),
+            ("listChampionships ?organised=true", "GET", "/championships", {"params": {"organised": "true"}},
+             {"stranger": "403 not_organiser", "L1": "403 not_organiser", "platform": "200", "OO": "200",
+              "O": "200", "R": "403 not_organiser"}),
+        ]
+        api.cookies.clear()
+        hook = await api.post("/webhooks", headers=s.headers("O"), json={
+            "url": "https://1.1.1.1/matrix-hook", "championship_id": s.ids["champ_running"]})   # no DNS needed
+        if hook.status_code == 201:
+            endpoint = hook.json()["endpoint"]["endpoint_id"]
+            extra += [(f"{op} (another's endpoint)", method, path, {},
+                       {"O": ok, "OO": "404 unknown_webhook", "stranger": "404 unknown_webhook",
+                        "platform": "404 unknown_webhook", "Rp": "404 unknown_webhook"})
+                      for op, method, path, ok in (
+                          ("getWebhook", "GET", f"/webhooks/{endpoint}", "200"),
+                          ("listWebhookDeliveries", "GET", f"/webhooks/{endpoint}/deliveries", "200"))]
+        else:                                         # not an access answer: the endpoint rows are not asked
+            print(f"no webhook endpoint to ask about: {hook.status_code} {hook.text[:200]}")
+        for what, method, path, kwargs, answers in extra:
+            for name, expected in answers.items():
+                api.cookies.clear()
+                r = await api.request(method, path, **kwargs, headers=s.headers(name))
+                got = answer_of(r.status_code, r.text)
+                extra_cells.append(what)
+                probe.append(f"{what} × {name}: {got}")
+                if got != expected:
+                    failures.append(f"{what} × {name}: expected {expected}, got {got}")
+
         for n, (op, res, kind, caller, expected) in enumerate(cells):
             if op in AFTER_SEEDS:
                 break
@@ -956,14 +1022,14 @@ async def test_every_operation_answers_every_caller_in_every_phase_as_the_table_
                                     f"{'is' if has else 'is not'} in the zip")
 
         # The table list: tables of shared boards only to those seated at them.
-        shared_tables = {s.ids[r] for r in (*SHARED_IN_PLAY, "dup_closed")}
+        shared_tables = {s.ids[r] for r in (*SHARED_IN_PLAY, "dup_closed", "daily_live")}
         api.cookies.clear()
         for kind, caller in s.callers["-"].items():
             if caller is None:
                 continue
             listed = {t["table_id"] for t in (await api.get("/tables", params={"status": "all", "limit": 1000},
                                                           headers=s.headers(caller))).json()}
-            mine = {s.ids[r] for r in (*SHARED_IN_PLAY, "dup_closed") if s.uid(caller) in s.seats[r]}
+            mine = {s.ids[r] for r in (*SHARED_IN_PLAY, "dup_closed", "daily_live") if s.uid(caller) in s.seats[r]}
             if listed & shared_tables != mine:
                 failures.append(f"listTables × {kind} ({caller}): lists {sorted(listed & shared_tables)}, "
                                 f"should list {sorted(mine)}")
@@ -988,5 +1054,5 @@ async def test_every_operation_answers_every_caller_in_every_phase_as_the_table_
 
     if PROBE:
         print("\n".join(probe))
-    print(f"\n{len(cells)} cells; {len(failures)} failures:\n" + "\n".join(failures))
+    print(f"\n{len(cells)} cells and {len(extra_cells)} more; {len(failures)} failures:\n" + "\n".join(failures))
     assert not failures, f"{len(failures)} of {len(cells)} cells fail:\n" + "\n".join(failures)
