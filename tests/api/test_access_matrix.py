@@ -19,7 +19,11 @@ One scenario holds a resource in each phase at once:
   stopped in the first trick), ``dup_other_1`` and ``dup_other_2`` (the other match's tables: one in the bidding,
   one in the first trick);
 - a duplicate championship ``C`` of two teams (the same people), played to its end and finished: ``dup_closed``,
-  one of its tables.
+  one of its tables (where neither playing official sits);
+- a daily board being played (``daily_live``: its player, and a board player who plays the same board).
+
+Which tables of D the playing officials sit at follows the draw, so which of D's tables has them as columns
+varies from run to run; the cells named "headline" ask each of them at the other table of his own match.
 
 Besides each cell's answer, every answer is searched for cards and seeds it must not hold (against the true hands,
 read from each seat's own view, and the seeds the tables reveal once the scenario is played on to its end), and
@@ -29,8 +33,8 @@ the table list lists tables of shared boards only to their players.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import contextlib
+import datetime as dt
 import io
 import itertools
 import json
@@ -45,11 +49,11 @@ import pytest
 import uvicorn
 
 from domain.baloot.events import SeedRevealed
+from services.api.app import create_app
+from services.db import schema_url
 from services.eventstore import read_stream
 from services.tables.service import CODEC as TABLE_CODEC
 from services.tables.service import stream_of as table_stream
-from services.api.app import create_app
-from services.db import schema_url
 from tests.api.conftest import new_user
 from tests.api.test_championships import command, create
 
@@ -531,9 +535,11 @@ async def build(api, pool) -> Scenario:
                              if i == daily_view["seat"] else set() for i in range(4)]
     for name in ("live", "dup_live", "dup_other_1", "dup_other_2"):
         s.hands[name] = await hidden_hands(api, ids[name], seats[name], headers_of)
+    s.facts["sibling"] = {name: next(r for r, t in (("dup_held", a1), ("dup_live", a2), ("dup_other_1", b1),
+                                                      ("dup_other_2", b2)) if t is sib) for name, sib in sibling.items()}
     s.facts.update(match_of_o=next(m["match_id"] for m in matches if "T1" in (m["team_a"], m["team_b"])),
                    match_of_t3=next(m["match_id"] for m in matches if "T3" in (m["team_a"], m["team_b"])),
-                   day=dt.datetime.now(dt.timezone.utc).date().isoformat(),
+                   day=dt.datetime.now(dt.UTC).date().isoformat(),
                    c_match=m["match_id"], headers_of=headers_of,
                    teams_d={m["match_id"]: (m["team_a"], m["team_b"]) for m in matches})
     return s
@@ -790,21 +796,21 @@ async def served(app):
 
 async def first_view(base: str, path: str, headers: dict) -> tuple[int, str]:
     """The live stream's first `view` event (its data), or the refusal (status, body)."""
-    async with httpx.AsyncClient(base_url=base, timeout=httpx.Timeout(20.0)) as client:
-        async with client.stream("GET", path, headers=headers) as r:
-            if r.status_code != 200:
-                return r.status_code, (await r.aread()).decode()
-            fields: dict[str, str] = {}
-            async for line in r.aiter_lines():
-                if line:
-                    name, _, value = line.partition(":")
-                    fields[name] = value[1:] if value.startswith(" ") else value
-                    continue
-                if fields.get("event") == "view":
-                    return 200, fields.get("data", "")
-                if fields.get("event") == "end":
-                    return 200, ""
-                fields = {}
+    async with httpx.AsyncClient(base_url=base, timeout=httpx.Timeout(20.0)) as client, \
+            client.stream("GET", path, headers=headers) as r:
+        if r.status_code != 200:
+            return r.status_code, (await r.aread()).decode()
+        fields: dict[str, str] = {}
+        async for line in r.aiter_lines():
+            if line:
+                name, _, value = line.partition(":")
+                fields[name] = value.removeprefix(" ")
+                continue
+            if fields.get("event") == "view":
+                return 200, fields.get("data", "")
+            if fields.get("event") == "end":
+                return 200, ""
+            fields = {}
     return 200, ""
 
 
@@ -987,6 +993,13 @@ async def test_every_operation_answers_every_caller_in_every_phase_as_the_table_
              {"stranger": "403 not_organiser", "L1": "403 not_organiser", "platform": "200", "OO": "200",
               "O": "200", "R": "403 not_organiser"}),
         ]
+        # The issue's headline holes, by name: a playing referee and a playing organiser at the other table of
+        # their own match (its desk and its view).
+        for name in ("Rp", "O"):
+            (own,) = [r for r in SHARED_IN_PLAY if s.uid(name) in s.seats[r]]
+            other = s.ids[s.facts["sibling"][own]]
+            extra += [(f"headline: {what} of the other table of his own match", "GET", f"/tables/{other}/{path}", {},
+                       {name: HIDDEN}) for what, path in (("refereeDesk", "deals/1/desk"), ("viewTable", "view"))]
         api.cookies.clear()
         hook = await api.post("/webhooks", headers=s.headers("O"), json={
             "url": "https://1.1.1.1/matrix-hook", "championship_id": s.ids["champ_running"]})   # no DNS needed
