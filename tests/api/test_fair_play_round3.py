@@ -44,7 +44,7 @@ async def test_an_invitee_sees_the_tables_terms_before_he_accepts(api, players):
         "hands_policy": "never", "delay_seconds": 0.0, "turn_seconds": 30.0, "on_timeout": "bot",
         "timeout_bot_level": "hard", "max_timeouts": 4, "bot_pace_seconds": 1.0, "deals": None,
         "bots": [None, None, None, None],
-        "championship_id": None, "match_id": None}
+        "championship_id": None, "match_id": None, "referee": None}     # the proposer sits: no referee of its own
     for uid, headers in players[1:]:
         assert (await api.post(f"/tables/{tid}/accept", headers=headers)).status_code == 200
     playing = await view(api, tid, players[1][1])
