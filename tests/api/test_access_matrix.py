@@ -40,13 +40,11 @@ import itertools
 import json
 import os
 import re
-import socket
 import zipfile
 from dataclasses import dataclass, field
 
 import httpx
 import pytest
-import uvicorn
 
 from domain.baloot.events import SeedRevealed
 from services.api.app import create_app
@@ -56,6 +54,7 @@ from services.tables.service import CODEC as TABLE_CODEC
 from services.tables.service import stream_of as table_stream
 from tests.api.conftest import new_user
 from tests.api.test_championships import command, create
+from tests.api.test_tables import served
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -785,24 +784,6 @@ def login_of(caller: str | None) -> str:
 
 
 # ---------------------------------------------------------------- asking, and what an answer may hold
-
-
-@contextlib.asynccontextmanager
-async def served(app):
-    """Another app on the test's schema under uvicorn, for the live stream (the test client's app runs in a loop
-    of its own)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning", timeout_graceful_shutdown=2))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
 
 
 async def first_view(base: str, path: str, headers: dict) -> tuple[int, str]:
