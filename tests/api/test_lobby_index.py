@@ -18,7 +18,7 @@ BACKFILL_MARK = "-- The championships and proposals stored before this migration
 async def test_a_players_championship_and_team_invitation_stay_in_his_lobby_after_a_flood_of_championships(api):
     organiser = (await new_user(api, "organiser"))[1]
     cid = await create(api, organiser)
-    (p0, h0), (p1, h1) = [await new_user(api, f"player {i}") for i in range(2)]
+    (p0, h0), (p1, _) = [await new_user(api, f"player {i}") for i in range(2)]
     sub, sub_headers = await new_user(api, "substitute")
     r = await api.post(f"/championships/{cid}/teams", headers=organiser, json={
         "command_id": "falcons", "team_id": "FALCONS", "players": [p0, p1], "substitutes": [sub]})
@@ -68,7 +68,7 @@ async def test_the_migrations_backfill_gives_what_the_writes_keep(api, pool):
     organiser = (await new_user(api, "organiser"))[1]
     cid = await create(api, organiser)
     people = [await new_user(api, f"p{i}") for i in range(9)]
-    (a, ha), (b, hb), (c, hc), (d, hd), (e, he), (f, hf), (g, hg), (h, hh), (s, hs) = people
+    (a, ha), (b, _), (c, hc), (d, hd), (e, he), (f, _), (g, hg), (h, hh), (s, _) = people
     # Registered by the organiser (with a substitute), proposed and accepted, proposed and pending (one of two
     # answered), proposed and declined.
     assert (await api.post(f"/championships/{cid}/teams", headers=organiser, json={

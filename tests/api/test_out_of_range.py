@@ -109,9 +109,9 @@ async def test_no_integer_parameter_of_any_operation_answers_5xx_out_of_range(ap
                 body = _plausible(content["application/json"].get("schema", {}), doc, "", ids)
             for target in numbers:
                 for value in OUT_OF_RANGE:
-                    values = {p["name"]: (value if p is target else _plausible(p.get("schema", {}), doc, p["name"], ids))
+                    values = {p["name"]: value if p is target else _plausible(p.get("schema", {}), doc, p["name"], ids)
                               for p in params if p is target or p.get("required") or p.get("in") == "path"}
-                    url = re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]), path)
+                    url = re.sub(r"\{(\w+)\}", lambda m, v=values: str(v[m.group(1)]), path)
                     query = {**{k: v for k, v in COMPANIONS.get(op.get("operationId"), {}).items()
                                 if k != target["name"]},
                              **{p["name"]: values[p["name"]] for p in params
