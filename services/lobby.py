@@ -2,8 +2,14 @@
 next match, his live tables and his finished games.
 
 Tables come from the table index (``tables_index``, whose ``seats`` name him), each folded by the table
-service; championships from the newest ``CHAMPIONSHIPS`` listed (their folds are cached), with the team
-invitations of each. A championship older than those is not in the lobby (its pages still are).
+service. His championships come from their members' index (``championship_members``: the players and
+substitutes of registered teams, written with the registration), the newest ``CHAMPIONSHIPS`` of his, and his
+team invitations from the pending invitations' index (``team_invites_pending``): however many championships
+others create, his own are found (an earlier lobby looked among the newest 100 of all, and 100 empty ones
+pushed a player's real championship out of it).
+
+Every invitation waiting for him is shown: the caps on pending proposals (``services/proposals.py``) keep
+them to ``PER_INVITEE`` of each kind, and the lobby lists that many.
 """
 
 from __future__ import annotations
@@ -16,11 +22,22 @@ from domain.table import game_of
 from domain.tournament.state import ChampionshipState
 from services.championships import ChampionshipService
 from services.championships.checkins import closes_at
-from services.championships.service import stream_of as championship_stream
+from services.proposals import PER_INVITEE
 from services.tables import Table, TableService
 
-CHAMPIONSHIPS = 100          # the newest championships a lobby looks in
+CHAMPIONSHIPS = 100          # the newest of his championships a lobby shows
 TABLES = 50                  # tables of each kind (invited, live, finished) a lobby shows
+INVITATIONS = PER_INVITEE    # tables (and teams) waiting for his answer: all of them, as the caps allow no more
+
+# The tables waiting for his answer are among those still waiting for answers that seat him and that he did
+# not propose himself: what the per-invitee cap counts (services/tables/service.py, propose_table).
+_INVITED = ("SELECT t.table_id, t.created_at, t.proposed_by AS proposer FROM tables_index t "
+            "WHERE t.seats @> ARRAY[$1] AND t.status = 'invited' AND t.proposed_by IS DISTINCT FROM $1 "
+            "ORDER BY t.created_at DESC LIMIT $2")
+_TABLES = ("SELECT t.table_id, t.created_at, e.metadata->>'actor' AS proposer FROM tables_index t "
+           "LEFT JOIN events e ON e.stream_id = 'table-' || t.table_id AND e.version = 1 "
+           "AND e.event_type = 'table_proposed' WHERE $1 = ANY(t.seats) AND t.status = $3 "
+           "ORDER BY t.created_at DESC LIMIT $2")
 
 
 @dataclass(frozen=True)
@@ -69,12 +86,12 @@ class LobbyService:
         self.tables, self.championships, self.pool = tables, championships, tables.pool
 
     async def tables_of(self, user_id: str, status: str, limit: int = TABLES) -> list[LobbyTable]:
-        """The user's tables of ``status`` (invited: only those still waiting for his answer), newest first."""
-        rows = await self.pool.fetch(
-            "SELECT t.table_id, t.created_at, e.metadata->>'actor' AS proposer FROM tables_index t "
-            "LEFT JOIN events e ON e.stream_id = 'table-' || t.table_id AND e.version = 1 "
-            "AND e.event_type = 'table_proposed' WHERE $1 = ANY(t.seats) AND t.status = $2 "
-            "ORDER BY t.created_at DESC LIMIT $3", user_id, status, limit)
+        """The user's tables of ``status`` (invited: only those still waiting for his answer, every one of
+        them), newest first."""
+        if status == "invited":
+            rows = await self.pool.fetch(_INVITED, user_id, max(limit, INVITATIONS))
+        else:
+            rows = await self.pool.fetch(_TABLES, user_id, limit, status)
         out = []
         for r in rows:
             table = await self.tables.load(r["table_id"])
@@ -85,22 +102,29 @@ class LobbyService:
         return out
 
     async def championships_of(self, user_id: str) -> tuple[list[MyChampionship], list[TeamInvite]]:
-        """The championships (of the newest ``CHAMPIONSHIPS``) the user plays in, and the teams he is
-        invited to and has not answered."""
-        ids = [r["scope_id"] for r in await self.pool.fetch(
-            "SELECT g.scope_id FROM grants g JOIN events e ON e.stream_id = $2 || g.scope_id AND e.version = 1 "
-            "WHERE g.scope = 'championship' AND g.role = 'organiser' ORDER BY e.recorded_at DESC LIMIT $1",
-            CHAMPIONSHIPS, championship_stream(""))]
+        """The championships the user plays in (the newest ``CHAMPIONSHIPS`` he joined), and the teams he is
+        invited to and has not answered (all of them), each from its index."""
+        joined = [r["championship_id"] for r in await self.pool.fetch(
+            "SELECT championship_id FROM championship_members WHERE user_id = $1 ORDER BY since DESC, "
+            "championship_id LIMIT $2", user_id, CHAMPIONSHIPS)]
+        invited = list(dict.fromkeys(r["championship_id"] for r in await self.pool.fetch(
+            "SELECT championship_id FROM team_invites_pending WHERE user_id = $1 ORDER BY since DESC, "
+            "championship_id LIMIT $2", user_id, INVITATIONS)))
         mine, invites = [], []
-        for cid in ids:
-            champ = await self.championships.load(cid)
+        for cid in invited:
+            champ = await self.championships.load(cid, missing_ok=True)
             state = champ.state
+            if state.settings is None:
+                continue
             for invitation in (await self.championships.invitations.of(cid))[1].values():
                 if user_id in invitation.waiting and not invitation.declined and \
                         invitation.proposal.team_id not in state.teams:
                     p = invitation.proposal
                     invites.append(TeamInvite(cid, state.settings.name, p.team_id, p.players, p.substitutes, p.by,
                                               invitation.waiting))
+        for cid in joined:
+            champ = await self.championships.load(cid, missing_ok=True)
+            state = champ.state
             team = state.players.get(user_id)
             if team is not None:
                 mine.append(MyChampionship(cid, state.settings.name, state.status, team, state.champion,

@@ -133,6 +133,9 @@ async def checkpoints_page(db: Db, after: int = 0, limit: int = PAGE_LIMIT
     cursor for the next page (the last one's number) when there are more, else None."""
     if not 1 <= limit <= MAX_PAGE_LIMIT:
         raise ValueError(f"a page holds 1 to {MAX_PAGE_LIMIT} checkpoints, not {limit}")
+    if after >= 2**63 - 1:
+        # No checkpoint is numbered beyond a bigint (``seq``); the driver would refuse such a cursor outright.
+        return [], None
     rows = await db.fetch(f"SELECT {_COLUMNS} FROM checkpoints WHERE seq > $1 ORDER BY seq LIMIT $2",
                           after, limit + 1)
     page = [_row_to_checkpoint(r) for r in rows[:limit]]

@@ -756,7 +756,7 @@ async def get_championship(championship_id: FromPath[str], user: Caller, champio
      summary="Every team, best first, ordered by the championship's tie-breakers, each with its name "
              "(offset and limit: a page of them)")
 async def get_standings(championship_id: FromPath[str], user: Caller, championships: Championships, pool: Pool,
-                        offset: Annotated[int, QueryParameter(ge=0)] = 0,
+                        offset: Annotated[int, QueryParameter(ge=0, le=2**31 - 1)] = 0,
                         limit: Annotated[int | None, QueryParameter(ge=1, le=10_000)] = None) -> list[StandingRow]:
     return await named_standings(championships, pool, championship_id, offset, limit)
 
@@ -765,7 +765,7 @@ async def get_standings(championship_id: FromPath[str], user: Caller, championsh
      summary="The bracket as a graph: matches, the winner/loser edges between them, each team's path (round=N: "
              "that round's matches, the edges into them and their teams' paths; team=ID: that team's path)")
 async def get_bracket(championship_id: FromPath[str], user: Caller, championships: Championships, pool: Pool,
-                      round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
+                      round_no: Annotated[int | None, QueryParameter(name="round", ge=1, le=2**31 - 1)] = None,
                       team: FromQuery[str | None] = None) -> BracketOut:
     champ = await championships.load(championship_id)
     b = champ.bracket
@@ -788,8 +788,8 @@ async def get_bracket(championship_id: FromPath[str], user: Caller, championship
              "10,240-team championship fetches instead of the whole bracket")
 async def get_bracket_section(championship_id: FromPath[str], user: Caller, championships: Championships,
                               pool: Pool, stage: FromQuery[str | None] = None,
-                              round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
-                              number: Annotated[int, QueryParameter(name="section", ge=1)] = 1,
+                              round_no: Annotated[int | None, QueryParameter(name="round", ge=1, le=2**31 - 1)] = None,
+                              number: Annotated[int, QueryParameter(name="section", ge=1, le=2**31 - 1)] = 1,
                               size: Annotated[int, QueryParameter(ge=1, le=64)] = 8,
                               depth: Annotated[int, QueryParameter(ge=1, le=8)] = 4,
                               match: FromQuery[str | None] = None) -> BracketSectionOut:
@@ -843,7 +843,7 @@ async def find_teams(championship_id: FromPath[str], user: Caller, championships
              "match=ID: that one)")
 async def list_matches(championship_id: FromPath[str], user: Caller, championships: Championships,
                        mine: FromQuery[bool] = False,
-                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
+                       round_no: Annotated[int | None, QueryParameter(name="round", ge=1, le=2**31 - 1)] = None,
                        match: FromQuery[str | None] = None) -> list[MatchOut]:
     state = (await championships.load(championship_id)).state
     tables: dict[str, list[MatchTable]] = {}
@@ -875,12 +875,11 @@ async def list_matches(championship_id: FromPath[str], user: Caller, championshi
 @get("/{championship_id:str}/monitor", operation_id="monitorChampionship", refuses=(403,),
      summary="Organisers and referees: every match of a round with its state, a count per state and what needs "
              "the organiser now (paged: after, limit; filters: state, q)")
-async def get_monitor(championship_id: FromPath[str], user: Caller, access: Gate, viewer: Who, pool: Pool,
-                      championships: Championships,
-                      round_no: Annotated[int | None, QueryParameter(name="round", ge=1)] = None,
+async def get_monitor(championship_id: FromPath[str], access: Gate, viewer: Who, championships: Championships,
+                      round_no: Annotated[int | None, QueryParameter(name="round", ge=1, le=2**31 - 1)] = None,
                       match_state: Annotated[MonitorState | None, QueryParameter(name="state")] = None,
                       q: Annotated[str, QueryParameter(max_length=80)] = "",
-                      after: Annotated[int, QueryParameter(ge=-1)] = -1,
+                      after: Annotated[int, QueryParameter(ge=-1, le=2**31 - 1)] = -1,
                       limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100) -> Monitor:
     await _referee(access, viewer, championship_id)
     return await monitor(championships, championship_id, round_no=round_no, state_filter=match_state, query=q,

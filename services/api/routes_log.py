@@ -32,6 +32,9 @@ from services.api.problems import Problem
 
 PROOF_CACHE_SIZE = 4096      # answers kept per process (each well under 3 kB)
 NOT_READY_RETRY_SECONDS = 60
+# The largest numbers the database takes (bigint: checkpoints' seq and tree sizes; integer: an event's version):
+# a number beyond is a 400 naming the parameter, never a 500 from the driver.
+BIGINT, INTEGER = 2**63 - 1, 2**31 - 1
 
 
 class SigningKey(msgspec.Struct):
@@ -129,7 +132,7 @@ async def log_key(signer: ServerSigner) -> SigningKey:
      summary="The signed checkpoints of the log, oldest first, a page after checkpoint `after`",
      exclude_from_auth=True)
 async def log_checkpoints(pool: Pool, signer: ServerSigner,
-                          after: Annotated[int, QueryParameter(ge=0)] = 0,
+                          after: Annotated[int, QueryParameter(ge=0, le=BIGINT)] = 0,
                           limit: Annotated[int, QueryParameter(ge=1, le=MAX_PAGE_LIMIT)] = PAGE_LIMIT
                           ) -> Checkpoints:
     found, cursor = await checkpoints_page(pool, after, limit)
@@ -139,8 +142,8 @@ async def log_checkpoints(pool: Pool, signer: ServerSigner,
 @get("/checkpoints/consistency", operation_id="logConsistency", refuses=(404,),
      summary="A consistency proof between two checkpoint sizes", exclude_from_auth=True)
 async def log_consistency(pool: Pool, state: State,
-                          from_size: Annotated[int, QueryParameter(name="from", ge=0)],
-                          to_size: Annotated[int, QueryParameter(name="to", ge=1)]) -> ConsistencyProof:
+                          from_size: Annotated[int, QueryParameter(name="from", ge=0, le=BIGINT)],
+                          to_size: Annotated[int, QueryParameter(name="to", ge=1, le=BIGINT)]) -> ConsistencyProof:
     if from_size > to_size:
         raise Problem(400, "invalid_field", f"from ({from_size}) must not exceed to ({to_size})", field="from")
     cache = _cache(state)
@@ -162,10 +165,10 @@ async def log_consistency(pool: Pool, state: State,
 @get("/checkpoints/inclusion", operation_id="logInclusion", refuses=(404,),
      summary="An inclusion proof of one event in the tree of a checkpoint's size", exclude_from_auth=True)
 async def log_inclusion(pool: Pool, state: State,
-                        size: Annotated[int, QueryParameter(ge=1)],
-                        index: Annotated[int | None, QueryParameter(ge=0)] = None,
+                        size: Annotated[int, QueryParameter(ge=1, le=BIGINT)],
+                        index: Annotated[int | None, QueryParameter(ge=0, le=BIGINT)] = None,
                         stream: Annotated[str | None, QueryParameter()] = None,
-                        version: Annotated[int | None, QueryParameter(ge=1)] = None,
+                        version: Annotated[int | None, QueryParameter(ge=1, le=INTEGER)] = None,
                         hash: Annotated[str | None, QueryParameter(pattern="^[0-9a-f]{64}$")] = None,
                         ) -> InclusionProof:
     """By `index` (0-based, read order), or by the event: `stream`, `version` and its chain `hash` (as in a

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import msgspec
 from litestar import Router, delete, get, post
-from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.params import FromPath, FromQuery, JSONBody, PathParameter, QueryParameter
 
 from services.api.deps import Caller, Gate, Pool, Who
 from services.api.problems import Problem
@@ -92,7 +92,7 @@ async def enable_endpoint(endpoint_id: FromPath[EndpointId], user: Caller, pool:
      summary="The endpoint's delivery log, newest first: status, attempts, the last answer; a page at a time "
              "(pass next_before as before)")
 async def list_deliveries(endpoint_id: FromPath[EndpointId], user: Caller, pool: Pool,
-                          before: FromQuery[int | None] = None,
+                          before: Annotated[int | None, QueryParameter(ge=1, le=2**63 - 1)] = None,
                           status: FromQuery[Literal["pending", "delivered"] | None] = None,
                           limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50) -> DeliveryPage:
     rows = await _call(endpoints.deliveries, pool, user.user_id, endpoint_id, before, limit, status)
@@ -101,14 +101,14 @@ async def list_deliveries(endpoint_id: FromPath[EndpointId], user: Caller, pool:
 
 @get("/{endpoint_id:str}/deliveries/{delivery_id:int}", operation_id="getWebhookDelivery",
      summary="One delivery with every attempt made at it")
-async def get_delivery(endpoint_id: FromPath[EndpointId], delivery_id: FromPath[int], user: Caller, pool: Pool) -> DeliveryOut:
+async def get_delivery(endpoint_id: FromPath[EndpointId], delivery_id: Annotated[int, PathParameter(ge=1, le=2**63 - 1)], user: Caller, pool: Pool) -> DeliveryOut:
     return await _call(endpoints.delivery, pool, user.user_id, endpoint_id, delivery_id)
 
 
 @post("/{endpoint_id:str}/deliveries/{delivery_id:int}/redeliver", operation_id="redeliverWebhook",
       refuses=(409,), status_code=200,
       summary="Send a delivery again (same webhook-id: receivers that saw it drop it), in its place in its line")
-async def redeliver(endpoint_id: FromPath[EndpointId], delivery_id: FromPath[int], user: Caller, pool: Pool) -> DeliveryOut:
+async def redeliver(endpoint_id: FromPath[EndpointId], delivery_id: Annotated[int, PathParameter(ge=1, le=2**63 - 1)], user: Caller, pool: Pool) -> DeliveryOut:
     return await _call(endpoints.redeliver, pool, user.user_id, endpoint_id, delivery_id)
 
 

@@ -11,6 +11,7 @@ from domain.tournament import decide
 from domain.tournament import invitations as rules
 from domain.tournament.commands import RegisterTeam
 from domain.tournament.invitations import INVITATION_EVENTS, Invitations, TeamInvitation
+from services import proposals
 from services.commands import CommandOutcome
 from services.errors import Conflict, NotFound
 from services.eventstore import Codec, ConcurrencyError, DuplicateEventError, append, read_stream
@@ -19,6 +20,17 @@ if TYPE_CHECKING:
     from services.championships.service import Championship, ChampionshipService
 
 INVITES_CODEC = Codec(INVITATION_EVENTS)
+
+
+# The pending invitations' index (migrations/0024_lobby.sql): one row per invitee still to answer.
+_PENDING = ("INSERT INTO team_invites_pending (championship_id, team_id, user_id, proposed_by) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
+_ANSWERED = ("DELETE FROM team_invites_pending WHERE championship_id = $1 AND team_id = $2 "
+             "AND ($3::text IS NULL OR user_id = $3)")
+_PENDING_OF_PROPOSER = ("SELECT count(DISTINCT (championship_id, team_id)) FROM team_invites_pending "
+                        "WHERE proposed_by = $1")
+_PENDING_OF_INVITEE = ("SELECT count(*) FILTER (WHERE proposed_by = $1), "
+                       "count(*) FROM team_invites_pending WHERE user_id = $2")
 
 
 def invites_stream(championship_id: str) -> str:
@@ -54,8 +66,16 @@ class TeamInvitationService:
         if proposal is None:
             return invites[command.team_id], True
         try:
-            await append(self.pool, invites_stream(championship_id), version, [INVITES_CODEC.encode(
-                proposal, event_id=self._event_id(championship_id, command.team_id), metadata={"actor": by})])
+            # Within the caps on proposals waiting for answers (services/proposals.py), counted on the pending
+            # invitations' index and written with the proposal, under the people's proposal locks.
+            async with self.pool.acquire() as conn, conn.transaction():
+                await proposals.lock(conn, "teams", (by, *proposal.waiting))
+                mine = await conn.fetchval(_PENDING_OF_PROPOSER, by)
+                counts = {u: tuple(await conn.fetchrow(_PENDING_OF_INVITEE, by, u)) for u in proposal.waiting}
+                proposals.check("team proposals", by, mine, counts)
+                await append(conn, invites_stream(championship_id), version, [INVITES_CODEC.encode(
+                    proposal, event_id=self._event_id(championship_id, command.team_id), metadata={"actor": by})])
+                await conn.executemany(_PENDING, [(championship_id, command.team_id, u, by) for u in proposal.waiting])
         except (ConcurrencyError, DuplicateEventError):
             raise Conflict("championship_busy", "another team was proposed at the same moment; try again") \
                 from None
@@ -72,9 +92,12 @@ class TeamInvitationService:
             answer = rules.answer(invitation, user, accept)
             if answer is not None:
                 try:
-                    await append(self.pool, invites_stream(championship_id), version, [INVITES_CODEC.encode(
-                        answer, event_id=self._event_id(championship_id, f"{team_id}/{user}"),
-                        metadata={"actor": user})])
+                    # His answer takes the invitation out of the pending index (a refusal, the whole team's).
+                    async with self.pool.acquire() as conn, conn.transaction():
+                        await append(conn, invites_stream(championship_id), version, [INVITES_CODEC.encode(
+                            answer, event_id=self._event_id(championship_id, f"{team_id}/{user}"),
+                            metadata={"actor": user})])
+                        await conn.execute(_ANSWERED, championship_id, team_id, None if not accept else user)
                 except (ConcurrencyError, DuplicateEventError):
                     continue
                 invitation = rules.evolve(invites, answer)[team_id]

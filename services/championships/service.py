@@ -28,6 +28,7 @@ import msgspec
 
 from domain.events import HandsPolicy
 from domain.table import OnTimeout
+from domain.tournament.events import PlayerSubstituted, TeamRegistered
 from domain.tournament.state import parse_match_id
 from domain.tournament import (
     ChampionshipEvent, ChampionshipState, CloseRegistration, CommitDraw, MakeDraw, RoundPaired, commitment,
@@ -87,6 +88,25 @@ def stream_of(championship_id: str) -> str:
 
 def event_id(championship_id: str, actor: str, command_id: str, k: int) -> uuid.UUID:
     return stream_event_id(NAMESPACE, championship_id, actor, command_id, k)
+
+
+# The lobby's indexes (migrations/0024_lobby.sql): a member since his first registration or substitution in; a
+# registered team's invitations wait for nobody any more.
+_MEMBER = ("INSERT INTO championship_members (championship_id, user_id) VALUES ($1, $2) "
+           "ON CONFLICT (championship_id, user_id) DO NOTHING")
+_REGISTERED = "DELETE FROM team_invites_pending WHERE championship_id = $1 AND team_id = $2"
+
+
+def members_of(championship_id: str, events) -> list[tuple[str, str]]:
+    """The (championship, user) rows of the people ``events`` make members: a registered team's players and
+    substitutes, a player substituted in."""
+    people: list[str] = []
+    for e in events:
+        if isinstance(e, TeamRegistered):
+            people.extend((*e.players, *e.substitutes))
+        elif isinstance(e, PlayerSubstituted):
+            people.append(e.player_in)
+    return [(championship_id, u) for u in dict.fromkeys(people)]
 
 
 def championship_id_for(user_id: str, command_id: str) -> str:
@@ -185,8 +205,19 @@ class ChampionshipService:
                                      metadata={**(metadata or {}), "command_id": command_id, "actor": actor,
                                                "digest": digest})
                         for k, e in enumerate(events)]
+                members = members_of(championship_id, events)
                 try:
-                    version = await append(self.pool, stream_of(championship_id), champ.version, rows)
+                    if members:
+                        # The lobby's index of who plays in it, and the team invitations a registration
+                        # settles, stored with the registration or substitution itself: never one without
+                        # the other.
+                        async with self.pool.acquire() as conn, conn.transaction():
+                            version = await append(conn, stream_of(championship_id), champ.version, rows)
+                            await conn.executemany(_MEMBER, members)
+                            await conn.executemany(_REGISTERED, [
+                                (championship_id, e.team_id) for e in events if isinstance(e, TeamRegistered)])
+                    else:
+                        version = await append(self.pool, stream_of(championship_id), champ.version, rows)
                 except (ConcurrencyError, DuplicateEventError):
                     # Moved on, or this very command stored meanwhile by another process that decided it from
                     # a newer state (other events under the same ids): read again, and the command is a replay.

@@ -37,6 +37,7 @@ from domain.errors import DomainError
 from domain.games import GAMES
 from domain.table import TABLE_EVENTS, AnswerInvitation, RulingMade, TableOpened, TableProposed, TableState, game_of
 from services.anchor import Receipt, Signer, ruling_ref, sign_receipt, store_receipt
+from services import proposals
 from services.errors import Conflict, NotFound, StaleVersion
 from services.tables.seeds import boards_named_by_id
 from services.eventstore import (
@@ -78,6 +79,14 @@ class Table(TableState, frozen=True):
 _INDEX = ("INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, status, "
           "shared) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (table_id) DO UPDATE SET status = $8 "
           "WHERE tables_index.status = 'invited'")
+
+# A proposed table's row names its proposer; the caps count the tables still waiting for answers ('invited'):
+# the proposer's, and those seating an invitee (his own proposals apart, as the lobby lists them).
+_INDEX_PROPOSED = ("INSERT INTO tables_index (table_id, championship_id, match_id, game_no, profile, mode, seats, "
+                   "status, shared, proposed_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
+_PENDING_OF_PROPOSER = "SELECT count(*) FROM tables_index WHERE status = 'invited' AND proposed_by = $1"
+_PENDING_OF_INVITEE = ("SELECT count(*) FILTER (WHERE proposed_by = $1), count(*) FROM tables_index "
+                       "WHERE status = 'invited' AND seats @> ARRAY[$2] AND proposed_by IS DISTINCT FROM $2")
 
 
 def stream_of(table_id: str) -> str:
@@ -186,14 +195,25 @@ class TableService:
         return out
 
     async def propose_table(self, opened: TableOpened, accepted: set[str]) -> Table:
-        """Invite the seated users not in ``accepted``; with nobody left to ask, the table opens at once."""
+        """Invite the seated users not in ``accepted``; with nobody left to ask, the table opens at once.
+
+        Within the caps on proposals waiting for answers (``services/proposals.py``: per proposer, per proposer
+        and invitee, per invitee), counted on the table index and checked before anything is stored: the
+        proposal, its index row (with its proposer) and the counts are one transaction under the people's
+        proposal locks."""
         waiting = tuple(dict.fromkeys(u for u in opened.seats if u not in accepted))
         if not waiting:
             return await self.open_table(opened)
         proposal = TableProposed(table=opened, waiting=waiting)
-        await append(self.pool, stream_of(opened.table_id), 0,
-                     self._encode(opened.table_id, opened.opened_by, "propose", "player", [proposal]))
-        await self._index(opened, "invited")
+        by = opened.opened_by
+        async with self.pool.acquire() as conn, conn.transaction():
+            await proposals.lock(conn, "tables", (by, *waiting))
+            mine = await conn.fetchval(_PENDING_OF_PROPOSER, by)
+            counts = {u: tuple(await conn.fetchrow(_PENDING_OF_INVITEE, by, u)) for u in waiting}
+            proposals.check("tables", by, mine, counts)
+            await append(conn, stream_of(opened.table_id), 0,
+                         self._encode(opened.table_id, by, "propose", "player", [proposal]))
+            await conn.execute(_INDEX_PROPOSED, *self._index_row(opened, "invited"), by)
         return await self.load(opened.table_id)
 
     async def answer_invitation(self, table_id: str, user: str, accept: bool) -> tuple[CommandOutcome, Table]:
