@@ -9,5 +9,7 @@ boards marked in the table index (``0010``), the revocation of tokens held for b
 accounts' logins and passwords with browser sessions among the tokens (``0012``), the invitations that
 let a person claim an account an organiser made for him (``0013``), and the referee's desk: receipts of
 rulings and the index its queue reads (``0014``), the players' ratings (``0015``), webhooks (``0016``), the
-fair-play analysis (``0017``), receipts' copies kept without waiting for the disk, the board sets' and game ends' indexes (``0018``).
+fair-play analysis (``0017``), receipts' copies kept without waiting for the disk, the board sets' and game ends' indexes (``0018``),
+the lobby's indexes of championship members and pending invitations, with the proposers of waiting tables
+(``0022``).
 """

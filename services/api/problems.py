@@ -64,10 +64,12 @@ _DESCRIPTIONS = {
          "malformed hand record",
     401: "missing, malformed, unknown, expired or revoked bearer token",
     403: "not your seat, not seated, not invited, not the organiser or referee; a shared board hidden until "
-         "it closes (`board_hidden`), hands a table never shows (`hands_hidden`)",
+         "it closes (`board_hidden`), hands a table never shows (`hands_hidden`); an official who plays in the "
+         "round (`official_plays`) or the match (`own_match`); the access policy's rules: docs/access.md",
     404: "unknown table, deal, championship, webhook endpoint or delivery, or path",
     409: "the rules refuse the action (rule named), a stale version, a busy table, too many tokens or webhook "
-         "endpoints, a disabled webhook endpoint",
+         "endpoints, a disabled webhook endpoint, too many proposals waiting for answers (`too_many_proposals`, "
+         "`too_many_proposals_to_invitee`, `invitee_busy`)",
     413: "the request body is too large",
     422: "an unknown user, a user named for two seats, or a team of the wrong size in the request; a webhook "
          "target that may not be reached (`webhook_target_refused`: a private, loopback or link-local address)",
@@ -90,7 +92,7 @@ def refusals(handler, unlimited: tuple[str, ...] = ()) -> set[int]:
 
     - 400 a NUL in the path or the query (on every route), a parameter or a body that does not parse or breaks
       its constraints; 413 a body too large;
-    - 401 a route that names its caller (``user``) and so needs a valid token or session;
+    - 401 a route that names its caller (``user`` or ``viewer``) and so needs a valid token or session;
     - 403 an unsafe method a session cookie may sign (the CSRF check);
     - 404 a path naming something (a table, a championship, a deal) that may not exist;
     - 429 every route the rate limiter counts; 503 every route that reads the database.

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 INVITES_CODEC = Codec(INVITATION_EVENTS)
 
 
-# The pending invitations' index (migrations/0024_lobby.sql): one row per invitee still to answer.
+# The pending invitations' index (migrations/0022_lobby.sql): one row per invitee still to answer.
 _PENDING = ("INSERT INTO team_invites_pending (championship_id, team_id, user_id, proposed_by) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
 _ANSWERED = ("DELETE FROM team_invites_pending WHERE championship_id = $1 AND team_id = $2 "

@@ -90,7 +90,7 @@ def event_id(championship_id: str, actor: str, command_id: str, k: int) -> uuid.
     return stream_event_id(NAMESPACE, championship_id, actor, command_id, k)
 
 
-# The lobby's indexes (migrations/0024_lobby.sql): a member since his first registration or substitution in; a
+# The lobby's indexes (migrations/0022_lobby.sql): a member since his first registration or substitution in; a
 # registered team's invitations wait for nobody any more.
 _MEMBER = ("INSERT INTO championship_members (championship_id, user_id) VALUES ($1, $2) "
            "ON CONFLICT (championship_id, user_id) DO NOTHING")

@@ -11,7 +11,7 @@ from tests.api.conftest import new_user
 from tests.api.test_championships import command, create, register
 from tests.api.test_lobby import lobby
 
-MIGRATION = Path(__file__).resolve().parents[2] / "migrations" / "0024_lobby.sql"
+MIGRATION = Path(__file__).resolve().parents[2] / "migrations" / "0022_lobby.sql"
 BACKFILL_MARK = "-- The championships and proposals stored before this migration."
 
 
