@@ -1,12 +1,12 @@
 """Where a webhook may be sent: not inside the platform's own network (SSRF).
 
-A target URL is http(s) with a host and no credentials; every address its host resolves to must be a public
-one (not private, loopback, link-local, site-local, shared, multicast, reserved or unspecified; an IPv6
-address that carries an IPv4 one judged by what it carries: ``why_not_public``), unless the operator's allow-list names it: ``BALOOT_WEBHOOK_ALLOW``, networks
-or addresses separated by commas (e.g. ``10.20.0.0/16,127.0.0.1``). The check is made at registration and
-again at each delivery, and the delivery connects to the address that was checked (a name that resolves to
-a public address when registered and to a private one later is refused then, and never reached by a second
-lookup).
+A target URL is http(s) with a host and no credentials; every address its host resolves to must be a public one
+(not private, loopback, link-local, site-local, shared, multicast, reserved or unspecified; an IPv6 address that
+carries an IPv4 one judged by what it carries: ``why_not_public``), unless the operator's allow-list names it:
+``BALOOT_WEBHOOK_ALLOW``, networks or addresses separated by commas (e.g. ``10.20.0.0/16,127.0.0.1``). The check
+is made at registration and again at each delivery, and the delivery connects to the address that was checked (a
+name that resolves to a public address when registered and to a private one later is refused then, and never
+reached by a second lookup).
 """
 
 from __future__ import annotations
