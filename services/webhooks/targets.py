@@ -1,12 +1,12 @@
 """Where a webhook may be sent: not inside the platform's own network (SSRF).
 
-A target URL is http(s) with a host and no credentials; every address its host resolves to must be a public
-one (not private, loopback, link-local, shared, multicast, reserved or unspecified, an IPv4 address mapped
-into IPv6 judged as itself), unless the operator's allow-list names it: ``BALOOT_WEBHOOK_ALLOW``, networks
-or addresses separated by commas (e.g. ``10.20.0.0/16,127.0.0.1``). The check is made at registration and
-again at each delivery, and the delivery connects to the address that was checked (a name that resolves to
-a public address when registered and to a private one later is refused then, and never reached by a second
-lookup).
+A target URL is http(s) with a host and no credentials; every address its host resolves to must be a public one
+(not private, loopback, link-local, site-local, shared, multicast, reserved or unspecified; an IPv6 address that
+carries an IPv4 one judged by what it carries: ``why_not_public``), unless the operator's allow-list names it:
+``BALOOT_WEBHOOK_ALLOW``, networks or addresses separated by commas (e.g. ``10.20.0.0/16,127.0.0.1``). The check
+is made at registration and again at each delivery, and the delivery connects to the address that was checked (a
+name that resolves to a public address when registered and to a private one later is refused then, and never
+reached by a second lookup).
 """
 
 from __future__ import annotations
@@ -39,12 +39,50 @@ def allow_list(text: str | None = None) -> tuple[Network, ...]:
         raise ValueError(f"{ALLOW_ENV}: {exc}") from None
 
 
-def why_not_public(address: Address) -> str | None:
-    """What kind of address this is when it is not a public one (None: public)."""
-    mapped = getattr(address, "ipv4_mapped", None)
-    if mapped is not None:
-        address = mapped
+NAT64 = ipaddress.ip_network("64:ff9b::/96")               # the well-known prefix: the IPv4 address in its last 32 bits
+NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")       # local-use prefixes (RFC 8215): the operator's own
+SITE_LOCAL = ipaddress.ip_network("fec0::/10")             # deprecated, but still routed inside some networks
+
+
+def _v4_kind(address: ipaddress.IPv4Address) -> str | None:
     for kind in ("loopback", "link_local", "private", "multicast", "unspecified", "reserved"):
+        if getattr(address, f"is_{kind}"):
+            return kind.replace("_", "-")
+    return None if address.is_global else "non-public"
+
+
+def why_not_public(address: Address) -> str | None:
+    """What kind of address this is when it is not a public one (None: public).
+
+    An IPv6 address that carries an IPv4 one is judged by what it carries, since a relay or translator on the
+    way delivers to that IPv4 address: IPv4-mapped (``::ffff:a.b.c.d``) and NAT64 (``64:ff9b::/96``) as the
+    IPv4 address alone; 6to4 (``2002::/16``) and Teredo (``2001::/32``: its server and its client) refused when
+    what they embed is not public, and otherwise judged as IPv6 addresses too. The local-use NAT64 prefixes
+    (``64:ff9b:1::/48``: where the IPv4 address sits depends on the operator's prefix length, and they lead into
+    his network) and site-local addresses (``fec0::/10``, which ``ipaddress`` does not count as private) are
+    refused outright."""
+    if address.version == 4:
+        return _v4_kind(address)
+    if address.ipv4_mapped is not None:
+        return _v4_kind(address.ipv4_mapped)
+    if address in NAT64:
+        inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        kind = _v4_kind(inner)
+        return None if kind is None else f"NAT64 (to {inner}, {kind})"
+    if address in NAT64_LOCAL:
+        return "local-use NAT64"
+    if address in SITE_LOCAL:
+        return "site-local"
+    if address.sixtofour is not None:
+        kind = _v4_kind(address.sixtofour)
+        if kind is not None:
+            return f"6to4 (of {address.sixtofour}, {kind})"
+    if address.teredo is not None:
+        for role, inner in zip(("server", "client"), address.teredo):
+            kind = _v4_kind(inner)
+            if kind is not None:
+                return f"Teredo ({role} {inner}, {kind})"
+    for kind in ("loopback", "link_local", "site_local", "private", "multicast", "unspecified", "reserved"):
         if getattr(address, f"is_{kind}"):
             return kind.replace("_", "-")
     return None if address.is_global else "non-public"

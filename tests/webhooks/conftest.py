@@ -3,11 +3,12 @@ real HTTP to a receiver process on loopback (allow-listed, as an operator would)
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
 
-from services.eventstore import ProjectionRunner
+from services.eventstore import Checkpoint, ProjectionRunner
 from services.webhooks.outbox import webhooks_read_model
 from tests.webhooks.receiver import Receiver
 
@@ -47,8 +48,27 @@ def receiver(tmp_path):
 
 
 async def queue(pool) -> None:
-    """The outbox caught up with the log (what the workers' projection runner does as events come)."""
-    await ProjectionRunner(pool, webhooks_read_model()).catch_up()
+    """The outbox caught up with every event stored so far (what the workers' projection runner does as events
+    come). Followed until it has passed the last, rather than one catch-up: a reader passes no event while an
+    older transaction anywhere on the server is open (so that none can commit behind it), and on a server shared
+    with other runs one catch-up may stop short of events already stored."""
+    last = await pool.fetchrow("SELECT tx_id, position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1")
+    runner = ProjectionRunner(pool, webhooks_read_model(), poll_interval=0.1)
+    if last is None:
+        await runner.catch_up()
+        return
+    target = Checkpoint(int(last["tx_id"]), last["position"])
+    following = asyncio.create_task(runner.run())
+    reached = asyncio.create_task(runner.wait_until(lambda r: r.checkpoint is not None and r.checkpoint >= target))
+    try:
+        done, _ = await asyncio.wait({following, reached}, timeout=60, return_when=asyncio.FIRST_COMPLETED)
+        assert done, f"the outbox did not reach the log's last event {target} within 60 s"
+        for task in done:
+            task.result()                       # the projection failed: its error
+    finally:
+        for task in (following, reached):
+            task.cancel()
+        await asyncio.gather(following, reached, return_exceptions=True)
 
 
 async def pending(pool) -> int:
