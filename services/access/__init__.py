@@ -131,14 +131,14 @@ class Access:
     async def sight(self, viewer: Viewer, table: Table, wanted: int | None = None) -> Sight:
         """What the caller sees of ``table`` (``wanted``: the seat a player of several seats asks for); a
         seated player's is read from the fold alone."""
-        turn = game_of(table).to_act(table.game)
+        turn = _turn(table, viewer.user_id, wanted)
         if viewer.user_id in table.seats:
             return policy.sight(_seated(table), Relations(viewer.user_id), wanted, turn)
         return policy.sight(*await self._table(viewer, table), wanted, turn)
 
     async def acting_seat(self, viewer: Viewer, table: Table, wanted: int | None) -> int:
         """The seat the caller acts for at ``table``; a seated player's is read from the fold alone."""
-        turn = game_of(table).to_act(table.game) if wanted is None else None
+        turn = _turn(table, viewer.user_id, wanted)
         if viewer.user_id in table.seats:
             return policy.acting_seat(_seated(table), Relations(viewer.user_id), wanted, turn)
         return policy.acting_seat(*await self._table(viewer, table), wanted, turn)
@@ -161,7 +161,7 @@ class Access:
     async def records(self, viewer: Viewer, table: Table) -> Sight:
         """The caller's sight of ``table``, which must let him read its finished deals' records."""
         facts, rel = await self._table(viewer, table)
-        seen = policy.sight(facts, rel, None, game_of(table).to_act(table.game))
+        seen = policy.sight(facts, rel, None, _turn(table, viewer.user_id, None))
         policy.records(facts, rel, seen)
         return seen
 
@@ -214,6 +214,14 @@ class Access:
             "SELECT true FROM grants WHERE scope = 'championship' AND role = 'organiser' AND user_id = $1 LIMIT 1",
             viewer.user_id)
         policy.organiser_console(rel, bool(organises))
+
+
+def _turn(table: Table, user_id: str, wanted: int | None) -> int | None:
+    """The seat to act, which the policy needs only to choose among a caller's several seats (one person
+    playing for several at a table of bots): not worked out on a command's path otherwise."""
+    if wanted is not None or table.seats.count(user_id) < 2:
+        return None
+    return game_of(table).to_act(table.game)
 
 
 def _seated(table: Table) -> TableFacts:
