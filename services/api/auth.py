@@ -173,6 +173,10 @@ class Authenticator:
         digest = token_hash(token)
         what = "session" if via == "session" else "token"
         cached = self._cache.get(digest)
+        if cached is not None and cached.via != via:
+            # A session's token is no bearer token, nor the other way round, cached or not: the kind is
+            # the token's own (its row's ``via``), and the cache keeps it beside the user.
+            raise _bad_token(f"this {what} belongs to no user")
         if cached is not None:
             if dt.datetime.now(dt.timezone.utc) >= cached.expires_at:
                 self._forget(digest)

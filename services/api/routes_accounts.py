@@ -144,6 +144,7 @@ async def claim_account(request: Request, data: JSONBody[Claim], auth: Auth, sta
         if refusal.rule == "bad_invitation":
             _count_failure(limits, request, None)
         raise
+    await auth.revoke_all(account.user_id)        # a claim starts afresh: nothing minted before it survives
     return await _start_session(request, auth, accounts, account, 200)
 
 
@@ -197,7 +198,9 @@ async def change_password(request: Request, data: JSONBody[PasswordChange], user
     _throttled(limits, request, account.login or user.user_id)
     if not await accounts.change_password(user.user_id, data.current_password, data.new_password):
         raise _failed(limits, request, account.login or user.user_id)
-    await auth.revoke_all(user.user_id, via="session", keep=session.token_hash)
+    # Every other session AND bearer token ends (their live streams with them): whoever held a copy of the
+    # old password may have minted tokens with it; only the request's own credential is kept.
+    await auth.revoke_all(user.user_id, keep=session.token_hash)
     return await _signed_in(accounts, account, session.via, session.expires_at)
 
 
