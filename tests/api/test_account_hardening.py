@@ -12,7 +12,7 @@ from litestar.testing import AsyncTestClient
 
 from services.api.sessions import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE
 from tests.api.conftest import new_user, open_table
-from tests.api.test_accounts import app_on, assert_problem, csrf, sign_up
+from tests.api.test_accounts import app_on, assert_problem, browsers, csrf, sign_up  # noqa: F401 (a fixture)
 
 SECRET = "a long secret"
 
@@ -93,3 +93,254 @@ async def test_10_a_cached_bearer_token_is_no_session_cookie_nor_the_other_way_r
         assert (await browser.get("/me")).status_code == 200                          # now cached
         assert_problem(await other.get("/me", headers={"Authorization": f"Bearer {session}", "cookie": ""}),
                        401, "bad_token")
+
+
+# ---- 4, 5, 11. the sign-in throttle: counted before the check, per (login, address), an address paced
+
+class Clock:
+    """The throttle's clock, moved by the test (no sleeps)."""
+
+    def __init__(self, now: float = 1_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def throttled_app(database_url, db_schema, clock: Clock, **settings):
+    from services.api.limits import SignInThrottle
+    return app_on(database_url, db_schema, sign_in=SignInThrottle(clock=clock, **settings))
+
+
+def at(client: AsyncTestClient, address: str) -> httpx.AsyncClient:
+    """A browser at this client address, on the app ``client`` runs (its transport, with another address)."""
+    base = client._transport
+
+    class At(type(base)):
+        def parse_request(self, request):
+            scope = super().parse_request(request)
+            scope["client"] = (address, 40000)
+            return scope
+
+    transport = At.__new__(At)
+    transport.__dict__.update(base.__dict__)
+    return httpx.AsyncClient(transport=transport, base_url=client.base_url, timeout=30)
+
+
+async def sign_in(browser, login: str, password: str):
+    return await browser.post("/session", json={"login": login, "password": password}, headers=await csrf(browser))
+
+
+async def test_4_a_concurrent_burst_of_wrong_passwords_gets_no_more_checks_than_the_rule(database_url, db_schema,
+                                                                                          pool):
+    from tests.api.test_tables import served
+    clock = Clock()
+    one, two = throttled_app(database_url, db_schema, clock), throttled_app(database_url, db_schema, clock)
+    # Two API processes' worth of servers (uvicorn: the requests really run at once; the ASGI test client
+    # would pass them one at a time), one database.
+    async with served(one) as base_one, served(two) as base_two, \
+            httpx.AsyncClient(base_url=base_one, timeout=30) as first, \
+            httpx.AsyncClient(base_url=base_two, timeout=30) as second:
+        await sign_up(first)
+        h1, h2 = await csrf(first), await csrf(second)
+        # 40 wrong passwords at once, half through each server.
+        burst = await asyncio.gather(*(
+            (first if i % 2 else second).post("/session", json={"login": "saad", "password": f"wrong guess {i}"},
+                                              headers=h1 if i % 2 else h2) for i in range(40)))
+        statuses = sorted(r.status_code for r in burst)
+        # 3 free failures (each reserved before its check), then the next attempt waits 2 s: 3 checks.
+        assert statuses == [401] * 3 + [429] * 37, statuses
+        assert all(int(r.headers["retry-after"]) >= 1 for r in burst if r.status_code == 429)
+        assert await pool.fetchval("SELECT failures FROM sign_in_failures WHERE login = 'saad'") == 3
+        # A success clears the pair's count.
+        clock.now += 2
+        assert (await sign_in(first, "saad", SECRET)).status_code == 200
+        assert await pool.fetchval("SELECT count(*) FROM sign_in_failures WHERE login = 'saad'") == 0
+
+
+async def test_5_wrong_passwords_from_one_address_slow_that_address_not_the_owner_elsewhere(database_url, db_schema):
+    clock = Clock()
+    app = throttled_app(database_url, db_schema, clock)
+    async with AsyncTestClient(app=app, timeout=30) as home:
+        await sign_up(home)
+        guesser, owner = at(home, "203.0.113.7"), at(home, "198.51.100.2")
+        waits = []
+        failures = 0
+        while failures < 21:
+            r = await sign_in(guesser, "saad", f"guess number {failures}")
+            if r.status_code == 429:
+                waits.append(int(r.headers["retry-after"]))
+                clock.now += waits[-1]
+                continue
+            assert_problem(r, 401, "bad_credentials")
+            failures += 1
+        # Slowed, never locked: 3 free failures, then waits of 2, 4, 8, ... s up to 15 minutes.
+        assert waits[:9] == [2, 4, 8, 16, 32, 64, 128, 256, 512] and set(waits[9:]) == {900}
+        assert_problem(await sign_in(guesser, "saad", SECRET), 429, "rate_limited")     # the guesser waits
+        r = await sign_in(owner, "saad", SECRET)                                       # the owner does not
+        assert r.status_code == 200, r.text
+
+
+async def test_11_wrong_sign_ins_from_an_address_only_pace_it_and_refuse_no_other_account(database_url, db_schema):
+    clock = Clock()
+    app = throttled_app(database_url, db_schema, clock)
+    async with AsyncTestClient(app=app, timeout=30) as home:
+        await sign_up(home)
+        await sign_up(home, login="noura", password="her own passphrase", name="Noura")
+        venue = at(home, "192.0.2.50")                      # a venue's shared Wi-Fi
+        for i in range(20):
+            assert_problem(await sign_in(venue, f"someone{i}", "wrong guess"), 401, "bad_credentials")
+        assert (await sign_in(venue, "noura", "her own passphrase")).status_code == 200
+        # Past 100 failures an hour the address is paced: one attempt every 10 s, not shut.
+        for i in range(20, 101):
+            assert_problem(await sign_in(venue, f"someone{i}", "wrong guess"), 401, "bad_credentials")
+        r = await sign_in(venue, "saad", SECRET)
+        assert_problem(r, 429, "rate_limited")
+        assert 1 <= int(r.headers["retry-after"]) <= 10
+        clock.now += 10
+        assert (await sign_in(venue, "saad", SECRET)).status_code == 200
+        # Another address is not paced at all.
+        assert (await sign_in(at(home, "192.0.2.51"), "noura", "her own passphrase")).status_code == 200
+
+
+# ---- 12. passwords NIST SP 800-63B refuses
+
+async def test_12_common_repetitive_sequential_and_guessable_passwords_are_refused(browsers, pool):
+    from tests.api.test_accounts import counts
+    one, _ = browsers
+    before = await counts(pool)
+    for password in ("password", "12345678", "aaaaaaaa", " " * 8, "abcdefgh", "87654321", "abcabcabc",
+                     "iloveyou2", "saad2024!", "Baloot2024", "Saad Saad"):
+        r = await one.post("/accounts", json={"login": "saad", "password": password, "name": "Saad"},
+                           headers=await csrf(one))
+        body = assert_problem(r, 400, "invalid_field", "password")
+        assert "refused" in body["detail"] or "characters" in body["detail"], body
+    assert await counts(pool) == before                    # nothing stored
+    await sign_up(one)                                     # a passphrase is fine, no composition rules
+    r = await one.put("/me/password", json={"current_password": SECRET, "new_password": "qwertyuiop"},
+                      headers=await csrf(one))
+    assert_problem(r, 400, "invalid_field", "new_password")
+    assert (await sign_in(one, "saad", SECRET)).status_code == 200       # unchanged
+
+
+# ---- 15. display names: normalised, no controls, no copy of another person's
+
+async def test_15_display_names_refuse_controls_and_copies_of_another_persons(database_url, db_schema, pool):
+    from services.api.auth import create_user
+    async with AsyncTestClient(app=app_on(database_url, db_schema), timeout=30) as api:
+        before = await pool.fetchval("SELECT count(*) FROM users")
+        for name in ("\u202eevil", "a\u2066b\u2069", "bell\x07", "esc\x1b[31m", "left\u200e", "arabic\u061cmark",
+                     "   "):
+            r = await api.post("/users", json={"name": name})
+            assert_problem(r, 400, "invalid_field", "name")
+        assert await pool.fetchval("SELECT count(*) FROM users") == before
+        r = await api.post("/users", json={"name": "  Ｆａｈａｄ  "})
+        assert r.status_code == 201 and r.json()["name"] == "Fahad"      # NFKC, stripped
+        assert_problem(await api.post("/users", json={"name": "fahad"}), 409, "name_taken", "name")
+        r = await api.post("/accounts", json={"login": "fahad2", "password": SECRET, "name": "FAHAD"},
+                           headers=await csrf(api))
+        assert_problem(r, 409, "name_taken", "name")
+        assert await pool.fetchval("SELECT count(*) FROM credentials") == 0
+        await create_user(pool, "Fahad", "bot")                         # bots may share a name
+        # A claim may not take another's name either.
+        _, organiser = await new_user(api, "Organiser")
+        from tests.api.test_championships import create
+        from tests.api.test_team_import import post_file
+        cid = await create(api, organiser)
+        r = await post_file(api, cid, organiser, "team,player_1,player_2\nFalcons,+newbie,bot\n")
+        assert r.status_code == 201, r.text
+        code = r.json()["invited"][0]["code"]
+        r = await api.post("/accounts/claim", json={"code": code, "password": SECRET, "name": "Ｆahad"},
+                           headers=await csrf(api))
+        assert_problem(r, 409, "name_taken", "name")
+        # An import's account is named by its login: not a copy of a person's name either.
+        await new_user(api, "Maryam")
+        r = await post_file(api, cid, organiser, "team,player_1,player_2\nPearls,+Maryam,bot\n", command_id="i2")
+        assert r.status_code == 422 and "named" in r.json()["errors"][0]["reason"], r.text
+
+
+# ---- 16. look-alike logins
+
+async def test_16_a_login_that_looks_like_an_existing_one_is_refused(browsers, pool):
+    one, two = browsers
+    await sign_up(one)
+    cyrillic = "\u0455\u0430\u0430d"                       # Cyrillic dze and a's, Latin d: looks like "saad"
+    r = await two.post("/accounts", json={"login": cyrillic, "password": SECRET, "name": "Someone"},
+                       headers=await csrf(two))
+    body = assert_problem(r, 409, "login_taken", "login")
+    assert "looks like an existing login" in body["detail"]
+    _, token_user = await new_user(two, "Token User")
+    r = await two.post("/me/credentials", json={"login": "sa\u0430d", "password": SECRET}, headers=token_user)
+    assert_problem(r, 409, "login_taken", "login")
+    assert await pool.fetchval("SELECT count(*) FROM credentials") == 1
+    assert await pool.fetchval("SELECT skeleton FROM credentials") == "saad"
+
+
+# ---- 8. an organiser's imports make accounts within a budget; reserved logins nowhere
+
+async def test_8_imports_make_accounts_within_a_daily_budget_and_no_reserved_login(database_url, db_schema, pool,
+                                                                                    monkeypatch):
+    from services.api.app import create_app
+    from tests.api.conftest import schema_url
+    from tests.api.test_championships import create
+    from tests.api.test_tables import served
+    from tests.api.test_team_import import post_file
+    monkeypatch.setenv("BALOOT_IMPORT_ACCOUNT_LIMIT", "6")
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000))
+    async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as api:
+        _, organiser = await new_user(api, "Organiser")
+        cid = await create(api, organiser)
+        users = await pool.fetchval("SELECT count(*) FROM users")
+
+        def file(logins: list[str]) -> str:
+            return "team,player_1,player_2\n" + "".join(f"T {login},+{login},bot\n" for login in logins)
+
+        r = await post_file(api, cid, organiser, file([f"pl{i}" for i in range(7)]))
+        assert_problem(r, 409, "import_account_limit")
+        assert await pool.fetchval("SELECT count(*) FROM users") == users            # nothing made
+        # Two files of four at once: the budget of six takes one of them, whatever the race.
+        both = await asyncio.gather(
+            post_file(api, cid, organiser, file([f"aa{i}" for i in range(4)]), command_id="a"),
+            post_file(api, cid, organiser, file([f"bb{i}" for i in range(4)]), command_id="b"))
+        assert sorted(r.status_code for r in both) == [201, 409], [r.text for r in both]
+        assert await pool.fetchval("SELECT count(*) FROM credentials") == 4
+        # Reserved logins, and look-alikes of them, are nobody's: in a file, at sign-up, set later.
+        r = await post_file(api, cid, organiser, file(["admin", "Support", "bot-7", "\u0430dmin"]), command_id="c")
+        assert r.status_code == 422 and len(r.json()["errors"]) == 4, r.text
+        assert all("reserved" in e["reason"] for e in r.json()["errors"])
+        r = await api.post("/accounts", json={"login": "root", "password": SECRET, "name": "Root"},
+                           headers=await csrf(api))
+        assert_problem(r, 400, "invalid_field", "login")
+        r = await api.post("/me/credentials", json={"login": "Moderator", "password": SECRET}, headers=organiser)
+        assert_problem(r, 400, "invalid_field", "login")
+
+
+# ---- 14. the same import sent twice at once answers like one
+
+async def test_14_the_same_import_sent_twice_at_once_answers_like_one(database_url, db_schema, pool):
+    from services.api.app import create_app
+    from tests.api.conftest import schema_url
+    from tests.api.test_championships import create
+    from tests.api.test_tables import served
+    from tests.api.test_team_import import post_file
+    url = schema_url(database_url, db_schema)
+    one, two = create_app(url, rate_limit=("second", 10_000)), create_app(url, rate_limit=("second", 10_000))
+    async with served(one) as base_one, served(two) as base_two, \
+            httpx.AsyncClient(base_url=base_one, timeout=30) as first, \
+            httpx.AsyncClient(base_url=base_two, timeout=30) as second:
+        _, organiser = await new_user(first, "Organiser")
+        cid = await create(first, organiser)
+        text = "team,player_1,player_2\nFalcons,+newbie,bot\nPearls,+omar,+badr\n"
+        # Sent at once, twice to each of two API processes.
+        both = await asyncio.gather(*(post_file(api, cid, organiser, text) for api in (first, second, first, second)))
+        assert [r.status_code for r in both] == [201] * 4, [r.text for r in both]
+        bodies = [r.json() for r in both]
+        assert sorted(b["replayed"] for b in bodies) == [False, True, True, True]
+        done = next(b for b in bodies if not b["replayed"])
+        for b in bodies:
+            assert (b["version"], b["team_ids"], b["teams"]) == (done["version"], done["team_ids"], 2)
+            assert [(i["login"], i["user_id"]) for i in b["invited"]] == \
+                [(i["login"], i["user_id"]) for i in done["invited"]]
+        assert await pool.fetchval("SELECT count(*) FROM credentials") == 3
+        teams = (await first.get(f"/championships/{cid}", headers=organiser)).json()["teams"]
+        assert len(teams) == 2
