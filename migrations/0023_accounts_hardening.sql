@@ -19,9 +19,9 @@ CREATE TABLE sign_in_addresses (
     next_at       double precision NOT NULL
 );
 
--- A login's UTS #39 skeleton (ICU's SpoofChecker): two logins that look alike have one, and only one of
--- them may exist. Filled for the rows stored before by the API at its start (the skeleton is ICU's to
--- compute, not SQL's); the index ignores rows not filled yet.
+-- A login's UTS #39 skeleton (Unicode's confusables, services/accounts.py): two logins that look alike have
+-- one, and only one of them may exist. Filled for the rows stored before by the API at its start (Python
+-- computes skeletons, not SQL); the index ignores rows not filled yet.
 ALTER TABLE credentials ADD COLUMN skeleton text;
 CREATE UNIQUE INDEX credentials_skeleton_idx ON credentials (skeleton) WHERE skeleton IS NOT NULL;
 

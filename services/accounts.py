@@ -35,7 +35,6 @@ MAX_NAME = 80
 # Bidirectional controls (UTS #55 / Trojan Source): they reorder what a name shows; refused with Cc.
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 CONTEXT_WORDS = ("baloot", "balot", "\u0628\u0644\u0648\u062a")       # the platform's own name, in both scripts
-_SPOOF = None
 
 
 async def user_names(db, user_ids) -> dict[str, str]:
@@ -63,16 +62,42 @@ def normalise_login(text: str) -> str:
     return login
 
 
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each confusable character's prototype, from the Unicode confusables data (UTS #39, confusables.txt)
+    as ``confusable-homoglyphs`` ships it.
+
+    That library (maintained, pure Python, wheels for every platform: the deploy image installs binaries
+    only) keeps the data as a two-way map (a source lists its prototype, a prototype lists its sources), not
+    as skeletons; UTS #39's prototypes are the fixed points, so they are told apart here: a prototype is the
+    one linked to several characters, or the several-character one ("rn" for "m"); in a pair of two single
+    characters either serves (the smaller is taken: both then have one skeleton, which is all it is for)."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    def bare(text: str) -> str:
+        return text.replace("\u200e", "")
+
+    links: dict[str, set[str]] = {}
+    for key, homoglyphs in confusables_data.items():
+        for glyph in homoglyphs:
+            links.setdefault(bare(key), set()).add(bare(glyph["c"]))
+            links.setdefault(bare(glyph["c"]), set()).add(bare(key))
+    prototypes = {}
+    for char, linked in links.items():
+        if len(char) != 1 or len(linked) != 1:
+            continue                                   # a prototype (or a sequence): itself
+        (other,) = linked
+        if len(other) > 1 or len(links.get(other, ())) > 1 or other < char:
+            prototypes[char] = other
+    return prototypes
+
+
 def skeleton(login: str) -> str:
-    """The login's UTS #39 skeleton (ICU's SpoofChecker, through PyICU): logins that look alike ("saad" in
-    Latin and its Cyrillic look-alike, "rn" and "m") have one. ICU is the reference implementation of UTS #39,
-    kept current with each Unicode release, and the only library at hand that computes skeletons from the
-    confusables data (confusable-homoglyphs only tells mixed scripts and single characters apart)."""
-    global _SPOOF
-    if _SPOOF is None:
-        import icu
-        _SPOOF = icu.SpoofChecker()
-    return _SPOOF.getSkeleton(0, login)
+    """The login's UTS #39 skeleton: NFD, each character replaced by its confusables prototype, NFD again;
+    logins that look alike ("saad" in Latin and its Cyrillic look-alike, "rn" and "m") have one."""
+    prototypes = _prototypes()
+    text = unicodedata.normalize("NFD", login)
+    return unicodedata.normalize("NFD", "".join(prototypes.get(c, c) for c in text))
 
 
 @functools.cache
