@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import itertools
 import re
 import secrets
 import unicodedata
@@ -151,7 +152,7 @@ def _weak(key: str, context: list[str]) -> str | None:
     if len(set(key)) < 3 or any(len(key) % n == 0 and key == key[:n] * (len(key) // n)
                                 for n in range(1, len(key) // 2 + 1)):
         return "it repeats a few characters: choose a passphrase of several words"
-    steps = {ord(b) - ord(a) for a, b in zip(key, key[1:])}
+    steps = {ord(b) - ord(a) for a, b in itertools.pairwise(key)}
     if len(steps) == 1 and steps <= {1, -1}:
         return "it is a sequence (like 12345678 or abcdefgh): choose a passphrase of several words"
     rest = key
@@ -345,9 +346,10 @@ class Accounts:
         return True
 
     async def fill_keys(self) -> None:
-        """Fill the skeletons of logins and the name keys of people stored before migration 0023 (ICU and
-        Python's case folding compute them, not SQL): each the first one of its kind keeps it, a later
-        look-alike or copy stays without (it was never compared). Run at the API's start; cheap when done."""
+        """Fill the skeletons of logins and the name keys of people stored before migration 0023 (Python
+        computes them, not SQL: the confusables data, case folding): each the first one of its kind keeps
+        it, a later look-alike or copy stays without (it was never compared). Run at the API's start; cheap
+        when done."""
         for table, key_of, column, source, who in (
                 ("credentials", skeleton, "skeleton", "login", "TRUE"),
                 ("users", name_key, "name_key", "name", "kind = 'human'")):

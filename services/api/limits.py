@@ -152,10 +152,10 @@ class SignInThrottle:
         count) pair), then one attempt every ``BALOOT_SIGNIN_ADDRESS_PACE`` s (default 10)."""
         env = os.environ.get
         unit, count = sign_in_fail_limit or ("hour", int(env("BALOOT_SIGNIN_FAIL_LIMIT", "100")))
-        settings = dict(free=int(env("BALOOT_SIGNIN_FREE_FAILURES", "3")),
-                        max_wait=float(env("BALOOT_SIGNIN_MAX_WAIT", "900")),
-                        address_limit=count, address_window=float(UNITS[unit]),
-                        address_pace=float(env("BALOOT_SIGNIN_ADDRESS_PACE", "10")))
+        settings = {"free": int(env("BALOOT_SIGNIN_FREE_FAILURES", "3")),
+                    "max_wait": float(env("BALOOT_SIGNIN_MAX_WAIT", "900")),
+                    "address_limit": count, "address_window": float(UNITS[unit]),
+                    "address_pace": float(env("BALOOT_SIGNIN_ADDRESS_PACE", "10"))}
         return cls(**{**settings, **options})
 
 

@@ -1,7 +1,8 @@
 """The accounts' security review (issue 45): each test names the item it covers, and fails without its fix.
 
-Real PostgreSQL, the real app; bursts are concurrent requests (``asyncio.gather``) against one app; where
-time matters the sign-in throttle's clock is injected (no sleeps)."""
+Real PostgreSQL, the real app; bursts are concurrent requests (``asyncio.gather``) against apps served by
+uvicorn (Litestar's ASGI test client passes requests one at a time, so a "burst" through it races nothing);
+where time matters the sign-in throttle's clock is injected (no sleeps)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import httpx
 from litestar.testing import AsyncTestClient
 
 from services.api.sessions import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE
+from tests.api import test_accounts
 from tests.api.conftest import new_user, open_table
-from tests.api.test_accounts import app_on, assert_problem, browsers, csrf, sign_up  # noqa: F401 (a fixture)
+from tests.api.test_accounts import app_on, assert_problem, csrf, sign_up
 
 SECRET = "a long secret"
+browsers = test_accounts.browsers          # two browsers on one app (a fixture)
 
 
 # ---- 3. a password change ends every other session and bearer token, and their streams
