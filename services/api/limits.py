@@ -120,12 +120,18 @@ class SignInThrottle:
         self.free, self.max_wait, self.forget = free, max_wait, forget
         self.address_limit, self.address_window, self.address_pace = address_limit, address_window, address_pace
         self.clock = clock
+        self._reserved = 0
+
+    PRUNE_EVERY = 1000          # reservations (in this process) between two sweeps of forgotten counts
 
     async def reserve(self, db, login: str, address: str, detail: str = "too many wrong passwords; try again "
                                                                          "later") -> None:
         """Count an attempt of ``login`` from ``address`` before its password is checked; RateLimited when
         the pair or the address must wait (nothing counted then)."""
         now = self.clock()
+        self._reserved += 1
+        if self._reserved % self.PRUNE_EVERY == 0:
+            await self.prune(db, now)
         row = await db.fetchrow(RESERVE, login, address, now, self.free, self.max_wait, self.address_limit,
                                 self.address_window, self.address_pace, self.forget)
         if row["address"] is not None and row["pair"] is not None:
@@ -137,6 +143,14 @@ class SignInThrottle:
             "SELECT greatest((SELECT max(next_at) FROM sign_in_failures WHERE login = $1 AND address = $2),"
             " (SELECT max(next_at) FROM sign_in_addresses WHERE address = $2))", login, address)
         raise RateLimited("rate_limited", detail, (wait or now) - now)
+
+    async def prune(self, db, now: float) -> None:
+        """Drop the counts nothing remembers any more (a pair a day after its last failure, an address past
+        its window and its pace), so that the tables hold only live ones."""
+        await db.execute("DELETE FROM sign_in_failures WHERE last_at <= $1::float8 - $2::float8 "
+                         "AND next_at <= $1::float8", now, self.forget)
+        await db.execute("DELETE FROM sign_in_addresses WHERE window_start <= $1::float8 - $2::float8 "
+                         "AND next_at <= $1::float8", now, self.address_window)
 
     async def succeeded(self, db, login: str, address: str) -> None:
         """The right password: the pair starts afresh, and the address's attempt was no failure."""

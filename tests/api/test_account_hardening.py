@@ -347,3 +347,16 @@ async def test_14_the_same_import_sent_twice_at_once_answers_like_one(database_u
         assert await pool.fetchval("SELECT count(*) FROM credentials") == 3
         teams = (await first.get(f"/championships/{cid}", headers=organiser)).json()["teams"]
         assert len(teams) == 2
+
+
+async def test_4_forgotten_counts_are_swept(database_url, db_schema, pool):
+    from services.api.limits import SignInThrottle
+    clock = Clock()
+    throttle = SignInThrottle(clock=clock)
+    await throttle.reserve(pool, "saad", "192.0.2.1")
+    await throttle.reserve(pool, "noura", "192.0.2.2")
+    clock.now += 3600
+    await throttle.reserve(pool, "noura", "192.0.2.2")
+    await throttle.prune(pool, clock.now + 86400 - 3600)          # saad's pair a day old, noura's not
+    assert await pool.fetch("SELECT login FROM sign_in_failures") == [("noura",)]
+    assert await pool.fetch("SELECT address FROM sign_in_addresses") == []       # both past their hour
