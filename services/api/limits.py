@@ -152,6 +152,16 @@ class SignInThrottle:
         await db.execute("DELETE FROM sign_in_addresses WHERE window_start <= $1::float8 - $2::float8 "
                          "AND next_at <= $1::float8", now, self.address_window)
 
+    async def give_back(self, db, login: str, address: str) -> None:
+        """The attempt was refused before anything was guessed (a good code with a refused new password): it
+        counts for nothing, and clears nothing either (it is no success)."""
+        await db.execute(
+            "WITH p AS (UPDATE sign_in_failures SET failures = greatest(failures - 1, 0), "
+            "next_at = CASE WHEN failures - 1 < $3::int THEN 0 ELSE next_at END WHERE login = $1 AND address = $2) "
+            "UPDATE sign_in_addresses SET failures = greatest(failures - 1, 0), "
+            "next_at = CASE WHEN failures - 1 <= $4::int THEN 0 ELSE next_at END WHERE address = $2",
+            login, address, self.free, self.address_limit)
+
     async def succeeded(self, db, login: str, address: str) -> None:
         """The right password: the pair starts afresh, and the address's attempt was no failure."""
         await db.execute("WITH p AS (DELETE FROM sign_in_failures WHERE login = $1 AND address = $2) "

@@ -132,8 +132,8 @@ async def claim_account(request: Request, data: JSONBody[Claim], auth: Auth, sta
     try:
         account = await accounts.claim(data.code, data.password, data.name)
     except Invalid as refusal:
-        if refusal.rule != "bad_invitation":          # a good code: the attempt was no guess
-            await limits.sign_in.succeeded(accounts.pool, "claim", address)
+        if refusal.rule != "bad_invitation":          # a good code, a refused password: no guess was made
+            await limits.sign_in.give_back(accounts.pool, "claim", address)
         raise
     await limits.sign_in.succeeded(accounts.pool, "claim", address)
     await auth.revoke_all(account.user_id)        # a claim starts afresh: nothing minted before it survives

@@ -360,3 +360,24 @@ async def test_4_forgotten_counts_are_swept(database_url, db_schema, pool):
     await throttle.prune(pool, clock.now + 86400 - 3600)          # saad's pair a day old, noura's not
     assert await pool.fetch("SELECT login FROM sign_in_failures") == [("noura",)]
     assert await pool.fetch("SELECT address FROM sign_in_addresses") == []       # both past their hour
+
+
+async def test_4_a_good_code_with_a_refused_password_does_not_clear_the_guesses_of_codes(database_url, db_schema):
+    from tests.api.test_championships import create
+    from tests.api.test_team_import import post_file
+    clock = Clock()
+    async with AsyncTestClient(app=throttled_app(database_url, db_schema, clock), timeout=30) as api:
+        _, organiser = await new_user(api, "Organiser")
+        cid = await create(api, organiser)
+        r = await post_file(api, cid, organiser, "team,player_1,player_2\nFalcons,+newbie,bot\n")
+        code = r.json()["invited"][0]["code"]
+
+        async def claim(code: str, password: str = SECRET):
+            return await api.post("/accounts/claim", json={"code": code, "password": password},
+                                  headers=await csrf(api))
+
+        for guess in ("guess-1", "guess-2"):
+            assert_problem(await claim(guess), 400, "bad_invitation")
+        assert_problem(await claim(code, "password"), 400, "invalid_field", "password")   # counts for nothing
+        assert_problem(await claim("guess-3"), 400, "bad_invitation")                      # the 3rd free one
+        assert_problem(await claim("guess-4"), 429, "rate_limited")
