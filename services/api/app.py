@@ -76,7 +76,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                signup_limit: tuple[str, int] | None = None, auth_fail_limit: tuple[str, int] | None = None,
                max_streams_per_user: int | None = None, pool_size: int = 10, extra_routers: tuple = (),
                work=None, daily: dict | None = None, password_hasher=None,
-               sign_in_fail_limit: tuple[str, int] | None = None) -> Litestar:
+               sign_in_fail_limit: tuple[str, int] | None = None, sign_in=None) -> Litestar:
     """The API. ``database_url`` None: DATABASE_URL, else the embedded PostgreSQL (services/db.py); ``work``:
     the workers its appends queue work for (``services.flow``), None when none are attached; ``daily``: the
     daily deal's options (``DailyService``: its clock, boards a day); ``password_hasher``: the accounts'
@@ -101,6 +101,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                                                daily=daily, hasher=password_hasher)
         # The CSRF tokens of browser sessions are signed with a key every API process derives alike.
         app.state.csrf_key = app.state.platform.seeds.derive("baloot-csrf/1", 64)
+        await app.state.platform.accounts.fill_keys()       # skeletons and name keys of rows before 0023
         try:
             yield
         finally:
@@ -126,7 +127,8 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
     )
     resolve_in_turn()
     app = App.from_config(config)
-    app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit)
+    app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit,
+                                        sign_in)
     app.state.streams = StreamSlots(max_streams_per_user)
     document_problems(app, UNLIMITED_PATHS)
     return app

@@ -24,6 +24,7 @@ import asyncpg
 import msgspec
 from litestar import Request
 
+from services.accounts import name_key, name_taken, normalise_name
 from services.api.problems import Problem
 from services.api.sessions import credentials
 from services.eventstore import CHANNEL
@@ -70,11 +71,20 @@ async def issue_token(db, user_id: str, days: float | None = None, via: str = "b
 
 async def register(pool: asyncpg.Pool, name: str, kind: str = "human",
                    days: float | None = None) -> tuple[User, str, dt.datetime]:
-    """A new user with its first token: (user, token, expires_at)."""
+    """A new user with its first token: (user, token, expires_at). A person's name is normalised and is
+    nobody else's (``services.accounts.normalise_name``, ``name_taken``); bots may share names."""
+    key = None
+    if kind == "human":
+        name = normalise_name(name)
+        key = name_key(name)
     user = User(uuid.uuid4().hex, name, kind)
-    async with pool.acquire() as conn, conn.transaction():
-        await conn.execute("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, $3)", user.user_id, name, kind)
-        token, expires_at = await issue_token(conn, user.user_id, days)
+    try:
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute("INSERT INTO users (user_id, name, kind, name_key) VALUES ($1, $2, $3, $4)",
+                               user.user_id, name, kind, key)
+            token, expires_at = await issue_token(conn, user.user_id, days)
+    except asyncpg.UniqueViolationError:
+        raise name_taken(name) from None
     return user, token, expires_at
 
 
@@ -173,6 +183,10 @@ class Authenticator:
         digest = token_hash(token)
         what = "session" if via == "session" else "token"
         cached = self._cache.get(digest)
+        if cached is not None and cached.via != via:
+            # A session's token is no bearer token, nor the other way round, cached or not: the kind is
+            # the token's own (its row's ``via``), and the cache keeps it beside the user.
+            raise _bad_token(f"this {what} belongs to no user")
         if cached is not None:
             if dt.datetime.now(dt.timezone.utc) >= cached.expires_at:
                 self._forget(digest)

@@ -1,8 +1,9 @@
 """Accounts people sign back into: sign up with a login and password, sign in from any browser (a session
 cookie), sign out, change the password; a user made with a token only sets a login and password later.
 
-A wrong login and a wrong password are one refusal (``401 bad_credentials``), and repeated ones are
-throttled per address and per login (``BALOOT_SIGNIN_FAIL_LIMIT`` an hour, ``429 rate_limited``).
+A wrong login and a wrong password are one refusal (``401 bad_credentials``); every attempt is counted
+before its password is checked, slowed per (login, address) pair and paced per address
+(``services.api.limits.SignInThrottle``, ``429 rate_limited``).
 Organiser and referee are roles on the account (``grants`` on the scope "platform"), given with
 ``baloot account grant``.
 """
@@ -17,11 +18,11 @@ from litestar import Request, Response, Router, delete, get, post, put
 from litestar.datastructures import State
 from litestar.params import FromPath, JSONBody
 
-from services.accounts import Account, Accounts
+from services.accounts import Account, Accounts, check_password, normalise_login
 from services.errors import Invalid
 from services.api.auth import Authenticator
 from services.api.deps import Auth, Caller
-from services.api.limits import Limits, RateLimited, client_address
+from services.api.limits import Limits, client_address
 from services.api.problems import Problem
 from services.api.schemas import NUL_FREE, Name, Strict
 from services.api.sessions import cleared_cookies, session_cookies
@@ -91,26 +92,15 @@ async def _start_session(request: Request, auth: Authenticator, accounts: Accoun
     return Response(body, status_code=status, cookies=session_cookies(token, expires_at, request.scope))
 
 
-def _sign_in_keys(request: Request, login: str | None) -> list[str]:
-    """What a wrong sign-in counts against: the client's address, and the login tried (none for a code)."""
-    return [f"address:{client_address(request.scope)}", *([f"login:{login.casefold()}"] if login is not None else [])]
+def _login_key(login: str) -> str:
+    """What a sign-in's attempts are counted under: the login as stored (any spelling of it is one)."""
+    try:
+        return normalise_login(login)
+    except Invalid:
+        return login.casefold()
 
 
-def _throttled(limits: Limits, request: Request, login: str | None,
-               detail: str = "too many wrong passwords; try again later") -> None:
-    for key in _sign_in_keys(request, login):
-        wait = limits.failed_sign_in.blocked(key, spent=True)
-        if wait is not None:
-            raise RateLimited("rate_limited", detail, wait)
-
-
-def _count_failure(limits: Limits, request: Request, login: str | None) -> None:
-    for key in _sign_in_keys(request, login):
-        limits.failed_sign_in.hit(key)
-
-
-def _failed(limits: Limits, request: Request, login: str) -> Problem:
-    _count_failure(limits, request, login)
+def _wrong() -> Problem:
     return Problem(401, "bad_credentials", "no account has this login and password", "wrong login or password")
 
 
@@ -135,15 +125,18 @@ class Claim(msgspec.Struct, forbid_unknown_fields=True):
       summary="Claim the account an organiser made for you (his import's code): your password, signed in")
 async def claim_account(request: Request, data: JSONBody[Claim], auth: Auth, state: State) -> Response[SignedIn]:
     limits: Limits = state.limits
-    # Wrong codes count as wrong passwords of the address (a code names no login).
-    _throttled(limits, request, None, "too many wrong codes or passwords; try again later")
     accounts = _accounts(state)
+    address = client_address(request.scope)
+    # Codes are tried as passwords are (a code names no login: the address's pair is "claim").
+    await limits.sign_in.reserve(accounts.pool, "claim", address, "too many wrong codes; try again later")
     try:
         account = await accounts.claim(data.code, data.password, data.name)
     except Invalid as refusal:
-        if refusal.rule == "bad_invitation":
-            _count_failure(limits, request, None)
+        if refusal.rule != "bad_invitation":          # a good code, a refused password: no guess was made
+            await limits.sign_in.give_back(accounts.pool, "claim", address)
         raise
+    await limits.sign_in.succeeded(accounts.pool, "claim", address)
+    await auth.revoke_all(account.user_id)        # a claim starts afresh: nothing minted before it survives
     return await _start_session(request, auth, accounts, account, 200)
 
 
@@ -151,11 +144,14 @@ async def claim_account(request: Request, data: JSONBody[Claim], auth: Auth, sta
       summary="Sign in with a login and password: a session cookie for this browser")
 async def sign_in(request: Request, data: JSONBody[SignIn], auth: Auth, state: State) -> Response[SignedIn]:
     limits: Limits = state.limits
-    _throttled(limits, request, data.login)
     accounts = _accounts(state)
+    key, address = _login_key(data.login), client_address(request.scope)
+    # The attempt is counted BEFORE the password is checked (a burst cannot outrun its count).
+    await limits.sign_in.reserve(accounts.pool, key, address)
     account = await accounts.verify(data.login, data.password)
     if account is None:
-        raise _failed(limits, request, data.login)
+        raise _wrong()
+    await limits.sign_in.succeeded(accounts.pool, key, address)
     return await _start_session(request, auth, accounts, account, 200)
 
 
@@ -194,10 +190,16 @@ async def change_password(request: Request, data: JSONBody[PasswordChange], user
     session = await auth.session(request.scope)
     accounts = _accounts(state)
     account = await accounts.of(user.user_id)
-    _throttled(limits, request, account.login or user.user_id)
+    if account.login is not None:                  # a refused new password is no guess of the current one
+        check_password(data.new_password, account.login, field="new_password", name=account.name)
+    key, address = f"user:{user.user_id}", client_address(request.scope)
+    await limits.sign_in.reserve(accounts.pool, key, address)
     if not await accounts.change_password(user.user_id, data.current_password, data.new_password):
-        raise _failed(limits, request, account.login or user.user_id)
-    await auth.revoke_all(user.user_id, via="session", keep=session.token_hash)
+        raise _wrong()
+    await limits.sign_in.succeeded(accounts.pool, key, address)
+    # Every other session AND bearer token ends (their live streams with them): whoever held a copy of the
+    # old password may have minted tokens with it; only the request's own credential is kept.
+    await auth.revoke_all(user.user_id, keep=session.token_hash)
     return await _signed_in(accounts, account, session.via, session.expires_at)
 
 

@@ -36,6 +36,7 @@ class TokensRevoked(msgspec.Struct):
 
 
 @post("/users", operation_id="createUser", summary="Create a user and its first bearer token", status_code=201,
+      refuses=(409,),
       dto=Strict[schemas.NewUser], return_dto=None)
 async def create_user(data: JSONBody[schemas.NewUser], pool: Pool) -> CreatedUser:
     if data.kind == "bot":

@@ -181,7 +181,7 @@ async def _accounts(platform, seed: str, logins: tuple[str, str], password: str 
             for name, what in zip(names, ("player", "organiser")):
                 secret = password or new_password()
                 suffix = "" if n == 1 else f" {n}"
-                account = await platform.accounts.create(name, secret, f"Demo {what}{suffix}")
+                account = await platform.accounts.create(name, secret, f"Demo {what}{suffix}", operator=True)
                 made.append(Person(account.user_id, account.login, secret))
         except Conflict:                     # another demo took the login meanwhile: the next number
             continue

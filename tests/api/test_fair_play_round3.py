@@ -154,7 +154,7 @@ async def test_a_client_cannot_choose_the_address_its_sign_ups_count_against(dat
         task = asyncio.create_task(server.serve(sockets=[sock]))
         try:
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{sock.getsockname()[1]}", timeout=30) as c:
-                return [(await c.post("/users", json={"name": f"u{i}"},
+                return [(await c.post("/users", json={"name": f"u{i} via {trusted or 'none'}"},   # names are one each
                                       headers={"X-Forwarded-For": f"203.0.113.{i}"})).status_code for i in range(5)]
         finally:
             server.should_exit = True

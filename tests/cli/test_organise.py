@@ -46,10 +46,10 @@ def baloot(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_an_organiser_runs_a_championship_from_the_command_line(server, capsys, tmp_path, monkeypatch):
-    account(server, "organiser")
+    account(server, "maryam")
     people = {login: account(server, login) for login in ("saad", "noura", "fahad", "ahmad")}
     monkeypatch.setenv("BALOOT_PASSWORD", "a long secret")
-    who = ("--server", server, "--login", "organiser")
+    who = ("--server", server, "--login", "maryam")
     code, out, _ = baloot(capsys, "championship", "create", *who, "--name", "Riyadh Cup", "--json")
     assert code == 0
     cid = json.loads(out)["championship_id"]
@@ -98,10 +98,10 @@ def test_an_organiser_runs_a_championship_from_the_command_line(server, capsys, 
 
 
 def test_a_player_is_refused_and_a_missing_server_is_said(server, capsys, tmp_path, monkeypatch):
-    account(server, "organiser")
+    account(server, "maryam")
     account(server, "player")
     monkeypatch.setenv("BALOOT_PASSWORD", "a long secret")
-    code, out, _ = baloot(capsys, "championship", "create", "--server", server, "--login", "organiser",
+    code, out, _ = baloot(capsys, "championship", "create", "--server", server, "--login", "maryam",
                           "--name", "Cup", "--json")
     cid = json.loads(out)["championship_id"]
     code, _, err = baloot(capsys, "championship", "close", "--server", server, "--login", "player", cid)
@@ -131,9 +131,9 @@ def test_ten_thousand_two_hundred_and_forty_teams_through_the_command_line(serve
         finally:
             await conn.close()
     asyncio.run(people(2 * 10_240))
-    account(server, "organiser")
+    account(server, "maryam")
     monkeypatch.setenv("BALOOT_PASSWORD", "a long secret")
-    who = ("--server", server, "--login", "organiser")
+    who = ("--server", server, "--login", "maryam")
     code, out, _ = baloot(capsys, "championship", "create", *who, "--name", "Saudi Cup", "--json")
     cid = json.loads(out)["championship_id"]
     teams = tmp_path / "teams.csv"

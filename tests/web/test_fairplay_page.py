@@ -42,7 +42,7 @@ async def play_with_ghosts(served, table_id: str, headers_of: dict, ghosts: set[
 
 
 async def test_an_organiser_reads_who_plays_as_if_he_saw_the_cards_and_opens_the_replays(served, browser, pool):
-    sign_up(browser, served.base, "organiser", name="Organiser")
+    sign_up(browser, served.base, "maryam", name="Maryam")
     await grant_organiser(pool, me(browser, served.base))
     people = {name: served.user(name) for name in ("Faisal", "Nasser", "Hamad", "Saud")}
     headers_of = {uid: h for uid, h in people.values()}

@@ -58,7 +58,7 @@ async def test_an_organiser_runs_a_championship_from_the_console(served, browser
     sign_up(sleepy, served.base, "sleepy", name="Sleepy")
     camel = more_browsers()
     sign_up(camel, served.base, "camel", name="Camel")
-    sign_up(browser, served.base, "organiser", name="Organiser")
+    sign_up(browser, served.base, "maryam", name="Maryam")
     await grant_organiser(pool, me(browser, served.base))
     browser.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
 
@@ -203,7 +203,7 @@ async def test_the_console_follows_a_10240_team_round_and_finds_a_team(served, b
     await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $1, 'human')", [(x,) for x in logins])
     await pool.executemany("INSERT INTO credentials (user_id, login, password_hash) VALUES ($1, $1, 'x')",
                            [(x,) for x in logins])
-    sign_up(browser, served.base, "organiser", name="Organiser")
+    sign_up(browser, served.base, "maryam", name="Maryam")
     await grant_organiser(pool, me(browser, served.base))
     text = "team,player_1,player_2,region\n" + "".join(
         f"Team {t:05d},{logins[2 * t]},{logins[2 * t + 1]},Region {t % 13}\n" for t in range(10_240))
@@ -234,7 +234,7 @@ async def test_the_console_follows_a_10240_team_round_and_finds_a_team(served, b
 async def test_a_championship_created_with_a_schedule_runs_itself(served, browser, pool):
     """Round 1's time and the next rounds' spacing in the console's form become the championship's schedule
     (the organiser's consent that the workers run it), in the browser's time zone."""
-    sign_up(browser, served.base, "organiser", name="Organiser")
+    sign_up(browser, served.base, "maryam", name="Maryam")
     await grant_organiser(pool, me(browser, served.base))
     browser.get(f"{served.base}/organise/")
     wait(browser, lambda d: d.find_elements(By.ID, "new-championship"))
@@ -265,7 +265,7 @@ async def test_a_championship_created_with_a_schedule_runs_itself(served, browse
 
 async def test_the_organiser_withdraws_a_team_and_brings_in_a_substitute(served, browser, pool):
     """From the teams table, each asked once before it is done: a substitute in for a player, a withdrawal."""
-    sign_up(browser, served.base, "organiser", name="Organiser")
+    sign_up(browser, served.base, "maryam", name="Maryam")
     await grant_organiser(pool, me(browser, served.base))
     await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, 'human')",
                            [(f"u-{x}", x.title()) for x in ("saad", "noura", "fahad", "ahmad", "badr")])
@@ -299,7 +299,7 @@ async def test_the_organiser_withdraws_a_team_and_brings_in_a_substitute(served,
 
 
 async def test_the_organiser_keeps_a_check_in_window_open_longer(served, browser, pool):
-    sign_up(browser, served.base, "organiser", name="Organiser")
+    sign_up(browser, served.base, "maryam", name="Maryam")
     await grant_organiser(pool, me(browser, served.base))
     logins = ("saad", "noura", "fahad", "ahmad")
     await pool.executemany("INSERT INTO users (user_id, name, kind) VALUES ($1, $2, 'human')",
@@ -325,7 +325,7 @@ async def test_the_organiser_keeps_a_check_in_window_open_longer(served, browser
 
 async def test_a_player_the_organiser_invited_claims_his_account_in_the_lobby(served, browser, more_browsers, pool,
                                                                              tmp_path):
-    sign_up(browser, served.base, "organiser", name="Organiser")
+    sign_up(browser, served.base, "maryam", name="Maryam")
     await grant_organiser(pool, me(browser, served.base))
     with as_browser(browser, served.base) as http:
         cid = http.post("/championships", json={"command_id": "c", "name": "Club Night"}).json()["championship_id"]

@@ -37,7 +37,7 @@ async def test_an_organiser_adds_reads_and_mends_webhooks_from_the_console(serve
     request.addfinalizer(good.kill)                 # (it outlived the test run before)
     (tmp_path / "good").mkdir()
     (tmp_path / "bad").mkdir()
-    sign_up(browser, served.base, "organiser", name="Organiser")
+    sign_up(browser, served.base, "maryam", name="Maryam")
     await grant_organiser(pool, me(browser, served.base))
     with as_browser(browser, served.base) as http:
         cid = http.post("/championships", json={"command_id": "c", "name": "Club Night"}).json()["championship_id"]

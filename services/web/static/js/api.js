@@ -38,10 +38,12 @@ export async function signedIn(refresh = false) {
   return account;
 }
 
+// A spectator's token user: a name of its own (a person's name is nobody else's: 409 name_taken).
 async function signUp() {
+  const tag = Array.from(crypto.getRandomValues(new Uint8Array(4)), b => b.toString(16).padStart(2, "0")).join("");
   const r = await fetch("/users", {
     method: "POST", headers: {"content-type": "application/json", ...csrf()},
-    body: JSON.stringify({name: "spectator", kind: "human"}),
+    body: JSON.stringify({name: `spectator ${tag}`, kind: "human"}),
   });
   if (!r.ok) throw await problem(r);
   const token = (await r.json()).token;
