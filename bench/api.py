@@ -157,7 +157,7 @@ async def tables_load(base: str, tables: int, seconds: float, warmup: float) -> 
     limits = httpx.Limits(max_connections=tables, max_keepalive_connections=tables)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
         async def user(i: int) -> tuple[str, dict]:
-            r = await client.post("/users", json={"name": f"bench {i}"})
+            r = await client.post("/users", json={"name": f"bench {i} {os.getpid()}-{random.getrandbits(24):x}"})
             body = r.json()
             return body["user_id"], {"Authorization": f"Bearer {body['token']}"}
 

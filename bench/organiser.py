@@ -295,7 +295,7 @@ async def run(args) -> None:
         say(f"server: one uvicorn process on {base} (create_app, no workers); client: this process (httpx, "
             f"one connection, sequential requests)")
         async with httpx.AsyncClient(base_url=base, timeout=1800) as client:
-            organiser = await ok(await client.post("/users", json={"name": "bench organiser"}), 201)
+            organiser = await ok(await client.post("/users", json={"name": f"bench organiser {os.urandom(3).hex()}"}), 201)
             conn = await asyncpg.connect(url)
             try:
                 await conn.execute("INSERT INTO grants (scope, scope_id, user_id, role) "

@@ -32,6 +32,8 @@ from services.eventstore import rebuild_projection, verify_stream  # noqa: E402
 from services.workers.projections import standings_read_model  # noqa: E402
 from tests.workers.helpers import assert_exactly_once, stream_rows  # noqa: E402
 
+RUN_TAG = os.urandom(3).hex()            # names this run's users apart from an earlier run's
+
 LB = os.environ.get("SMOKE_LB", "http://127.0.0.1:38080")
 REPLICAS = {"api1": "http://127.0.0.1:38001", "api2": "http://127.0.0.1:38002"}
 DATABASE_URL = os.environ.get("SMOKE_DATABASE_URL", "postgresql://postgres@127.0.0.1:35432/baloot")
@@ -82,7 +84,8 @@ class Api:
         return r.json()
 
     async def user(self, name: str) -> tuple[str, dict]:
-        body = await self.ok("POST", "/users", json={"name": name}, expect=201)
+        # A person's name is nobody else's: a run's tag keeps a second run on the same database apart.
+        body = await self.ok("POST", "/users", json={"name": f"{name} {RUN_TAG}"}, expect=201)
         return body["user_id"], {"Authorization": f"Bearer {body['token']}"}
 
 

@@ -11,5 +11,6 @@ let a person claim an account an organiser made for him (``0013``), and the refe
 rulings and the index its queue reads (``0014``), the players' ratings (``0015``), webhooks (``0016``), the
 fair-play analysis (``0017``), receipts' copies kept without waiting for the disk, the board sets' and game ends' indexes (``0018``),
 the lobby's indexes of championship members and pending invitations, with the proposers of waiting tables
-(``0022``).
+(``0022``), and the accounts' hardening: the sign-in throttle's counts, logins' look-alike skeletons, names'
+keys and the imports' daily budget of accounts (``0023``).
 """
