@@ -162,7 +162,7 @@ async def current_session(request: Request, user: Caller, auth: Auth, state: Sta
                             session.expires_at)
 
 
-@delete("/session", operation_id="signOut", status_code=204,
+@delete("/session", operation_id="signOut", status_code=204, refuses=(409,),
         summary="Sign out: this browser's session ends (its live streams with it)")
 async def sign_out(request: Request, user: Caller, auth: Auth) -> Response[None]:
     session = await auth.session(request.scope)
@@ -183,7 +183,8 @@ async def set_credentials(request: Request, data: JSONBody[NewCredentials], user
 
 
 @put("/me/password", operation_id="changePassword", status_code=200, dto=Strict[PasswordChange], return_dto=None,
-     summary="Change the password (the current one is asked): the account's other sessions end")
+     refuses=(409,), summary="Change the password (the current one is asked): the account's other sessions and "
+                             "tokens end")
 async def change_password(request: Request, data: JSONBody[PasswordChange], user: Caller, auth: Auth,
                           state: State) -> SignedIn:
     limits: Limits = state.limits
