@@ -45,9 +45,11 @@ from dataclasses import dataclass, field
 
 import httpx
 import pytest
+from litestar.testing import AsyncTestClient
 
 from domain.baloot.events import SeedRevealed
 from services.api.app import create_app
+from services.api.limits import SignInThrottle
 from services.db import schema_url
 from services.eventstore import read_stream
 from services.tables.service import CODEC as TABLE_CODEC
@@ -555,6 +557,22 @@ async def build(api, pool) -> Scenario:
     return s
 
 
+def no_sign_in_throttle() -> SignInThrottle:
+    """A sign-in throttle that never slows: the matrix's wrong sign-ins and claims, one per caller from one
+    address, would otherwise meet its back-off (whose own rules tests/api/test_account_hardening.py checks),
+    and each cell must answer its access, not the guesses counted before it."""
+    return SignInThrottle(free=1_000_000, address_limit=1_000_000)
+
+
+@pytest.fixture
+async def api(database_url, db_schema):
+    """The app as tests/api/conftest.py makes it, with no sign-in throttle (``no_sign_in_throttle``)."""
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000),
+                     sign_in=no_sign_in_throttle())
+    async with AsyncTestClient(app=app, timeout=30) as client:
+        yield client
+
+
 @pytest.fixture
 async def scenario(api, pool) -> Scenario:
     return await build(api, pool)
@@ -969,7 +987,8 @@ async def test_every_operation_answers_every_caller_in_every_phase_as_the_table_
             failures.append(f"myLobby × proposed × invitee {name}: invitations[].terms.referee is "
                             f"{invitation.get('terms', {}).get('referee')!r}, not the unseated proposer {referee}")
 
-    streams_app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000))
+    streams_app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 10_000),
+                             sign_in=no_sign_in_throttle())
     async with served(streams_app) as base:
         # A few more cells, on what a row above cannot say (asked first, before any cell moves anything): another
         # seat, the organiser's listing, another's webhook endpoint.
