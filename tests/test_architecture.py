@@ -26,12 +26,17 @@ def test_the_import_contracts_hold():
     assert " 0 broken" in done.stdout and "kept" in done.stdout
 
 
-def test_a_game_importing_the_table_breaks_the_one_way_seam(tmp_path):
+def lint_with(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess:
+    """``lint-imports`` on a copy of the tree with one more module (a path under it) holding ``line``."""
     for part in ("domain", "projections", "services", "migrations"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / "domain" / "balut" / "peek.py").write_text("from domain.table import TableState\n")
-    done = lint(tmp_path)
+    (tmp_path / module).write_text(line + "\n")
+    return lint(tmp_path)
+
+
+def test_a_game_importing_the_table_breaks_the_one_way_seam(tmp_path):
+    done = lint_with(tmp_path, "domain/balut/peek.py", "from domain.table import TableState")
     assert done.returncode != 0
     assert "The seam is one-way" in done.stdout and "BROKEN" in done.stdout
     assert "domain.balut.peek -> domain.table" in done.stdout
@@ -40,11 +45,7 @@ def test_a_game_importing_the_table_breaks_the_one_way_seam(tmp_path):
 def test_the_table_service_asking_the_championships_breaks_its_contract(tmp_path):
     """What a caller may see of a table is decided by the access policy, which reads the championships and the
     daily deal; the table service asking them itself (as its visibility module once did) breaks a contract."""
-    for part in ("domain", "projections", "services", "migrations"):
-        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / "services" / "tables" / "peek.py").write_text("from services.championships import ChampionshipService\n")
-    done = lint(tmp_path)
+    done = lint_with(tmp_path, "services/tables/peek.py", "from services.championships import ChampionshipService")
     assert done.returncode != 0
     assert "The table service never asks the championship or daily services" in done.stdout and "BROKEN" in done.stdout
     assert "services.tables.peek -> services.championships" in done.stdout
