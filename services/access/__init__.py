@@ -167,7 +167,8 @@ class Access:
 
     async def listed_tables(self, viewer: Viewer, status: str, limit: int) -> list:
         """The index rows of the table list as the caller may see it, newest first (``status``: live, finished
-        or all): ``policy.listed``, applied in the query so that a page is a whole page."""
+        or all): tables of shared boards only to their players (their pages link them once the boards are
+        done), a rule applied in the query so that a page is a whole page."""
         return await self.pool.fetch(
             "SELECT table_id, profile, mode, status, seats, championship_id, match_id FROM tables_index "
             "WHERE ($1 = 'all' OR status = $1) AND (NOT shared OR $3 = ANY(seats)) ORDER BY created_at DESC LIMIT $2",

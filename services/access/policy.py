@@ -159,12 +159,6 @@ def referee(facts: TableFacts, rel: Relations) -> None:
                                    "its desk and rule, and never one of its players")
 
 
-def listed(seated: bool, shared: bool) -> bool:
-    """Whether the public table list shows a table to the caller: tables of shared boards only to their
-    players (their pages link them once the boards are done)."""
-    return seated or not shared
-
-
 # ---------------------------------------------------------------- championships
 
 def organiser(c: ChampionshipFacts, rel: Relations) -> None:
