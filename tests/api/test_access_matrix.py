@@ -188,12 +188,18 @@ def organisers(ok: str) -> dict:
     return {ANON: A401, ORG: ok, PORG: ok, "*": "403 not_organiser"}
 
 
-def officials(ok: str, refused: str, porg: str | None = None, pref: str | None = None) -> dict:
+def officials(ok: str, refused: str, porg=None, pref=None) -> dict:
     """Its organisers and referees (playing ones as given)."""
     return {ANON: A401, ORG: ok, REF: ok, PORG: porg or ok, PREF: pref or ok, "*": refused}
 
 
 EVERYONE = {ANON: A401, "*": "200"}
+
+
+def in_match_of_o(s, team: str) -> str:
+    """A forfeit in O's match in D, recorded by a playing official of ``team``: his own match (``own_match``)
+    where the draw paired ``team`` with T1, else past the access check."""
+    return "403 own_match" if team in s.facts["teams_d"][s.facts["match_of_o"]] else "409 not_in_match"
 
 
 def in_t3_match(s, team: str) -> str:
@@ -241,7 +247,8 @@ EXPECTED: dict[str, dict[str, dict[str, str]]] = {
     # Forfeits: the officials; a playing official never in a match of his own team. Running: the match of the
     # playing organiser's team, naming as absent a team not in it (refused past the access check); finished:
     # its one match, decided (both playing officials' own).
-    "recordForfeit": {"champ_running": officials("409 not_in_match", "403 not_referee", porg="403 own_match"),
+    "recordForfeit": {"champ_running": officials("409 not_in_match", "403 not_referee", porg="403 own_match",
+                                                 pref=lambda s: in_match_of_o(s, "T2")),
                       "champ_finished": officials("409 championship_finished", "403 not_referee",
                                                   porg="403 own_match", pref="403 own_match")},
     # Running: a match that does not exist; finished: its one match (decided), the playing officials' own.
