@@ -34,10 +34,8 @@ INVITATIONS = PER_INVITEE    # tables (and teams) waiting for his answer: all of
 _INVITED = ("SELECT t.table_id, t.created_at, t.proposed_by AS proposer FROM tables_index t "
             "WHERE t.seats @> ARRAY[$1] AND t.status = 'invited' AND t.proposed_by IS DISTINCT FROM $1 "
             "ORDER BY t.created_at DESC LIMIT $2")
-_TABLES = ("SELECT t.table_id, t.created_at, e.metadata->>'actor' AS proposer FROM tables_index t "
-           "LEFT JOIN events e ON e.stream_id = 'table-' || t.table_id AND e.version = 1 "
-           "AND e.event_type = 'table_proposed' WHERE $1 = ANY(t.seats) AND t.status = $3 "
-           "ORDER BY t.created_at DESC LIMIT $2")
+_TABLES = ("SELECT t.table_id, t.created_at, t.proposed_by AS proposer FROM tables_index t "
+           "WHERE $1 = ANY(t.seats) AND t.status = $3 ORDER BY t.created_at DESC LIMIT $2")
 
 
 @dataclass(frozen=True)
