@@ -30,6 +30,18 @@ async def lock(conn: asyncpg.Connection, kind: str, people) -> None:
         [f"proposals/{kind}/{p}" for p in people])
 
 
+async def within_caps(conn: asyncpg.Connection, kind: str, label: str, proposer: str, invitees,
+                      of_proposer: str, of_invitee: str) -> None:
+    """In ``conn``'s transaction, before the proposal is stored there: hold the people's locks, count what
+    waits (``of_proposer``: a query of the proposer's waiting ``kind`` given his id; ``of_invitee``: of one
+    invitee's, given the proposer's and the invitee's ids, as (from the proposer, from anyone)) and refuse
+    what breaks a cap (``label`` names the proposals in the refusal)."""
+    await lock(conn, kind, (proposer, *invitees))
+    mine = await conn.fetchval(of_proposer, proposer)
+    counts = {u: tuple(await conn.fetchrow(of_invitee, proposer, u)) for u in invitees}
+    check(label, proposer, mine, counts)
+
+
 def check(kind: str, proposer: str, waiting_of_proposer: int, per_invitee: dict[str, tuple[int, int]]) -> None:
     """Refuse the proposal if it would break a cap: ``waiting_of_proposer`` is how many of the proposer's
     ``kind`` are waiting for answers; ``per_invitee`` gives each invitee's (of those, how many wait for him;

@@ -69,10 +69,8 @@ class TeamInvitationService:
             # Within the caps on proposals waiting for answers (services/proposals.py), counted on the pending
             # invitations' index and written with the proposal, under the people's proposal locks.
             async with self.pool.acquire() as conn, conn.transaction():
-                await proposals.lock(conn, "teams", (by, *proposal.waiting))
-                mine = await conn.fetchval(_PENDING_OF_PROPOSER, by)
-                counts = {u: tuple(await conn.fetchrow(_PENDING_OF_INVITEE, by, u)) for u in proposal.waiting}
-                proposals.check("team proposals", by, mine, counts)
+                await proposals.within_caps(conn, "teams", "team proposals", by, proposal.waiting,
+                                            _PENDING_OF_PROPOSER, _PENDING_OF_INVITEE)
                 await append(conn, invites_stream(championship_id), version, [INVITES_CODEC.encode(
                     proposal, event_id=self._event_id(championship_id, command.team_id), metadata={"actor": by})])
                 await conn.executemany(_PENDING, [(championship_id, command.team_id, u, by) for u in proposal.waiting])

@@ -207,10 +207,8 @@ class TableService:
         proposal = TableProposed(table=opened, waiting=waiting)
         by = opened.opened_by
         async with self.pool.acquire() as conn, conn.transaction():
-            await proposals.lock(conn, "tables", (by, *waiting))
-            mine = await conn.fetchval(_PENDING_OF_PROPOSER, by)
-            counts = {u: tuple(await conn.fetchrow(_PENDING_OF_INVITEE, by, u)) for u in waiting}
-            proposals.check("tables", by, mine, counts)
+            await proposals.within_caps(conn, "tables", "tables", by, waiting, _PENDING_OF_PROPOSER,
+                                        _PENDING_OF_INVITEE)
             await append(conn, stream_of(opened.table_id), 0,
                          self._encode(opened.table_id, by, "propose", "player", [proposal]))
             await conn.execute(_INDEX_PROPOSED, *self._index_row(opened, "invited"), by)
