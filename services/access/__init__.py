@@ -28,30 +28,34 @@ if TYPE_CHECKING:
     from services.daily.service import DailyService
     from services.tables import Table, TableService
 
-_ROLES = ("SELECT scope, role FROM grants WHERE user_id = $1 AND ((scope = 'platform' AND scope_id = '') "
-          "OR (scope = 'championship' AND scope_id = $2) OR (scope = 'table' AND scope_id = $3))")
+_ROLES = ("SELECT scope, scope_id, role FROM grants WHERE user_id = $1 AND ((scope = 'platform' AND scope_id = '') "
+          "OR (scope = 'championship' AND scope_id = $2) OR scope = 'table')")
 
 
 class Viewer:
-    """One caller, for one request: his roles, read once per resource asked about."""
+    """One caller, for one request: his roles, read once per championship asked about (his tables' with them,
+    so that the desk's queue, which asks about many tables of one championship, reads them once)."""
 
     __slots__ = ("pool", "user_id", "_roles")
 
     def __init__(self, pool: asyncpg.Pool, user_id: str):
         self.pool, self.user_id = pool, user_id
-        self._roles: dict[tuple[str | None, str | None], tuple[frozenset[str], frozenset[str]]] = {}
+        # championship -> (his roles on it, on the platform, the tables the operator made him referee)
+        self._roles: dict[str | None, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
 
     async def roles(self, championship_id: str | None, table_id: str | None = None
                     ) -> tuple[frozenset[str], frozenset[str]]:
         """(his roles on the championship, or on the table, granted by the operator; his roles on the platform),
         in one query, kept for the request."""
-        key = (championship_id, table_id)
-        found = self._roles.get(key)
+        found = self._roles.get(championship_id)
         if found is None:
-            rows = await self.pool.fetch(_ROLES, self.user_id, championship_id or "", table_id or "")
-            found = self._roles[key] = (frozenset(r["role"] for r in rows if r["scope"] != "platform"),
-                                        frozenset(r["role"] for r in rows if r["scope"] == "platform"))
-        return found
+            rows = await self.pool.fetch(_ROLES, self.user_id, championship_id or "")
+            found = self._roles[championship_id] = (
+                frozenset(r["role"] for r in rows if r["scope"] == "championship"),
+                frozenset(r["role"] for r in rows if r["scope"] == "platform"),
+                frozenset(r["scope_id"] for r in rows if r["scope"] == "table" and r["role"] == "referee"))
+        roles, platform, refereed = found
+        return (roles | {"referee"} if table_id in refereed else roles), platform
 
 
 def _round_of(state: ChampionshipState, match_id: str | None) -> Round | None:
