@@ -220,7 +220,8 @@ def register_team(c: ChampionshipFacts, rel: Relations, in_team: bool, bots: boo
     if not in_team:
         raise Forbidden("not_in_team", "a player registers their own team; the organiser registers any")
     if bots:
-        raise Forbidden("not_organiser", "only the organiser registers bots (\"bot\" players) in a team")
+        raise Forbidden("not_organiser", "only the organiser registers bots (\"bot\" players) in a team",
+                        field="players")
 
 
 # ---------------------------------------------------------------- the platform
