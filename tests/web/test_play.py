@@ -117,6 +117,21 @@ def test_the_play_pages_in_four_looks(served, browser, chromium_paths):
                           lambda d: d.find_elements(By.CSS_SELECTOR, refereed),
                           lambda d: d.find_element(By.CSS_SELECTOR, refereed).text)
     assert "Hakam" in names["en"] and "every hand" in names["en"] and "Hakam" in names["ar"]
+    # She accepts it in her lobby and goes to the table from there: its terms name its referee there too.
+    hakam_table = r.json()["table_id"]
+    browser.find_element(By.CSS_SELECTOR, f".invitation[data-table='{hakam_table}'] button.accept").click()
+    to_table = f"a[href='/play/table.html?id={hakam_table}']"
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, to_table))
+    browser.find_element(By.CSS_SELECTOR, to_table).click()
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "details.terms-box [data-term=referee]"))
+
+    def terms_open(d) -> bool:                      # the page keeps its terms folded: opened to be seen
+        return d.execute_script("const box = document.querySelector('details.terms-box'); if (!box) return false;"
+                                " box.open = true; return !!box.querySelector('[data-term=referee]')")
+
+    names = in_four_looks(browser, browser.current_url, "play-table-referee", terms_open,
+                          lambda d: d.find_element(By.CSS_SELECTOR, "details.terms-box [data-term=referee]").text)
+    assert "Hakam" in names["en"] and "Hakam" in names["ar"]
 
     # Bidding at her own table with three bots (recorded, so that Qayd is possible).
     table_id = my_table(browser, served.base, {"seats": [me, "bot", "bot", "bot"], "mode": "recorded",
