@@ -9,17 +9,21 @@ services, the accounts with their argon2id hasher, the grants), as the API's rou
   demo closes its registration, makes the committed draw, starts round 1 and opens its tables itself. Each
   of those steps is decided on the championship as stored, so a ``baloot serve`` already running whose
   workers take a step first (its schedule's tick) leaves the demo nothing to do for it;
-* a person's account (login ``demo``) seated at seat 0 of a table with three ``normal`` bots: he proposed
-  it, so his seat needs no consent and the bots' none either; the table is open, with no turn clock, and
-  waits for him;
+* a person's account (login ``demo``) invited to seat 0 of a table with three ``normal`` bots, proposed by the
+  demo's referee: the invitation waits in his lobby, and nothing runs (no bot plays, no turn clock counts)
+  until he accepts it there; then his turns have a clock (two minutes);
+* a referee's account (login ``referee``, with the platform's ``referee`` role) and a call waiting for him:
+  a second table he proposed, where a demo player (who never plays: the table has no clock and waits at his
+  turn) called the referee because he has to leave; the referee claims it at /referee/, steps through the
+  table and rules (say, a bot takes the seat);
 * an organiser's account (login ``organiser``), with the platform's ``organiser`` role (as ``baloot account
   grant`` gives it) and organiser of that championship.
 
 Nothing is queued here: the workers of ``baloot serve`` (or ``baloot worker``) find the tables' bot turns
 and the championship from the log, by their reconciler (every ``BALOOT_RECONCILE_SECONDS``).
 
-Each run makes a new demo: the n-th one's logins are ``demo-n`` and ``organiser-n`` (the first's are plain),
-its championship is "Demo cup n"; what earlier runs made is left as it is.
+Each run makes a new demo: the n-th one's logins are ``demo-n``, ``organiser-n`` and ``referee-n`` (the first's are
+plain), its championship is "Demo cup n"; what earlier runs made is left as it is.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ TEAMS = ("Riyadh-Falcons", "Jeddah-Waves", "Dammam-Pearls", "Madinah-Palms", "Ab
          "Yanbu-Reefs", "AlUla-Rocks", "Jubail-Harbour", "Sakaka-Olives")
 BOT_LEVEL = "normal"
 TURN_SECONDS = 120.0          # the person's turn clock at the demo table (two minutes a turn)
+# The call waiting at the referee's desk: a player who has to leave asks for a bot to finish his game.
+CALL = ("connection_loss", "I have to leave now: please let a bot finish my game.")
 PASSWORD_ALPHABET = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
@@ -49,10 +55,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Make, in the database (DATABASE_URL, else the embedded server; migrated first), a demo for "
                     "`baloot serve` to show: a championship of bot teams (single elimination, registration "
                     "closed, drawn, round 1 started: the server's workers play it live and run its next rounds), "
-                    "a person's account seated with three normal bots at a table that waits for him, and an "
-                    "organiser's account that organises the championship. It prints the logins, the passwords "
-                    "and the links. Running it again makes another demo beside the first (logins demo-2 and "
-                    "organiser-2, and so on); nothing made before is changed.")
+                    "a person's account invited to a table with three normal bots (it starts when he accepts "
+                    "in his lobby), a referee's account with a call waiting at his desk, and an organiser's "
+                    "account that organises the championship. It prints the logins, the passwords and the "
+                    "links. Running it again makes another demo beside the first (logins demo-2, organiser-2 "
+                    "and referee-2, and so on); nothing made before is changed.")
     parser.add_argument("--base-url", default="http://127.0.0.1:8000",
                         help="where `baloot serve` is reached, for the links (default: %(default)s)")
     parser.add_argument("--json", action="store_true",
@@ -62,10 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "demo's number), so with the same server secret the same draw and deals; "
                              "default: a random one, printed")
     parser.add_argument("--password", default=None,
-                        help="the password of both accounts (8 to 128 characters; default: a random one each)")
+                        help="the password of the three accounts (8 to 128 characters; default: a random one each)")
     parser.add_argument("--login", default="demo", help="the person's login (default: %(default)s)")
     parser.add_argument("--organiser-login", default="organiser",
                         help="the organiser's login (default: %(default)s)")
+    parser.add_argument("--referee-login", default="referee", help="the referee's login (default: %(default)s)")
     parser.add_argument("--teams", type=int, default=8, help=f"teams of two bots, 2 to {len(TEAMS)} (default: 8)")
     parser.add_argument("--pace", type=float, default=1.0,
                         help="seconds between two bot actions at every table of the demo, 0 to 10 "
@@ -98,15 +106,15 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"baloot demo: --target is 1 to 10000, not {args.target}", file=sys.stderr)
         return 2
     try:
-        logins = normalise_login(args.login), normalise_login(args.organiser_login)
+        logins = tuple(normalise_login(x) for x in (args.login, args.organiser_login, args.referee_login))
         if args.password is not None:
             for login in logins:
                 check_password(args.password, login)
     except Invalid as exc:
         print(f"baloot demo: {exc.detail}", file=sys.stderr)
         return 2
-    if logins[0] == logins[1]:
-        print("baloot demo: the person and the organiser need two logins", file=sys.stderr)
+    if len(set(logins)) < len(logins):
+        print("baloot demo: the person, the organiser and the referee need three logins", file=sys.stderr)
         return 2
     server = (Server(args.database_url, f"PostgreSQL at {redact(args.database_url)}", False)
               if args.database_url else database_server())
@@ -134,16 +142,17 @@ def _numbered(login: str, n: int) -> str:
     return login if n == 1 else f"{login}-{n}"
 
 
-async def make_demo(url: str, seed: str, logins: tuple[str, str], args: argparse.Namespace) -> dict:
+async def make_demo(url: str, seed: str, logins: tuple[str, ...], args: argparse.Namespace) -> dict:
     from services.db import connect
     from services.platform import Platform
 
     pool = await connect(url, min_size=1, max_size=2)
     try:
         platform = await Platform.on(pool)
-        n, person, organiser = await _accounts(platform, seed, logins, args.password)
+        n, person, organiser, referee, caller = await _accounts(platform, seed, logins, args.password)
         championship = await _championship(platform, _id(seed, n, "championship"), n, organiser, args)
-        table = await _table(platform, _id(seed, n, "table"), person, args.pace)
+        table = await _table(platform, _id(seed, n, "table"), person, referee, args.pace)
+        call = await _call(platform, _id(seed, n, "called"), caller, referee, args.pace)
     finally:
         await pool.close()
     base = args.base_url.rstrip("/")
@@ -152,42 +161,48 @@ async def make_demo(url: str, seed: str, logins: tuple[str, str], args: argparse
         "demo": n, "seed": seed,
         "championship": championship,
         "table": table,
-        "player": {"user_id": person.user_id, "login": person.login, "password": person.password},
-        "organiser": {"user_id": organiser.user_id, "login": organiser.login, "password": organiser.password},
+        "call": call,
+        **{role: {"user_id": who.user_id, "login": who.login, "password": who.password}
+           for role, who in (("player", person), ("organiser", organiser), ("referee", referee))},
         "links": {
             "organiser": f"{base}/organise/",
             "player": f"{base}/play/",
             "table": f"{base}/play/table.html?id={tid}",
+            "referee": f"{base}/referee/",
             "championship": f"{base}/watch/championship.html?id={cid}",
             "watch": f"{base}/watch/",
         },
     }
 
 
-async def _accounts(platform, seed: str, logins: tuple[str, str], password: str | None
-                    ) -> tuple[int, Person, Person]:
-    """The demo's number (the first whose logins and ids are all free) and its two accounts."""
+async def _accounts(platform, seed: str, logins: tuple[str, ...], password: str | None
+                    ) -> tuple[int, Person, Person, Person, Person]:
+    """The demo's number (the first whose logins and ids are all free) and its four accounts: the person, the
+    organiser and the referee, each with his platform role, and the player who calls the referee (his login
+    is the person's with "-caller"; his random password is printed nowhere: he is part of the scene)."""
     from services.errors import Conflict
     from services.roles import grant
 
     for n in range(1, MAX_DEMOS + 1):
         names = [_numbered(login, n) for login in logins]
+        names.append(f"{names[0]}-caller")
         if any([await platform.accounts.by_login(name) for name in names]):
             continue
         if (await platform.championships.load(_id(seed, n, "championship"), missing_ok=True)).version:
             continue                         # this seed's demo n was made, its accounts renamed since
         made = []
         try:
-            for name, what in zip(names, ("player", "organiser")):
-                secret = password or new_password()
+            for name, what in zip(names, ("player", "organiser", "referee", "caller")):
+                secret = new_password(24) if what == "caller" else password or new_password()
                 suffix = "" if n == 1 else f" {n}"
                 account = await platform.accounts.create(name, secret, f"Demo {what}{suffix}", operator=True)
                 made.append(Person(account.user_id, account.login, secret))
         except Conflict:                     # another demo took the login meanwhile: the next number
             continue
-        person, organiser = made
+        person, organiser, referee, caller = made
         await grant(platform.pool, "platform", "", organiser.user_id, "organiser")
-        return n, person, organiser
+        await grant(platform.pool, "platform", "", referee.user_id, "referee")
+        return n, person, organiser, referee, caller
     raise SystemExit(f"baloot demo: {MAX_DEMOS} demos exist already")
 
 
@@ -239,38 +254,65 @@ async def _championship(platform, cid: str, n: int, organiser: Person, args: arg
             "draw_commitment": state.commitment, "tables": tables}
 
 
-async def _table(platform, table_id: str, person: Person, pace: float) -> dict:
-    """The person at seat 0 with three bots: he proposes it, so it opens at once and waits for him."""
-    from domain.games import FIRST, GAMES
+async def _table(platform, table_id: str, person: Person, referee: Person, pace: float) -> dict:
+    """The person at seat 0 with three bots, proposed by the referee (who referees it, as the invitation's terms
+    say): it waits in the person's lobby, nothing running, until he accepts it."""
     from services.bots import table_bot
+
+    bot = await table_bot(platform.pool, BOT_LEVEL)
+    # A turn clock once he plays, so that a table he leaves ends: each of his turns plays itself after
+    # TURN_SECONDS, and after max_timeouts of them in a row the game is abandoned.
+    opened = _opened(table_id, (person.user_id, bot, bot, bot), referee, pace, turn_seconds=TURN_SECONDS,
+                     on_timeout="auto_play", timeout_bot_level=BOT_LEVEL)
+    table = await platform.tables.propose_table(opened, {bot})
+    return {"table_id": table_id, "status": "live" if table.opened else "invited", "seats": list(opened.seats),
+            "bots": list(opened.bots), "waiting": list(table.waiting), "referee": referee.user_id}
+
+
+async def _call(platform, table_id: str, caller: Person, referee: Person, pace: float) -> dict:
+    """A table the referee proposed for the caller and three bots, where the caller called him: no turn clock,
+    so the table waits at the caller's turn (he never plays) and the call waits at the desk."""
+    from domain.table import CallReferee
+    from services.bots import table_bot
+    from services.tables import command_digest
+
+    bot = await table_bot(platform.pool, BOT_LEVEL)
+    opened = _opened(table_id, (caller.user_id, bot, bot, bot), referee, pace)
+    await platform.tables.propose_table(opened, {caller.user_id, bot})
+    reason, note = CALL
+    command = CallReferee(seat=0, user=caller.user_id, reason=reason, note=note)
+    outcome, table = await platform.tables.execute(table_id, "demo/call", lambda _: command, actor=caller.user_id,
+                                                   role="player", digest=command_digest(command), seat=0)
+    return {"table_id": table_id, "caller": caller.user_id, "call": table.calls[-1].call, "reason": reason,
+            "note": note}
+
+
+def _opened(table_id: str, seats: tuple[str, ...], referee: Person, pace: float, **terms):
+    """A table of the demo's: the first game with its profile, three normal bots, proposed by the referee."""
+    from domain.games import FIRST, GAMES
     from services.tables import TableOpened
 
     game = GAMES[FIRST]
-    bot = await table_bot(platform.pool, BOT_LEVEL)
-    seats = (person.user_id, bot, bot, bot)
-    # A turn clock, so that a table nobody comes to ends: each of his turns plays itself after TURN_SECONDS,
-    # and after max_timeouts of them in a row the game is abandoned.
-    opened = TableOpened(table_id=table_id, seats=seats, opened_by=person.user_id, turn_seconds=TURN_SECONDS,
-                         on_timeout="auto_play", bots=(None, BOT_LEVEL, BOT_LEVEL, BOT_LEVEL), timeout_bot_level=BOT_LEVEL,
-                         bot_pace=pace, game=game.info.name, **game.profile_fields(game.profile(None)))
-    table = await platform.tables.propose_table(opened, {person.user_id, bot})
-    return {"table_id": table_id, "status": "live" if table.opened else "invited", "seats": list(seats),
-            "bots": list(opened.bots), "waiting": list(table.waiting)}
+    return TableOpened(table_id=table_id, seats=seats, opened_by=referee.user_id,
+                       bots=(None, BOT_LEVEL, BOT_LEVEL, BOT_LEVEL), bot_pace=pace, game=game.info.name,
+                       **game.profile_fields(game.profile(None)), **terms)
 
 
 def print_demo(doc: dict) -> None:
     c, links = doc["championship"], doc["links"]
-    p, o = doc["player"], doc["organiser"]
-    width = max(len(p["login"]), len(o["login"]))
+    p, o, r = doc["player"], doc["organiser"], doc["referee"]
+    width = max(len(p["login"]), len(o["login"]), len(r["login"]))
     print(f"Demo {doc['demo']} (seed {doc['seed']}) is ready. `baloot serve` plays it: start it if it is not "
           "running; its workers find the demo within a few seconds.")
     print()
     print(f"organiser  login {o['login']:<{width}}  password {o['password']}  organises {c['name']}")
     print(f"           {links['organiser']}")
     print(f"player     login {p['login']:<{width}}  password {p['password']}  a table with three {BOT_LEVEL} "
-          f"bots waits for you ({TURN_SECONDS / 60:g} minutes a turn)")
+          f"bots waits in your lobby: accept it there to start ({TURN_SECONDS / 60:g} minutes a turn)")
     print(f"           {links['player']}")
-    print(f"           {links['table']}")
+    print(f"referee    login {r['login']:<{width}}  password {r['password']}  a call waits at your desk: a "
+          "player has to leave")
+    print(f"           {links['referee']}")
     print(f"spectator  no account needed: {c['name']}, {len(c['teams'])} bot teams, single elimination, "
           f"round {c['round']} under way")
     print(f"           {links['championship']}")

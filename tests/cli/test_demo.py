@@ -58,7 +58,9 @@ async def test_the_demo_is_a_championship_under_way_a_table_waiting_for_a_person
         capsys, url, pool, platform, browser):
     doc = await demo(capsys, url, "--seed", "s1", "--base-url", "http://arena.test:9000/")
     c, t, player, organiser = doc["championship"], doc["table"], doc["player"], doc["organiser"]
-    assert (doc["demo"], doc["seed"], player["login"], organiser["login"]) == (1, "s1", "demo", "organiser")
+    referee = doc["referee"]
+    assert (doc["demo"], doc["seed"], player["login"], organiser["login"], referee["login"]) == (
+        1, "s1", "demo", "organiser", "referee")
     cid, tid = c["championship_id"], t["table_id"]
 
     # The championship: 8 teams of two bots, registration closed, the committed draw made, round 1 started.
@@ -91,40 +93,61 @@ async def test_the_demo_is_a_championship_under_way_a_table_waiting_for_a_person
         work = pending_work(table)
         assert work is not None and work.kind == "bot" and work.due is not None
 
-    # The person's table: open (he proposed it, the bots need no consent), him at seat 0, three normal bots.
+    # The person's table: proposed by the referee for him and three normal bots, waiting in his lobby with
+    # nothing running (no bot turn, no clock) until he accepts it there.
     table = await platform.tables.load(tid)
-    assert table.opened is not None and table.waiting == () and not table.cancelled
-    assert table.seats[0] == player["user_id"] and table.bots == (None, "normal", "normal", "normal")
+    assert table.opened is None and table.waiting == (player["user_id"],) and not table.cancelled
+    assert table.proposed.opened_by == referee["user_id"] == t["referee"]
+    assert table.seats[0] == player["user_id"] and table.proposed.bots == (None, "normal", "normal", "normal")
     bots = await pool.fetch("SELECT DISTINCT kind FROM users WHERE user_id = ANY($1)", list(table.seats[1:]))
     assert [r["kind"] for r in bots] == ["bot"]
-    # His turns have a clock (a table nobody comes to ends: turns play themselves, then it is abandoned).
-    assert (table.opened.turn_seconds, table.opened.on_timeout, table.opened.bot_pace) == (120.0, "auto_play", 1.0)
-    work = pending_work(table)
-    assert (work.kind, work.seat != 0) == ("bot", True) or (work.kind, work.seat) == ("clock", 0)
-    assert (await pool.fetchval("SELECT status FROM tables_index WHERE table_id = $1", tid)) == "live"
+    assert pending_work(table) is None
+    assert (await pool.fetchval("SELECT status FROM tables_index WHERE table_id = $1", tid)) == "invited"
 
     assert doc["links"] == {
         "organiser": "http://arena.test:9000/organise/",
         "player": "http://arena.test:9000/play/",
         "table": f"http://arena.test:9000/play/table.html?id={tid}",
+        "referee": "http://arena.test:9000/referee/",
         "championship": f"http://arena.test:9000/watch/championship.html?id={cid}",
         "watch": "http://arena.test:9000/watch/",
     }
 
     # The passwords are stored as argon2id hashes only.
     hashes = [r["password_hash"] for r in await pool.fetch("SELECT password_hash FROM credentials")]
-    assert len(hashes) == 2 and all(h.startswith("$argon2id$") for h in hashes)
-    assert not any(p["password"] in h for h in hashes for p in (player, organiser))
+    assert len(hashes) == 4 and all(h.startswith("$argon2id$") for h in hashes)     # with the caller's
+    assert not any(p["password"] in h for h in hashes for p in (player, organiser, referee))
 
-    # The person signs in with the printed password and finds the table in his lobby, at his seat.
+    # The person signs in with the printed password and finds the invitation in his lobby; he accepts it
+    # and the table starts, his turns with a clock (a table he leaves ends: turns play themselves, then it is
+    # abandoned).
     assert (await sign_in(browser, player["login"], player["password"] + "x")).status_code == 401
     r = await sign_in(browser, player["login"], player["password"])
     assert r.status_code == 200, r.text
     assert (r.json()["user_id"], r.json()["roles"]) == (player["user_id"], [])
     lobby = (await browser.get("/me/lobby")).json()
-    assert [(x["table_id"], x["my_seat"]) for x in lobby["live"]] == [(tid, 0)] and lobby["invitations"] == []
+    assert [x["table_id"] for x in lobby["invitations"]] == [tid] and lobby["live"] == []
+    r = await browser.post(f"/tables/{tid}/accept", headers={CSRF_HEADER: browser.cookies[CSRF_COOKIE]})
+    assert r.status_code == 200 and r.json()["status"] == "live", r.text
+    table = await platform.tables.load(tid)
+    assert (table.opened.turn_seconds, table.opened.on_timeout, table.opened.bot_pace) == (120.0, "auto_play", 1.0)
+    work = pending_work(table)
+    assert (work.kind, work.seat != 0) == ("bot", True) or (work.kind, work.seat) == ("clock", 0)
     view = await browser.get(f"/tables/{tid}/view")
     assert view.status_code == 200 and view.json()["seat"] == 0
+
+    # The referee: the platform's referee role, and at his desk the call of the table he proposed, where the
+    # demo's caller (seat 0, at his own turn or waiting for it, with no clock) asks to leave.
+    call = doc["call"]
+    called = await platform.tables.load(call["table_id"])
+    assert called.opened is not None and called.opened.turn_seconds is None
+    assert called.opened.opened_by == referee["user_id"] and called.seats[0] == call["caller"]
+    assert [(c.seat, c.reason, c.open) for c in called.calls] == [(0, "connection_loss", True)]
+    assert call["caller"] not in {player["user_id"], organiser["user_id"], referee["user_id"]}
+    r = await sign_in(browser, referee["login"], referee["password"])
+    assert r.status_code == 200 and r.json()["roles"] == ["referee"], r.text
+    queue = (await browser.get("/referee/queue")).json()
+    assert [(q["table_id"], q["call"], q["reason"]) for q in queue] == [(call["table_id"], 1, "connection_loss")]
 
     # The organiser signs in: the platform's organiser role, and the championship is listed.
     r = await sign_in(browser, organiser["login"], organiser["password"])
@@ -153,11 +176,11 @@ async def test_running_it_again_makes_a_second_demo_and_leaves_the_first_as_it_w
         assert (state.status, len(state.team_order), len(state.rounds)) == ("running", 8, 1)
         table = await platform.tables.load(doc["table"]["table_id"])
         assert table.seats[0] == doc["player"]["user_id"]
-        for who in ("player", "organiser"):
+        for who in ("player", "organiser", "referee"):
             r = await sign_in(browser, doc[who]["login"], "a demo secret")
             assert r.status_code == 200 and r.json()["user_id"] == doc[who]["user_id"], r.text
-    assert await pool.fetchval("SELECT count(*) FROM credentials") == 4
-    assert await pool.fetchval("SELECT count(*) FROM tables_index") == 2 * (4 + 1)
+    assert await pool.fetchval("SELECT count(*) FROM credentials") == 2 * 4           # the callers' with them
+    assert await pool.fetchval("SELECT count(*) FROM tables_index") == 2 * (4 + 2)
 
 
 async def test_the_text_says_the_logins_passwords_and_links_and_the_options_shape_the_demo(capsys, url,
@@ -172,19 +195,23 @@ async def test_the_text_says_the_logins_passwords_and_links_and_the_options_shap
     account = await platform.accounts.verify("saad", password)
     assert account is not None and account.name == "Demo player"
     cid = out.split("championship.html?id=")[1].split()[0]
-    tid = out.split("table.html?id=")[1].split()[0]
-    for link in ("http://127.0.0.1:8000/organise/", "http://127.0.0.1:8000/play/", "http://127.0.0.1:8000/watch/"):
+    tid = await platform.pool.fetchval("SELECT table_id FROM tables_index WHERE $1 = ANY(seats)", account.user_id)
+    for link in ("http://127.0.0.1:8000/organise/", "http://127.0.0.1:8000/play/", "http://127.0.0.1:8000/watch/",
+                 "http://127.0.0.1:8000/referee/"):
         assert link in out.split()
     champ = await platform.championships.load(cid)
     assert len(champ.state.team_order) == 4 and champ.state.settings.game_target == 41
     assert champ.run.bot_pace_seconds == 0.5
     assert len(await platform.championships.matches.tables_of(cid)) == 2
     table = await platform.tables.load(tid)
-    assert table.seats[0] == account.user_id and table.opened.bot_pace == 0.5
+    assert table.seats[0] == account.user_id and table.proposed.bot_pace == 0.5
+    referee_line = next(line for line in out.splitlines() if line.startswith("referee"))
+    assert "login referee " in referee_line and "a call waits" in referee_line
 
 
 @pytest.mark.parametrize("options", [["--teams", "1"], ["--teams", "17"], ["--password", "short"],
-                                     ["--pace", "11"], ["--login", "x"], ["--organiser-login", "demo"]])
+                                     ["--pace", "11"], ["--login", "x"], ["--organiser-login", "demo"],
+                                     ["--referee-login", "organiser"]])
 async def test_bad_options_are_refused_before_anything_is_made(capsys, url, pool, options):
     assert await asyncio.to_thread(main, ["demo", "--database-url", url, *options]) == 2
     assert "baloot demo:" in capsys.readouterr().err
@@ -195,4 +222,4 @@ async def test_bad_options_are_refused_before_anything_is_made(capsys, url, pool
 def test_the_help_says_what_a_second_run_does():
     parser = build_parser()
     demo_parser = parser._subparsers._group_actions[0].choices["demo"]
-    assert "demo-2" in demo_parser.description and "nothing made before is changed" in demo_parser.description
+    assert "demo-2" in demo_parser.description and "referee-2" in demo_parser.description and "nothing made before is changed" in demo_parser.description
