@@ -64,7 +64,7 @@ def run(args) -> int:
         say("starting the embedded PostgreSQL (its first start makes its data folder: about 15 s)…")
     with quiet_output("the embedded PostgreSQL"):
         server = database_server()
-    broker, workers, where = build(server.url)
+    broker, workers, where = build(server.url, log_level=args.log_level)
     say(f"database: {server.description}")
     # The API's appends queue the workers' part (bot turns, clocks, championship ticks): services/flow.py.
     app = create_app(server.url, work=workers)

@@ -18,6 +18,9 @@ def register(subparsers) -> None:
     worker.add_argument("--threads", type=positive, default=8,
                         help="threads per process, each with a database connection (default 8: while one waits for "
                              "its commit to reach the disk, the others decide)")
+    worker.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
+                        help="the platform's log lines (default: $BALOOT_LOG_LEVEL, else warning; each bot action "
+                             "and reconciler pass at info)")
     worker.set_defaults(func=run_worker)
 
     status = subparsers.add_parser("status", help="queue depths, lagging projections, overdue clocks")
@@ -32,6 +35,8 @@ def run_worker(args) -> int:
     from services.db import database_server
     server = database_server()
     env = dict(os.environ, BALOOT_WORKER_ENTRY="1", BALOOT_WORKER_THREADS=str(args.threads), DATABASE_URL=server.url)
+    if args.log_level:
+        env["BALOOT_LOG_LEVEL"] = args.log_level.upper()
     print(f"baloot worker: database: {server.description}; broker: {os.environ['BROKER_URL'].split('@')[-1]}; "
           f"queues: {' '.join(args.queues)}", file=sys.stderr, flush=True)
     argv = [sys.executable, "-m", "dramatiq", "services.workers.entry", "--processes", str(args.processes),

@@ -32,7 +32,9 @@ class KeyValueFormatter(logging.Formatter):
         return f"{line} {extra}" if extra else line
 
 
-def configure_logging(level: str = "INFO") -> None:
+def configure_logging(level: str = "WARNING") -> None:
+    """The platform's own log lines (``baloot.*``): warnings by default, so that a server says its start lines
+    and then only what needs an operator (every bot action and every reconciler pass at ``info``)."""
     handler = logging.StreamHandler()
     handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(process)d %(name)s %(message)s"))
     root = logging.getLogger("baloot")
@@ -84,12 +86,13 @@ class Reconciler(dramatiq.Middleware):
 
 
 def build(database_url: str | None = None, broker_url: str | None = None, reconcile_every: float | None = None,
-          secret: bytes | None = None):
+          secret: bytes | None = None, log_level: str | None = None):
     """Broker, runtime and actors for this process; returns (broker, workers, where). ``secret``: the server
-    secret (default: the configured one)."""
+    secret (default: the configured one); ``log_level``: the platform's log level (default:
+    ``BALOOT_LOG_LEVEL``, else warnings only)."""
     from services.db import database_server
 
-    configure_logging(os.environ.get("BALOOT_LOG_LEVEL", "INFO"))
+    configure_logging((log_level or os.environ.get("BALOOT_LOG_LEVEL", "WARNING")).upper())
     broker, where = make_broker(broker_url)
     # A connection per worker thread: each thread's actor waits on its own (a commit's flush), not on a pool.
     threads = int(os.environ.get("BALOOT_WORKER_THREADS", "4"))
