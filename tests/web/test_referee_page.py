@@ -266,7 +266,10 @@ async def test_the_platform_referee_finds_a_championship_call_claims_steps_throu
     click(browser, "#step-last")
     assert "Call 1 taken by Hakam" in shown(browser, "#step-text")[0]
     desk = browser.current_url
-    in_four_looks(browser, desk, "referee-platform-desk", lambda d: d.find_elements(By.ID, "ruling-form"))
+    looks = in_four_looks(browser, desk, "referee-platform-desk", lambda d: d.find_elements(By.ID, "ruling-form"),
+                          desk_layout)
+    # On a phone, in Arabic too, the face-up card covers no card of a hand; every date is isolated.
+    assert looks["ar"] == looks["en"] == {"faceup": True, "covered": [], "loose": []}, looks
 
     # He rules: rejected, with his reason. The slider stays on what he just did: the ruling's step, the last.
     browser.get(desk)
@@ -283,7 +286,9 @@ async def test_the_platform_referee_finds_a_championship_call_claims_steps_throu
     assert now == before + 1 and f"Step {now + 1} of {now + 1}" in step_text
     assert shown(browser, "#step-range", "value")[1] == str(now)
     assert "no card was played wrongly" in shown(browser, "#desk-rulings")[0]
-    in_four_looks(browser, desk, "referee-platform-ruled", lambda d: d.find_elements(By.ID, "desk-rulings"))
+    looks = in_four_looks(browser, desk, "referee-platform-ruled", lambda d: d.find_elements(By.ID, "desk-rulings"),
+                          desk_layout)
+    assert looks["ar"] == looks["en"] == {"faceup": True, "covered": [], "loose": []}, looks
 
     # The players see the ruling; the call is ruled in the queue.
     view = served.http.get(f"/tables/{table_id}/view", headers=people[caller][1]).json()
@@ -293,3 +298,21 @@ async def test_the_platform_referee_finds_a_championship_call_claims_steps_throu
 def click(driver, css: str) -> None:
     """Click ``css`` once it is on the page (found afresh if the page redrew it)."""
     steady(lambda: wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, css))[0].click())
+
+
+def desk_layout(driver) -> dict:
+    """What a referee's eye meets on the desk: whether the face-up card is shown, the cards of a hand it covers,
+    and the dates, names, notes and reasons not isolated from the words around them (a Latin name or note next
+    to an Arabic date reorders both): the text of each."""
+    return driver.execute_script("""
+        const box = e => e.getBoundingClientRect();
+        const over = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        const faceup = document.getElementById('desk-faceup');
+        const covered = faceup ? [...document.querySelectorAll('#board .seat .card')]
+          .filter(c => over(box(faceup), box(c))).map(c => c.textContent) : [];
+        const loose = [...document.querySelectorAll('#main time, #desk-calls blockquote, #desk-rulings li')]
+          .filter(e => e.tagName === 'BLOCKQUOTE' ? e.dir !== 'auto' : e.tagName === 'TIME' ? !e.closest('bdi')
+            : e.querySelectorAll(':scope > bdi').length < 3)     // a ruling: its reason, its referee, its time
+          .map(e => e.textContent);
+        return {faceup: Boolean(faceup), covered, loose};
+    """)
