@@ -81,6 +81,7 @@ class QueueItem(msgspec.Struct):
     match_id: str | None
     round: int | None = None                  # the round of the table's match
     sides: list[str] = []                     # who plays whom: seats 0 and 2, then 1 and 3 (their teams' names)
+    seats: list[str] = []                     # the seats' user ids (a bot's names its level: the page says it)
 
 
 class DeskStep(msgspec.Struct):
@@ -133,6 +134,7 @@ class DeskDeal(msgspec.Struct):
     match_id: str | None = None
     round: int | None = None                  # the round of the table's match
     sides: list[str] = []                     # who plays whom: seats 0 and 2, then 1 and 3 (their teams' names)
+    seats: list[str] = []                     # the seats' user ids (a bot's names its level: the page says it)
 
 
 @post("/tables/{table_id:str}/calls", operation_id="callReferee", refuses=(409,), status_code=201,
@@ -253,7 +255,8 @@ async def referee_queue(user: Caller, pool: Pool, championships: Championships, 
             c["table_id"], c["call"], c["seat"], c["user"], names.get(c["user"], c["user"]), c["reason"],
             c.get("note", ""), c.get("part_no", 0), c.get("index"), c["called_at"], status, c["claimed_by"],
             names.get(c["claimed_by"]) if c["claimed_by"] else None, c["ruling"], c["ruling_reason"], c["ruled_at"],
-            [names.get(u, u) for u in t["seats"]], t["championship_id"], title, t["match_id"], round_no, sides))
+            [names.get(u, u) for u in t["seats"]], t["championship_id"], title, t["match_id"], round_no, sides,
+            list(t["seats"])))
     return out
 
 
@@ -374,7 +377,7 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], pool: Pool, tabl
     players = [names.get(u, u) for u in table.seats]
     return DeskDeal(table_id, deal_no, len(spans), players, opened.table_mode, opened.championship_id, title,
                     _steps(evs, players, names), calls, rulings, receipts, *QAYD_SECTION, opened.match_id, round_no,
-                    sides)
+                    sides, list(table.seats))
 
 
 referee_router = Router("/", tags=["referees"], route_handlers=[call_referee, claim_call, referee_queue, desk])

@@ -69,7 +69,11 @@ async def test_a_player_calls_the_referee_who_claims_steps_through_and_rules_rep
     # The referee's queue: the call, with her name and note, the table's players by name.
     queue = f"{served.base}/referee/"
     row = "#queue tr[data-call]"
-    in_four_looks(referee_browser, queue, "referee-queue", lambda d: d.find_elements(By.CSS_SELECTOR, row))
+    looks = in_four_looks(referee_browser, queue, "referee-queue", lambda d: d.find_elements(By.CSS_SELECTOR, row),
+                          lambda d: shown(d, row)[0])
+    # The bots named in the page's language, the private table's pairs against each other.
+    assert "Noura & Bot (normal) against Bot (normal) & Bot (normal)" in looks["en"]
+    assert "آلي (عادي)" in looks["ar"] and "Bot (normal)" not in looks["ar"] and "طاولة خاصة" in looks["ar"]
     referee_browser.get(queue)
     text = shown(referee_browser, row)[0]
     assert "Noura" in text and "I pressed pass, I meant Sun" in text and "a misclick" in text

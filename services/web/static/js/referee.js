@@ -22,15 +22,31 @@ const timeEl = iso => h("bdi", {}, h("time", {datetime: iso}, when(iso)));
 // A sentence with each value in a <bdi> of its own, so that names and notes keep their direction.
 function tb(key, values) {
   const text = t(key, Object.fromEntries(Object.keys(values).map(k => [k, `\u0000${k}\u0000`])));
-  return text.split("\u0000").map((part, i) => i % 2 ? h("bdi", {}, values[part]) : part);
+  return text.split("\u0000").map((part, i) => i % 2 ? typeof values[part] === "string" ? h("bdi", {}, values[part])
+    : values[part] : part);
 }
+// The players in the reader's language (a bot, "bot-<level>", named by its level as every page names it), and
+// a private table's sides from them (a championship's are its teams' names).
+const BOT = /^bot-(\w+)$/;
+function localised(x) {
+  const names = x.names ?? x.players;        // as the server named them, kept for the other language
+  const players = names.map((name, i) => {
+    const bot = BOT.exec(x.seats?.[i] ?? "");
+    return bot ? t("bot_of_level", {level: t(`level_${bot[1]}`)}) : name;
+  });
+  const sides = x.championship_name ? x.sides : [0, 1].map(side => players.filter((_, i) => i % 2 === side));
+  return {...x, names, players, sides};
+}
+// A side: its team's name, or a private table's two players, each name isolated, in the page's direction.
+const sideEl = side => typeof side === "string" ? h("bdi", {}, side)
+  : h("span", {dir: document.documentElement.dir || "ltr"}, side.flatMap((name, i) => [i ? " & " : "", h("bdi", {}, name)]));
 // Which match a table is: its championship and round, and who plays whom (the two teams' names), the players
 // under it; a private table: its two pairs.
 function matchEl(x) {
   const title = x.championship_name
     ? [h("bdi", {}, x.championship_name), x.round ? ` · ${t("round_n", {n: x.round})}` : ""] : t("private_table");
   return [h("div", {class: "match-title"}, title),
-    x.sides?.length === 2 ? h("div", {class: "match-sides"}, tb("side_against", {a: x.sides[0], b: x.sides[1]})) : null,
+    x.sides?.length === 2 ? h("div", {class: "match-sides"}, tb("side_against", {a: sideEl(x.sides[0]), b: sideEl(x.sides[1])})) : null,
     h("small", {class: "match-players"}, x.players.flatMap((name, i) => [i ? " · " : "", h("bdi", {}, name)]))];
 }
 const PLACES = ["south", "east", "north", "west"];
@@ -188,7 +204,7 @@ function rulingBody() {
 
 function teamOptions(key) {
   return [0, 1].map(team => h("option", {value: team, selected: Number(form[key]) === team},
-    desk.sides?.[team] ?? t("team_of", {a: desk.players[team], b: desk.players[team + 2]})));
+    desk.championship_name ? desk.sides[team] : t("team_of", {a: desk.players[team], b: desk.players[team + 2]})));
 }
 
 function rulingFormEl(c) {
@@ -250,7 +266,7 @@ function render() {
 
 async function loadQueue() {
   try {
-    queue = await get(`/referee/queue${showRuled ? "?ruled=true" : ""}`);
+    queue = (await get(`/referee/queue${showRuled ? "?ruled=true" : ""}`)).map(localised);
   } catch (error) {
     if (error.rule === "not_referee") { fill(main, h("h1", {}, t("desk")), h("p", {id: "not-referee"}, t("not_referee_here"))); return; }
     throw error;
@@ -260,7 +276,7 @@ async function loadQueue() {
 
 async function loadDesk() {
   const first = desk === null;
-  desk = await get(`/tables/${enc(tableId)}/deals/${dealNo}/desk`);
+  desk = localised(await get(`/tables/${enc(tableId)}/deals/${dealNo}/desk`));
   if (first) {
     // Open on the accused action's step, else the call's, else the last.
     const c = desk.calls.find(x => x.call === callNo);
@@ -288,6 +304,11 @@ async function load() {
 }
 
 setUp();
-onChange(() => { document.title = t("desk_title"); render(); });
+onChange(() => {
+  document.title = t("desk_title");
+  queue = queue?.map(localised) ?? null;
+  desk = desk ? localised(desk) : null;
+  render();
+});
 load().catch(error => fill(main, h("p", {class: "error", role: "alert", "data-rule": error.rule ?? ""},
   `${t("error")}: ${error.message}`)));
