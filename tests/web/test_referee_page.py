@@ -9,7 +9,6 @@ of a table where he plays. The queue, the desk and the ruling in English and Ara
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 
@@ -19,7 +18,7 @@ from selenium.webdriver.support.ui import Select
 
 from services.anchor.keys import default_signer
 from services.anchor.verify import verify_log
-from services.cli.account import account_command
+from services.cli import main
 from services.db import schema_url
 from tests.web.conftest import in_four_looks, requested_urls, same_origin
 from tests.api.test_tables import Ids, act, action_count, play_until, to_revoke_chance
@@ -202,8 +201,8 @@ async def test_the_platform_referee_finds_a_championship_call_claims_steps_throu
     hakam_id = user_id(browser, served.base)
     assert not browser.find_elements(By.ID, "to-desk")                # he referees nothing yet
     # Whoever runs the platform makes him a referee, as the README says: `baloot account grant hakam referee`.
-    granted = await asyncio.to_thread(account_command, argparse.Namespace(
-        action="grant", login="hakam", role="referee", database_url=schema_url(database_url, db_schema)))
+    granted = await asyncio.to_thread(main, ["account", "grant", "hakam", "referee",
+                                             "--database-url", schema_url(database_url, db_schema)])
     assert granted == 0
 
     # A championship he has nothing to do with: four teams of two, round 1 being played.
