@@ -164,7 +164,12 @@ async def test_the_desk_shows_the_engines_verdict_and_the_referee_upholds_one_ac
     assert "ok" in verdict.get_attribute("class").split()
     assert browser.find_element(By.ID, "step").get_attribute("data-step") != "0"     # opened on the accused card
     assert "plays" in browser.find_element(By.ID, "step-text").text
-    in_four_looks(browser, browser.current_url, "referee-verdict", lambda d: d.find_elements(By.ID, "verdict-1"))
+    looks = in_four_looks(browser, browser.current_url, "referee-verdict", lambda d: d.find_elements(By.ID, "verdict-1"),
+                          lambda d: shown(d, "#verdict-1")[0])
+    # The verdict and the rules in the reader's language (the engine's own words kept apart, marked as his).
+    assert "broke the rule at action" in looks["en"]
+    assert "على كل لاعب أن يتبع لون الورقة الأولى إن استطاع (قاطع)" in looks["ar"] and "خالف" in looks["ar"]
+    assert "Everyone follows the led suit" not in looks["ar"] and "offending team" not in looks["ar"]
     open_desk(1, 1)
     assert Select(browser.find_element(By.ID, "ruling-kind")).first_selected_option.get_attribute("value") == "uphold"
     type_into(browser, "ruling-reason", "the log shows the revoke")

@@ -5,7 +5,7 @@
 // API request, refused in place in the server's words.
 import {get, send, signedIn} from "./api.js";
 import {cardEl, fill, h, suitName} from "./cards.js";
-import {locale, onChange, setUp, t} from "./i18n.js";
+import {locale, onChange, setUp, t, tOr} from "./i18n.js";
 import "./words_play.js";
 import "./words_referee.js";
 
@@ -111,7 +111,7 @@ function stepText(s) {
     case "double": return [who, `: ${t(s.value === "pass" ? "no_double" : s.value)}`];
     case "declare": return [tb("step_declares", {name: desk.players[s.seat]}), " ", s.value.split(" ").map(cardEl)];
     case "play": return [tb("step_plays", {name: desk.players[s.seat]}), " ", cardEl(s.value),
-                         s.words ? [" · ", h("strong", {class: "bad"}, t("step_offence")), " ", h("code", {}, s.words)] : ""];
+                         s.words ? [" · ", h("strong", {class: "bad"}, t("step_offence")), " ", h("span", {class: "offence", "data-rule": s.words}, tOr(`offence_${s.words}`, s.words))] : ""];
     case "sawa": return [who, `: ${t("claim_sawa")} — ${t(s.value === "holds" ? "step_holds" : "step_false")}`];
     case "qayd": return [who, `: ${t("qayd")} (${t("action_n", {n: s.value})})`];
     case "call": return [who, `: ${t("call_referee")} — ${t(`reason_${s.value}`)}${s.words ? ` (${t("action_n", {n: s.words})})` : ""}`];
@@ -165,14 +165,22 @@ function stepControls() {
 // The engine's words say "seat 2": here they say who.
 const named = text => text.replace(/\bseat (\d)\b/g, (_, seat) => desk.players[Number(seat)] ?? _);
 
+// A rule's section and text in the reader's language (the server's English where the page has no words).
+const SECTIONS = {"§5 Play": "rule_section_play", "§9 Strict and recorded tables, Qayd (قيد)": "rule_section_qayd"};
+const ruleEl = (section, rule, text) => h("p", {class: "rule-text"},
+  h("strong", {}, t("rule_of", {section: tOr(SECTIONS[section] ?? "", section)})), " ", tOr(`rule_text_${rule}`, text));
+
 function verdictEl(c) {
   if (c.reason !== "qayd") return null;
-  if (!c.verdict) return h("p", {class: "bad verdict"}, `${t("cannot_rule")}: ${named(c.verdict_problem)}`);
-  return h("div", {class: `verdict ${c.verdict.proven ? "ok" : "bad"}`, id: `verdict-${c.call}`},
-    h("p", {}, h("strong", {}, `${t("verdict")}: ${c.verdict.proven ? t("proven") : t("unfounded")}`),
-      c.verdict.rule ? [" · ", h("code", {}, c.verdict.rule)] : "", ` — ${named(c.verdict.message)}`),
-    c.rule_text ? h("p", {class: "rule-text"}, h("strong", {}, t("rule_of", {section: c.rule_section})), " ", c.rule_text) : null,
-    h("p", {class: "rule-text"}, h("strong", {}, t("rule_of", {section: desk.qayd_section})), " ", desk.qayd_text));
+  if (!c.verdict) return h("p", {class: "bad verdict"}, `${t("cannot_rule")}: `, h("bdi", {}, named(c.verdict_problem)));
+  const v = c.verdict;
+  return h("div", {class: `verdict ${v.proven ? "ok" : "bad"}`, id: `verdict-${c.call}`},
+    h("p", {}, h("strong", {}, `${t("verdict")}: ${v.proven ? t("proven") : t("unfounded")}`),
+      v.rule ? [" · ", h("span", {class: "offence", "data-rule": v.rule}, tOr(`offence_${v.rule}`, v.rule))] : "", " — ",
+      tb(v.proven ? "verdict_proven" : "verdict_unfounded", {name: desk.players[v.accused], n: String(v.index)})),
+    h("div", {class: "engine-words"}, h("small", {}, t("engine_words")), h("p", {dir: "ltr"}, named(v.message))),
+    c.rule_text ? ruleEl(c.rule_section, v.rule, c.rule_text) : null,
+    ruleEl(desk.qayd_section, "qayd", desk.qayd_text));
 }
 
 function callEl(c) {
