@@ -294,6 +294,11 @@ async def test_the_platform_referee_finds_a_championship_call_claims_steps_throu
     assert now == before + 1 and f"Step {now + 1} of {now + 1}" in step_text
     assert shown(browser, "#step-range", "value")[1] == str(now)
     assert "no card was played wrongly" in shown(browser, "#desk-rulings")[0]
+    # The step is in the address: a reload (or the link) shows the same one.
+    desk = browser.current_url
+    assert f"step={now + 1}" in desk
+    browser.refresh()
+    assert shown(browser, "#step", "data-step")[1] == str(now)
     looks = in_four_looks(browser, desk, "referee-platform-ruled", lambda d: d.find_elements(By.ID, "desk-rulings"),
                           desk_layout)
     assert looks["ar"] == looks["en"] == {"faceup": True, "covered": [], "loose": []}, looks

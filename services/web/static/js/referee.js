@@ -152,7 +152,7 @@ function stepEl(s) {
 }
 
 function stepControls() {
-  const go = n => { step = Math.max(0, Math.min(desk.steps.length - 1, n)); render(); };
+  const go = n => { step = Math.max(0, Math.min(desk.steps.length - 1, n)); keepStep(); render(); };
   return h("div", {class: "controls step-controls"},
     h("button", {type: "button", id: "step-first", onclick: () => go(0)}, t("first")),
     h("button", {type: "button", id: "step-prev", onclick: () => go(step - 1)}, t("previous")),
@@ -282,20 +282,28 @@ async function loadQueue() {
   render();
 }
 
+// The step the referee went to is in the address (?step=N, from 1): a reload or a link shows the same one.
+function keepStep() {
+  const url = new URL(location.href);
+  url.searchParams.set("step", String(step + 1));
+  history.replaceState(null, "", url);
+}
+
 async function loadDesk() {
   const first = desk === null;
   desk = localised(await get(`/tables/${enc(tableId)}/deals/${dealNo}/desk`));
   if (first) {
-    // Open on the accused action's step, else the call's, else the last.
+    // Open on the link's step, else the accused action's, else the last.
     const c = desk.calls.find(x => x.call === callNo);
     const accused = c?.index ?? null;
     const at = accused !== null ? desk.steps.findIndex(s => s.index === accused) : -1;
-    step = at >= 0 ? at : desk.steps.length - 1;
+    const asked = params.has("step") ? Number(params.get("step")) - 1 : -1;    // the link's step, from 1
+    step = asked >= 0 && asked < desk.steps.length ? asked : at >= 0 ? at : desk.steps.length - 1;
   } else if (toRuling) {
     // The deal has grown by the ruling and what followed it (the deal cancelled, a seed revealed): the desk
     // shows the ruling just made, not the same index of a longer deal (which put the slider back).
     const ruled = desk.steps.findLastIndex(s => s.kind === "ruling");
-    if (ruled >= 0) step = ruled;
+    if (ruled >= 0) { step = ruled; keepStep(); }
   }
   toRuling = false;
   step = Math.min(step, desk.steps.length - 1);
