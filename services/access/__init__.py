@@ -95,11 +95,10 @@ class Access:
             phase = "live"
         else:
             phase = "held" if in_play else "closed"
-        why = ""
-        if in_play:
-            why = (self.daily if self.daily.boards_done(o) is not None else self.championships).why_hidden(o)
+        daily = o.boards is not None and self.daily.boards_done(o) is not None
+        why = (self.daily if daily else self.championships).why_hidden(o) if in_play else ""
         return TableFacts(o.table_id, o.seats, phase, o.hands_policy, o.delay_seconds, table_referee(o), in_play,
-                          why)
+                          why, daily)
 
     async def relations(self, viewer: Viewer, championship_id: str | None, *, match_id: str | None = None,
                         table_id: str | None = None, table_match: str | None = None) -> Relations:
@@ -112,7 +111,7 @@ class Access:
         state = (await self.championships.load(championship_id, missing_ok=True)).state
         team = state.players.get(viewer.user_id)
         plays_round = own_match = False
-        if team is not None and table_match is not None and roles:
+        if team is not None and table_match is not None and (roles or "referee" in platform):
             round_ = _round_of(state, table_match)      # walked only for an official who plays in the event
             plays_round = round_ is not None and round_.undecided > 0 and any(
                 playable(m) and team in (m.team_a, m.team_b) for m in round_.matches)

@@ -19,6 +19,11 @@ Two rules run through the tables:
   (``official_plays``), forfeits no match of his own team (``own_match``) and reads no fair-play report while
   the championship runs (``official_plays``). A private table's own referee is its proposer who does not sit
   at it, named in its terms (``domain.table.table_referee``), which every invitation shows.
+- **The platform's referee referees everywhere he does not play.** An account with the platform's referee role
+  (``baloot account grant LOGIN referee``) is a referee of every championship and an official of every table
+  he neither sits at nor is invited to, as if named to each, under the same rules: at his own round's tables
+  he is a player of the event (``board_hidden``, ``official_plays``), in his own team's match he records no
+  forfeit (``own_match``). The daily deal's tables have no official: every account may play their boards.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ class TableFacts:
     referee: str | None = None                # its own referee, named in its terms
     boards_in_play: bool = False              # shared boards some table of which is not done
     why_hidden: str = ""                      # the words of board_hidden: whose boards, until when
+    daily: bool = False                       # a table of the daily deal (no official: everyone plays its boards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +88,21 @@ def seats_of(facts: TableFacts, user_id: str) -> list[int]:
     return [i for i, uid in enumerate(facts.seats) if uid == user_id]
 
 
+def referees(rel: Relations) -> bool:
+    """A referee of the championship (or of the table, granted by the operator), or the platform's."""
+    return rel.referee or "referee" in rel.platform
+
+
 def official(facts: TableFacts, rel: Relations) -> bool:
-    """The table's referee (its terms'), or its championship's organiser or referee who neither sits at it nor
-    plays its round."""
+    """The table's referee (its terms'), or its championship's organiser or referee, or the platform's referee
+    (of any table but the daily deal's), who neither sits at it (nor is invited to) nor plays its round."""
     if rel.user_id in facts.seats:
         return False
-    return facts.referee == rel.user_id or ((rel.organiser or rel.referee) and not rel.plays_round)
+    if facts.referee == rel.user_id:
+        return True
+    if rel.plays_round:
+        return False
+    return rel.organiser or rel.referee or ("referee" in rel.platform and not facts.daily)
 
 
 def check_boards(facts: TableFacts, rel: Relations) -> None:
@@ -152,11 +167,11 @@ def referee(facts: TableFacts, rel: Relations) -> None:
     check_boards(facts, rel)
     if official(facts, rel):
         return
-    if (rel.organiser or rel.referee) and rel.plays_round and rel.user_id not in facts.seats:
+    if (rel.organiser or referees(rel)) and rel.plays_round and rel.user_id not in facts.seats:
         raise Forbidden("official_plays", "you play in this round of the championship: you referee its tables "
                                           "once the round is decided; until then its other officials do")
-    raise Forbidden("not_referee", "only this table's referee or its championship's organiser or referees see "
-                                   "its desk and rule, and never one of its players")
+    raise Forbidden("not_referee", "only this table's referee, its championship's organiser or referees, or the "
+                                   "platform's referees see its desk and rule, and never one of its players")
 
 
 # ---------------------------------------------------------------- championships
@@ -169,8 +184,8 @@ def organiser(c: ChampionshipFacts, rel: Relations) -> None:
 
 
 def championship_official(c: ChampionshipFacts, rel: Relations) -> None:
-    """The monitor and the team proposals: its organisers and referees."""
-    if not (rel.organiser or rel.referee):
+    """The monitor and the team proposals: its organisers and referees (the platform's among them)."""
+    if not (rel.organiser or referees(rel)):
         raise Forbidden("not_referee", f"only the referees and organisers of championship {c.championship_id} "
                                        "rule on its matches")
 
@@ -191,8 +206,9 @@ def check_in(c: ChampionshipFacts, rel: Relations) -> None:
 
 
 def exports(c: ChampionshipFacts, rel: Relations) -> None:
-    """The exports are its organisers' and referees' (the records in them each as its table allows)."""
-    if not (rel.organiser or rel.referee):
+    """The exports are its organisers' and referees' (the platform's among them; the records in them each as
+    its table allows)."""
+    if not (rel.organiser or referees(rel)):
         raise Forbidden("not_organiser", f"only the organisers and referees of championship {c.championship_id} "
                                          "export it")
 

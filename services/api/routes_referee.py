@@ -24,11 +24,13 @@ from domain.baloot.result import decide_qayd
 from domain.baloot.views import view as deal_view
 from domain.errors import DomainError
 from domain.table import CallClaimed, CallReason, CallReferee, ClaimCall, RefereeCalled, RulingMade, game_of
+from domain.tournament.state import parse_match_id
 from services.accounts import user_names
 from services.anchor import Receipt, receipt_of_ruling, receipts_of
 from services.api import schemas
 from services.api.deps import Caller, Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
+from services.api.routes_championships import team_names
 from services.api.schemas import DealOnWire, Strict
 from services.api.wire import table_view
 from services.roles import referees_anything
@@ -77,6 +79,9 @@ class QueueItem(msgspec.Struct):
     championship_id: str | None
     championship_name: str | None
     match_id: str | None
+    round: int | None = None                  # the round of the table's match
+    sides: list[str] = []                     # who plays whom: seats 0 and 2, then 1 and 3 (their teams' names)
+    seats: list[str] = []                     # the seats' user ids (a bot's names its level: the page says it)
 
 
 class DeskStep(msgspec.Struct):
@@ -126,6 +131,10 @@ class DeskDeal(msgspec.Struct):
     receipts: list[Receipt]                   # the deal's end, and its rulings, signed
     qayd_section: str
     qayd_text: str
+    match_id: str | None = None
+    round: int | None = None                  # the round of the table's match
+    sides: list[str] = []                     # who plays whom: seats 0 and 2, then 1 and 3 (their teams' names)
+    seats: list[str] = []                     # the seats' user ids (a bot's names its level: the page says it)
 
 
 @post("/tables/{table_id:str}/calls", operation_id="callReferee", refuses=(409,), status_code=201,
@@ -171,6 +180,21 @@ async def claim_call(table_id: FromPath[str], call: FromPath[int], data: JSONBod
                                    table_view(table, None), outcome.receipts)
 
 
+async def _match(pool, championships, championship_id: str | None, match_id: str | None, seats,
+                 names: dict[str, str]) -> tuple[str | None, int | None, list[str]]:
+    """Which match a table is: its championship's name, the round, and its two sides (seats 0 and 2, then 1 and
+    3) by their teams' names at a championship's table, else by their players'."""
+    sides = [" & ".join(names.get(u, u) for u in seats[side::2]) for side in (0, 1)]
+    if championship_id is None:
+        return None, None, sides
+    state = (await championships.load(championship_id)).state
+    teams = [state.players.get(seats[side]) for side in (0, 1)]
+    named = await team_names(pool, state, [t for t in teams if t])
+    where = parse_match_id(match_id or "")
+    return (state.settings.name, where[0] if where else None,
+            [named.get(t, sides[side]) if t else sides[side] for side, t in enumerate(teams)])
+
+
 async def _refereed_tables(tables, access, viewer, table_ids: list[str]) -> dict[str, dict]:
     """Of ``table_ids``, the tables the caller referees now (the access policy's ``referee``), with their
     championship, match and seats."""
@@ -191,7 +215,8 @@ async def referee_queue(user: Caller, pool: Pool, championships: Championships, 
                         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 200) -> list[QueueItem]:
     if not await referees_anything(pool, user.user_id):
         raise Problem(403, "not_referee", "the desk is for referees: a table's creator who does not sit at it, "
-                                          "a championship's organiser and the referees he names")
+                                          "a championship's organiser and the referees he names, the platform's "
+                                          "referees")
     rows = await pool.fetch(
         "SELECT stream_id, event_type, data, recorded_at FROM events WHERE event_type = ANY($1) ORDER BY position",
         list(CALL_EVENTS))
@@ -217,19 +242,21 @@ async def referee_queue(user: Caller, pool: Pool, championships: Championships, 
     shown = shown[:limit]
     names = await user_names(pool, [u for c in shown for u in (c["user"], c["claimed_by"],
                                                            *refereed[c["table_id"]]["seats"]) if u])
-    titles: dict[str, str] = {}
-    for cid in {refereed[c["table_id"]]["championship_id"] for c in shown} - {None}:
-        titles[cid] = (await championships.load(cid)).state.settings.name
+    matches = {}
+    for table_id in {c["table_id"] for c in shown}:
+        t = refereed[table_id]
+        matches[table_id] = await _match(pool, championships, t["championship_id"], t["match_id"], t["seats"], names)
     out = []
     for c in shown:
         t = refereed[c["table_id"]]
+        title, round_no, sides = matches[c["table_id"]]
         status = "ruled" if c["ruling"] is not None else "claimed" if c["claimed_by"] else "open"
         out.append(QueueItem(
             c["table_id"], c["call"], c["seat"], c["user"], names.get(c["user"], c["user"]), c["reason"],
             c.get("note", ""), c.get("part_no", 0), c.get("index"), c["called_at"], status, c["claimed_by"],
             names.get(c["claimed_by"]) if c["claimed_by"] else None, c["ruling"], c["ruling_reason"], c["ruled_at"],
-            [names.get(u, u) for u in t["seats"]], t["championship_id"], titles.get(t["championship_id"]),
-            t["match_id"]))
+            [names.get(u, u) for u in t["seats"]], t["championship_id"], title, t["match_id"], round_no, sides,
+            list(t["seats"])))
     return out
 
 
@@ -345,10 +372,12 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], pool: Pool, tabl
     receipts = [r for r in stored if r.kind == "deal" and r.ref == str(deal_no)] + [
         r for r in (receipt_of_ruling(stored, x["version"], x["part_no"], x["call"]) for x in rulings) if r is not None]
     opened = table.opened
-    title = (await championships.load(opened.championship_id)).state.settings.name if opened.championship_id else None
+    title, round_no, sides = await _match(pool, championships, opened.championship_id, opened.match_id,
+                                          table.seats, names)
     players = [names.get(u, u) for u in table.seats]
     return DeskDeal(table_id, deal_no, len(spans), players, opened.table_mode, opened.championship_id, title,
-                    _steps(evs, players, names), calls, rulings, receipts, *QAYD_SECTION)
+                    _steps(evs, players, names), calls, rulings, receipts, *QAYD_SECTION, opened.match_id, round_no,
+                    sides, list(table.seats))
 
 
 referee_router = Router("/", tags=["referees"], route_handlers=[call_referee, claim_call, referee_queue, desk])

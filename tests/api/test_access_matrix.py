@@ -85,9 +85,16 @@ CHAMPS = ("champ_running", "champ_finished")
 
 
 def shared(player: str, official: str, others: str = HIDDEN) -> dict:
-    """A table of boards in play: its player, its (non-playing) officials, and everyone else (board players,
-    playing officials, strangers, platform officials: all refused ``board_hidden``, before anything else)."""
-    return {ANON: A401, PLAYER: player, ORG: official, REF: official, "*": others}
+    """A table of boards in play: its player, its (non-playing) officials, the platform's referee among them,
+    and everyone else (board players, playing officials, strangers: all refused ``board_hidden``, before
+    anything else)."""
+    return {ANON: A401, PLAYER: player, ORG: official, REF: official, PLAT: official, "*": others}
+
+
+def daily(player: str) -> dict:
+    """A daily board being played: its player; it has no official (the platform's referee included: every
+    account may play its boards), everyone else is refused ``board_hidden``."""
+    return {ANON: A401, PLAYER: player, "*": HIDDEN}
 
 
 # The view, the live stream, the replay state, the deal list, the receipts: the same door.
@@ -97,7 +104,7 @@ READ = {
     "closed": {ANON: A401, "*": "200"},
     **{r: shared("200", "200") for r in SHARED_IN_PLAY},
     "dup_closed": {ANON: A401, "*": "200"},
-    "daily_live": shared("200", "-"),
+    "daily_live": daily("200"),
 }
 
 # Hand records and audits of deal 1. Boards in play: board_hidden even to the table's own player (a shared board
@@ -107,21 +114,22 @@ RECORD = {
     # A proposed table has no deal 1 (the answer seen past the access check: 404 unknown_deal).
     "proposed": {ANON: A401, "*": "404 unknown_deal"},
     "live": {ANON: A401, "*": "409 deal_in_progress"},
-    "closed": {ANON: A401, PLAYER: "200", TREF: "200", "*": "403 hands_hidden"},
+    "closed": {ANON: A401, PLAYER: "200", TREF: "200", PLAT: "200", "*": "403 hands_hidden"},
     "dup_held": shared(HIDDEN, "200"),
     **{r: shared(HIDDEN, "409 deal_in_progress") for r in ("dup_live", "dup_other_1", "dup_other_2")},
     "dup_closed": {ANON: A401, "*": "200"},
-    "daily_live": shared(HIDDEN, "-"),
+    "daily_live": daily(HIDDEN),
 }
 
 # The Balut game's record and audit at a card table: past the access check, 409 records_per_deal.
 GAME_RECORD = {
     "proposed": {ANON: A401, "*": "409 records_per_deal"},
     "live": {ANON: A401, "*": "409 records_per_deal"},
-    "closed": {ANON: A401, PLAYER: "409 records_per_deal", TREF: "409 records_per_deal", "*": "403 hands_hidden"},
+    "closed": {ANON: A401, PLAYER: "409 records_per_deal", TREF: "409 records_per_deal", PLAT: "409 records_per_deal",
+               "*": "403 hands_hidden"},
     **{r: shared(HIDDEN, "409 records_per_deal") for r in SHARED_IN_PLAY},
     "dup_closed": {ANON: A401, "*": "409 records_per_deal"},
-    "daily_live": shared(HIDDEN, "-"),
+    "daily_live": daily(HIDDEN),
 }
 
 # Act at the table (a pass with a stale expected_version: 409 stale_version for the seat's player).
@@ -132,7 +140,7 @@ ACT = {
     "dup_held": shared("409 stale_version", "403 not_seated"),
     **{r: shared("409 stale_version", "403 not_seated") for r in ("dup_live", "dup_other_1", "dup_other_2")},
     "dup_closed": {ANON: A401, PLAYER: "409 stale_version", "*": "403 not_seated"},
-    "daily_live": shared("409 stale_version", "-"),
+    "daily_live": daily("409 stale_version"),
 }
 
 # Call the referee (an accusation at a strict table: refused by the engine when it is made, nothing stored).
@@ -144,7 +152,7 @@ CALL = {
     "dup_held": shared("409 game_not_playing", "403 not_seated"),
     **{r: shared("409 qayd_strict_table", "403 not_seated") for r in ("dup_live", "dup_other_1", "dup_other_2")},
     "dup_closed": {ANON: A401, PLAYER: "409 game_not_playing", "*": "403 not_seated"},
-    "daily_live": shared("409 qayd_strict_table", "-"),
+    "daily_live": daily("409 qayd_strict_table"),
 }
 
 # Accept / decline a seat: the invitees (the invitee's own answers are asked last: they move the proposed table).
@@ -158,22 +166,23 @@ def answer_row(accepted: str) -> dict:
         "closed": {ANON: A401, PLAYER: accepted, "*": "403 not_invited"},
         **{r: shared("409 not_invited", "403 not_invited") for r in SHARED_IN_PLAY},
         "dup_closed": {ANON: A401, PLAYER: "409 not_invited", "*": "403 not_invited"},
-        "daily_live": shared("409 not_invited", "-"),
+        "daily_live": daily("409 not_invited"),
     }
 
 # Rule (a record_result with a stale expected_version), claim a call that does not exist, the desk of deal 1:
-# the officials of the table in every phase; a playing official never while his round's boards are in play.
+# the officials of the table in every phase (the platform's referee at every table but the daily deal's); a
+# playing official never while his round's boards are in play.
 RULE_OK, CLAIM_OK, DESK_OK = "409 stale_version", "409 unknown_call", "200"
 
 
 def referee_row(ok: str, ok_proposed: str) -> dict:
     return {
-        "proposed": {ANON: A401, TREF: ok_proposed, "*": "403 not_referee"},
-        "live": {ANON: A401, TREF: ok, "*": "403 not_referee"},
-        "closed": {ANON: A401, TREF: ok, "*": "403 not_referee"},
-        **{r: {ANON: A401, PLAYER: "403 not_referee", ORG: ok, REF: ok, "*": HIDDEN} for r in SHARED_IN_PLAY},
+        "proposed": {ANON: A401, TREF: ok_proposed, PLAT: ok_proposed, "*": "403 not_referee"},
+        "live": {ANON: A401, TREF: ok, PLAT: ok, "*": "403 not_referee"},
+        "closed": {ANON: A401, TREF: ok, PLAT: ok, "*": "403 not_referee"},
+        **{r: {ANON: A401, PLAYER: "403 not_referee", ORG: ok, REF: ok, PLAT: ok, "*": HIDDEN} for r in SHARED_IN_PLAY},
         # The round is decided: the playing officials are its officials again; a board player is a stranger.
-        "dup_closed": {ANON: A401, ORG: ok, REF: ok, PORG: ok, PREF: ok, "*": "403 not_referee"},
+        "dup_closed": {ANON: A401, ORG: ok, REF: ok, PORG: ok, PREF: ok, PLAT: ok, "*": "403 not_referee"},
         # A daily board has no official: its player is refused as any player, everyone else sees nothing.
         "daily_live": {ANON: A401, PLAYER: "403 not_referee", "*": HIDDEN},
     }
@@ -189,8 +198,8 @@ def organisers(ok: str) -> dict:
 
 
 def officials(ok: str, refused: str, porg=None, pref=None) -> dict:
-    """Its organisers and referees (playing ones as given)."""
-    return {ANON: A401, ORG: ok, REF: ok, PORG: porg or ok, PREF: pref or ok, "*": refused}
+    """Its organisers and referees (playing ones as given), the platform's referee among them."""
+    return {ANON: A401, ORG: ok, REF: ok, PORG: porg or ok, PREF: pref or ok, PLAT: ok, "*": refused}
 
 
 EVERYONE = {ANON: A401, "*": "200"}
@@ -867,7 +876,7 @@ def forbidden_cards(s: Scenario, res: str, kind: str, caller: str | None, op: st
             return set()
         return set().union(*(h for i, h in enumerate(s.hands[res]) if s.seats[res][i] != uid))
     if res in ("dup_held", "champ_running", "-"):
-        if kind in (ORG, REF) and res != "-":
+        if kind in (ORG, REF, PLAT) and res != "-":
             return set()
         known: set[str] = set()
         for t in SHARED_IN_PLAY:
@@ -1051,7 +1060,7 @@ async def test_every_operation_answers_every_caller_in_every_phase_as_the_table_
             if op == "exportRecords" and res == "champ_running" and got == "200":
                 # The records a table lets him read: the held table's finished deal to its officials only.
                 has = "deal-001.json" in text
-                if has != (kind in (ORG, REF)):
+                if has != (kind in (ORG, REF, PLAT)):
                     failures.append(f"exportRecords × champ_running × {kind}: the held table's deal "
                                     f"{'is' if has else 'is not'} in the zip")
 

@@ -162,3 +162,52 @@ def test_the_policy_table_by_hand():
     assert refused(policy.fair_play, policy.ChampionshipFacts("c", "finished"),
                    Relations("o", referee=True, member=True)) is None
     assert refused(policy.forfeit, c, Relations("o", organiser=True, own_match=True)) == "own_match"
+
+
+def test_the_platform_referee_by_hand():
+    """The platform's referee role (docs/access.md): an official of every table he neither sits at nor is
+    invited to, the daily deal's aside; a referee of every championship; a playing official of his own round
+    like a championship's, and never the referee of a table where he plays."""
+
+    def refused(fn, *args) -> str | None:
+        try:
+            fn(*args)
+        except Forbidden as refusal:
+            return refusal.rule
+        return None
+
+    plat = Relations("p", platform=frozenset({"referee"}))
+    organiser_only = Relations("p", platform=frozenset({"organiser"}))
+    private = TableFacts("t", ("a", "b", "c", "d"), "live", referee="tr")
+    assert refused(policy.referee, private, plat) is None
+    assert policy.sight(private, plat).official and policy.sight(private, plat).live
+    assert refused(policy.referee, private, organiser_only) == "not_referee"
+    # He sits at it, or is invited to it: its player, nobody's referee.
+    seated = TableFacts("t", ("a", "p", "c", "d"), "live")
+    assert refused(policy.referee, seated, plat) == "not_referee"
+    assert policy.sight(seated, plat).seat == 1 and not policy.sight(seated, plat).official
+    assert refused(policy.referee, TableFacts("t", ("a", "p", "c", "d"), "proposed"), plat) == "not_referee"
+    # A championship's table of boards in play: he sees and rules it as its referees do, unless he plays the
+    # round (board_hidden while its boards are played, official_plays once they are done and the round is not).
+    shared = TableFacts("t", ("a", "b", "c", "d"), "held", boards_in_play=True, why_hidden="until the round ends")
+    assert refused(policy.referee, shared, plat) is None and policy.sight(shared, plat).official
+    playing = Relations("p", member=True, plays_round=True, platform=frozenset({"referee"}))
+    assert refused(policy.referee, shared, playing) == "board_hidden"
+    assert refused(policy.sight, shared, playing) == "board_hidden"
+    assert refused(policy.referee, TableFacts("t", ("a", "b", "c", "d"), "closed"), playing) == "official_plays"
+    # The daily deal's tables have no official: everyone may play their boards.
+    daily_open = TableFacts("t", ("a", "bot", "bot", "bot"), "live", boards_in_play=True, daily=True)
+    assert refused(policy.referee, daily_open, plat) == "board_hidden"
+    daily_closed = TableFacts("t", ("a", "bot", "bot", "bot"), "closed", daily=True)
+    assert refused(policy.referee, daily_closed, plat) == "not_referee"
+    # Every championship's: the monitor, the exports, forfeits (never of his own team's match), fair play once
+    # it is finished if he plays in it; running it stays the organisers'.
+    c = policy.ChampionshipFacts("c", "running")
+    assert refused(policy.championship_official, c, plat) is None
+    assert refused(policy.championship_official, c, organiser_only) == "not_referee"
+    assert refused(policy.exports, c, plat) is None
+    assert refused(policy.forfeit, c, plat) is None
+    assert refused(policy.forfeit, c, Relations("p", member=True, own_match=True,
+                                                platform=frozenset({"referee"}))) == "own_match"
+    assert refused(policy.fair_play, c, Relations("p", member=True, platform=frozenset({"referee"}))) == "official_plays"
+    assert refused(policy.organiser, c, plat) == "not_organiser"

@@ -10,6 +10,7 @@ import random
 
 from services.anchor.receipts import Receipt, verify_receipt
 from tests.api.conftest import new_user, open_table
+from tests.api.test_championships import command, create
 from tests.api.test_tables import (
     Ids, act, action_count, assert_problem, play_until, stream_version, to_revoke_chance,
 )
@@ -184,3 +185,72 @@ async def test_a_referee_awards_the_deal_being_played(api, players, referee):
     assert record["rulings"][0]["ruling"] == "award_deal" and record["rulings"][0]["team"] == 1
     audit = (await api.get(f"/tables/{tid}/deals/1/audit", headers=players[0][1])).json()
     assert audit["report"]["game_points"] == first["game_points"] and audit["report"]["complete"]
+
+
+async def grant_platform_referee(pool, user_id: str) -> None:
+    """What `baloot account grant LOGIN referee` stores."""
+    await pool.execute("INSERT INTO grants (scope, scope_id, user_id, role) VALUES ('platform', '', $1, 'referee')",
+                       user_id)
+
+
+async def test_the_platform_referee_rules_every_table_but_where_he_plays(api, players, referee, pool):
+    """docs/access.md: the platform's referee is an official of every table he neither sits at nor plays the
+    round of, and the queue names each call's match: its championship, round and teams."""
+    plat_id, plat = await new_user(api, "platform referee")
+    neutral_id, neutral = await new_user(api, "neutral")
+    for uid in (plat_id, neutral_id):
+        await grant_platform_referee(pool, uid)
+    # A private table he has nothing to do with: its call is his to see, claim and rule.
+    tid = await open_table(api, players, referee)
+    assert (await call(api, tid, players[1][1], "misclick", "c1")).status_code == 201
+    (item,) = (await api.get("/referee/queue", headers=plat)).json()
+    assert (item["table_id"], item["championship_name"], item["round"]) == (tid, None, None)
+    assert item["sides"] == ["player 0 & player 2", "player 1 & player 3"]
+    assert (await api.post(f"/tables/{tid}/calls/1/claim", json={"command_id": "take"}, headers=plat)).status_code == 200
+    desk = (await api.get(f"/tables/{tid}/deals/1/desk", headers=plat)).json()
+    assert desk["sides"] == ["player 0 & player 2", "player 1 & player 3"] and desk["round"] is None
+    r = await rule(api, tid, plat, {"type": "reject", "reason": "nothing to change"}, "r1", call=1)
+    assert r.status_code == 200, r.text
+    assert (await api.get("/referee/queue", headers=plat)).json() == []
+
+    # A table where he sits: its call is not his.
+    others = [await new_user(api, f"friend {i}") for i in range(3)]
+    mine = await open_table(api, [(plat_id, plat), *others])
+    assert (await call(api, mine, plat, "other", "own")).status_code == 201
+    assert (await api.get("/referee/queue", headers=plat)).json() == []
+    assert_problem(await api.get(f"/tables/{mine}/deals/1/desk", headers=plat), 403, "not_referee")
+    assert [c["table_id"] for c in (await api.get("/referee/queue", headers=neutral)).json()] == [mine]
+
+    # A championship where his team plays round 1: the other match's table is not his to rule until the round
+    # is decided, nor his own match's forfeit; the neutral platform referee sees and rules both.
+    _, organiser = await new_user(api, "organiser")
+    names = [("Fahad", "Saad"), ("Majed", "Turki"), ("Khalid", "Sultan")]
+    teams = [[(plat_id, plat), await new_user(api, "partner")]] + [[await new_user(api, n) for n in team]
+                                                                   for team in names]
+    cid = await create(api, organiser)
+    for k, team in enumerate(teams):
+        r = await api.post(f"/championships/{cid}/teams", headers=organiser, json={
+            "command_id": f"reg-{k}", "team_id": f"T{k + 1}", "players": [uid for uid, _ in team]})
+        assert r.status_code == 201, r.text
+    for path in ("registration/close", "draw", "rounds/1/start"):
+        await command(api, cid, path, organiser, path.replace("/", "-"))
+    matches = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
+    own_match = next(m for m in matches if "T1" in (m["team_a"], m["team_b"]))
+    other = next(m for m in matches if m is not own_match)
+    table = other["tables"][0]
+    by_id = {uid: people for people, team in zip(["platform referee & partner", *(" & ".join(n) for n in names)],
+                                                 teams) for uid, _ in team}
+    caller = next(h for uid, h in (p for team in teams for p in team) if uid == table["seats"][0])
+    assert (await call(api, table["table_id"], caller, "connection_loss", "c")).status_code == 201
+    assert (await api.get("/referee/queue", headers=plat)).json() == []
+    assert_problem(await api.get(f"/tables/{table['table_id']}/deals/1/desk", headers=plat), 403, "official_plays")
+    absent = own_match["team_b"] if own_match["team_a"] == "T1" else own_match["team_a"]
+    assert_problem(await api.post(f"/championships/{cid}/matches/{own_match['match_id']}/forfeit", headers=plat,
+                                  json={"command_id": "f", "absent": absent}), 403, "own_match")
+    item = next(c for c in (await api.get("/referee/queue", headers=neutral)).json()
+                if c["table_id"] == table["table_id"])
+    assert (item["championship_name"], item["round"]) == ("Riyadh Cup", 1)
+    assert item["sides"] == [by_id[table["seats"][0]], by_id[table["seats"][1]]]
+    assert by_id[table["seats"][0]] != by_id[table["seats"][1]]
+    desk = (await api.get(f"/tables/{table['table_id']}/deals/1/desk", headers=neutral)).json()
+    assert (desk["championship_name"], desk["round"], desk["sides"]) == ("Riyadh Cup", 1, item["sides"])

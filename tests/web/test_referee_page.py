@@ -2,10 +2,14 @@
 finds the call in his queue, claims it (a second referee's page then shows it taken and cannot claim it),
 steps through the deal with every hand, and rules "annul and replay" with a reason; the player's page shows
 the ruling as it is made; the hand record carries the ruling with its signed receipt, and the log verifies
-with it. The queue, the desk and the ruling in English and Arabic, desktop and phone (screenshots)."""
+with it. The platform's referee (`baloot account grant LOGIN referee`) finds the calls of a championship's
+tables he has nothing else to do with, named by championship, round and teams, and rules them; never the call
+of a table where he plays. The queue, the desk and the ruling in English and Arabic, desktop and phone
+(screenshots)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import httpx
@@ -14,9 +18,11 @@ from selenium.webdriver.support.ui import Select
 
 from services.anchor.keys import default_signer
 from services.anchor.verify import verify_log
+from services.cli import main
+from services.db import schema_url
 from tests.web.conftest import in_four_looks, requested_urls, same_origin
 from tests.api.test_tables import Ids, act, action_count, play_until, to_revoke_chance
-from tests.web.people import as_browser, shown, sign_up, type_into, version_of, wait
+from tests.web.people import as_browser, shown, sign_up, steady, type_into, version_of, wait
 
 
 def user_id(driver, base: str) -> str:
@@ -62,7 +68,11 @@ async def test_a_player_calls_the_referee_who_claims_steps_through_and_rules_rep
     # The referee's queue: the call, with her name and note, the table's players by name.
     queue = f"{served.base}/referee/"
     row = "#queue tr[data-call]"
-    in_four_looks(referee_browser, queue, "referee-queue", lambda d: d.find_elements(By.CSS_SELECTOR, row))
+    looks = in_four_looks(referee_browser, queue, "referee-queue", lambda d: d.find_elements(By.CSS_SELECTOR, row),
+                          lambda d: shown(d, row)[0])
+    # The bots named in the page's language, the private table's pairs against each other.
+    assert "Noura & Bot (normal) against Bot (normal) & Bot (normal)" in looks["en"]
+    assert "آلي (عادي)" in looks["ar"] and "Bot (normal)" not in looks["ar"] and "طاولة خاصة" in looks["ar"]
     referee_browser.get(queue)
     text = shown(referee_browser, row)[0]
     assert "Noura" in text and "I pressed pass, I meant Sun" in text and "a misclick" in text
@@ -154,7 +164,12 @@ async def test_the_desk_shows_the_engines_verdict_and_the_referee_upholds_one_ac
     assert "ok" in verdict.get_attribute("class").split()
     assert browser.find_element(By.ID, "step").get_attribute("data-step") != "0"     # opened on the accused card
     assert "plays" in browser.find_element(By.ID, "step-text").text
-    in_four_looks(browser, browser.current_url, "referee-verdict", lambda d: d.find_elements(By.ID, "verdict-1"))
+    looks = in_four_looks(browser, browser.current_url, "referee-verdict", lambda d: d.find_elements(By.ID, "verdict-1"),
+                          lambda d: shown(d, "#verdict-1")[0])
+    # The verdict and the rules in the reader's language (the engine's own words kept apart, marked as his).
+    assert "broke the rule at action" in looks["en"]
+    assert "على كل لاعب أن يتبع لون الورقة الأولى إن استطاع (قاطع)" in looks["ar"] and "خالف" in looks["ar"]
+    assert "Everyone follows the led suit" not in looks["ar"] and "offending team" not in looks["ar"]
     open_desk(1, 1)
     assert Select(browser.find_element(By.ID, "ruling-kind")).first_selected_option.get_attribute("value") == "uphold"
     type_into(browser, "ruling-reason", "the log shows the revoke")
@@ -183,3 +198,134 @@ async def test_the_desk_shows_the_engines_verdict_and_the_referee_upholds_one_ac
     after = served.http.get(f"/tables/{table_id}/view", headers=people[0][1]).json()
     assert after["deal_no"] == 2 and after["deal"]["phase"] == "playing"             # play goes on, nobody penalised
     assert [c["ruling"] for c in after["calls"]] == ["uphold", "reject"]
+
+
+async def test_the_platform_referee_finds_a_championship_call_claims_steps_through_and_rules_it(
+        served, browser, pool, database_url, db_schema):
+    sign_up(browser, served.base, "hakam", name="Hakam")
+    hakam_id = user_id(browser, served.base)
+    assert not browser.find_elements(By.ID, "to-desk")                # he referees nothing yet
+    # Whoever runs the platform makes him a referee, as the README says: `baloot account grant hakam referee`.
+    granted = await asyncio.to_thread(main, ["account", "grant", "hakam", "referee",
+                                             "--database-url", schema_url(database_url, db_schema)])
+    assert granted == 0
+
+    # A championship he has nothing to do with: four teams of two, round 1 being played.
+    organiser = served.user("Organiser")[1]
+    names = [("Fahad", "Saad"), ("Majed", "Turki"), ("Khalid", "Sultan"), ("Nawaf", "Yazeed")]
+    people = {name: served.user(name) for team in names for name in team}
+    r = served.http.post("/championships", headers=organiser, json={"command_id": "create", "name": "Najd Cup"})
+    assert r.status_code == 201, r.text
+    cid = r.json()["championship_id"]
+    for k, team in enumerate(names):
+        r = served.http.post(f"/championships/{cid}/teams", headers=organiser, json={
+            "command_id": f"reg-{k}", "team_id": f"T{k + 1}", "players": [people[n][0] for n in team]})
+        assert r.status_code == 201, r.text
+    for path in ("registration/close", "draw", "rounds/1/start"):
+        r = served.http.post(f"/championships/{cid}/{path}", headers=organiser, json={"command_id": path.replace("/", "-")})
+        assert r.status_code == 200, r.text
+    match = served.http.get(f"/championships/{cid}/matches", headers=organiser).json()[0]
+    table = match["tables"][0]
+    table_id, seats = table["table_id"], table["seats"]
+    assert hakam_id not in seats
+    name_of = {uid: name for name, (uid, _) in people.items()}
+    team_of = {people[n][0]: " & ".join(team) for team in names for n in team}
+    sides = f"{team_of[seats[0]]} against {team_of[seats[1]]}"           # e.g. "Fahad & Saad against Majed & Turki"
+    caller = name_of[seats[1]]
+    r = served.http.post(f"/tables/{table_id}/calls", headers=people[caller][1], json={
+        "command_id": "call", "reason": "misclick", "note": "I meant to pass"})
+    assert r.status_code == 201, r.text
+
+    # A table where he plays: its call is not his to see.
+    with as_browser(browser, served.base) as me:
+        r = me.post("/tables", json={"seats": [hakam_id, "bot", "bot", "bot"], "bot_pace_seconds": 0})
+        assert r.status_code == 201, r.text
+        own = r.json()["table_id"]
+        r = me.post(f"/tables/{own}/calls", json={"command_id": "own", "reason": "other", "note": "my own table"})
+        assert r.status_code == 201, r.text
+        assert [c["table_id"] for c in me.get("/referee/queue").json()] == [table_id]
+        assert me.get(f"/tables/{own}/deals/1/desk").json()["rule"] == "not_referee"
+
+    # His lobby leads him to the desk; the queue names the championship, the round and the teams.
+    browser.get(f"{served.base}/play/")
+    click(browser, "#to-desk")
+    row = "#queue tr[data-call]"
+    text, call_shown = shown(browser, row, "data-call")
+    assert call_shown == f"{table_id}/1" and len(browser.find_elements(By.CSS_SELECTOR, row)) == 1
+    assert "Najd Cup · Round 1" in text and sides in text and "I meant to pass" in text and caller in text
+    assert "my own table" not in shown(browser, "#main")[0]
+    queue = browser.current_url
+    in_four_looks(browser, queue, "referee-platform-queue", lambda d: d.find_elements(By.CSS_SELECTOR, row))
+
+    browser.get(queue)
+    click(browser, f"button[data-claim='{table_id}/1']")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{row}[data-status='claimed']"))
+    assert "taken by Hakam" in shown(browser, row)[0]
+    click(browser, f"{row} a.button")
+
+    # The desk names the match too; he steps through the deal with every hand.
+    title = shown(browser, "#desk-match")[0]
+    assert "Najd Cup · Round 1" in title and sides in title
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .seat .hand:has(.card)")) == 4      # every hand
+    click(browser, "#step-first")
+    assert "The cards are dealt" in shown(browser, "#step-text")[0]
+    click(browser, "#step-next")
+    assert shown(browser, "#step", "data-step")[1] == "1"
+    click(browser, "#step-last")
+    assert "Call 1 taken by Hakam" in shown(browser, "#step-text")[0]
+    desk = browser.current_url
+    looks = in_four_looks(browser, desk, "referee-platform-desk", lambda d: d.find_elements(By.ID, "ruling-form"),
+                          desk_layout)
+    # On a phone, in Arabic too, the face-up card covers no card of a hand; every date is isolated.
+    assert looks["ar"] == looks["en"] == {"faceup": True, "covered": [], "loose": []}, looks
+
+    # He rules: rejected, with his reason. The slider stays on what he just did: the ruling's step, the last.
+    browser.get(desk)
+    wait(browser, lambda d: d.find_elements(By.ID, "ruling-form"))
+    click(browser, "#step-last")
+    before = int(shown(browser, "#step", "data-step")[1])
+    Select(browser.find_element(By.ID, "ruling-kind")).select_by_value("reject")
+    type_into(browser, "ruling-reason", "no card was played wrongly: play on")
+    click(browser, "#ruling-send")
+    wait(browser, lambda d: d.find_elements(By.ID, "notice") or d.find_elements(By.ID, "refusal"))
+    assert not browser.find_elements(By.ID, "refusal"), shown(browser, "#refusal")[0]
+    step_text, now = shown(browser, "#step-text")[0], int(shown(browser, "#step", "data-step")[1])
+    assert "Ruled: rejected: nothing changes — " in step_text and "no card was played wrongly" in step_text
+    assert now == before + 1 and f"Step {now + 1} of {now + 1}" in step_text
+    assert shown(browser, "#step-range", "value")[1] == str(now)
+    assert "no card was played wrongly" in shown(browser, "#desk-rulings")[0]
+    # The step is in the address: a reload (or the link) shows the same one.
+    desk = browser.current_url
+    assert f"step={now + 1}" in desk
+    browser.refresh()
+    assert shown(browser, "#step", "data-step")[1] == str(now)
+    looks = in_four_looks(browser, desk, "referee-platform-ruled", lambda d: d.find_elements(By.ID, "desk-rulings"),
+                          desk_layout)
+    assert looks["ar"] == looks["en"] == {"faceup": True, "covered": [], "loose": []}, looks
+
+    # The players see the ruling; the call is ruled in the queue.
+    view = served.http.get(f"/tables/{table_id}/view", headers=people[caller][1]).json()
+    assert [(c["ruling"], c["status"]) for c in view["calls"]] == [("reject", "ruled")]
+
+
+def click(driver, css: str) -> None:
+    """Click ``css`` once it is on the page (found afresh if the page redrew it)."""
+    steady(lambda: wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, css))[0].click())
+
+
+def desk_layout(driver) -> dict:
+    """What a referee's eye meets on the desk: whether the face-up card is shown, the cards of a hand it covers,
+    and the dates, names, notes and reasons not isolated from the words around them (a Latin name or note next
+    to an Arabic date reorders both): the text of each."""
+    return driver.execute_script("""
+        const box = e => e.getBoundingClientRect();
+        const over = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        const faceup = document.getElementById('desk-faceup');
+        const covered = faceup ? [...document.querySelectorAll('#board .seat .card')]
+          .filter(c => over(box(faceup), box(c))).map(c => c.textContent) : [];
+        const loose = [...document.querySelectorAll('#main time, #desk-calls blockquote, #desk-rulings li')]
+          .filter(e => e.tagName === 'BLOCKQUOTE' ? e.dir !== 'auto' : e.tagName === 'TIME' ? !e.closest('bdi')
+            : e.querySelectorAll(':scope > bdi').length < 3)     // a ruling: its reason, its referee, its time
+          .map(e => e.textContent);
+        return {faceup: Boolean(faceup), covered, loose};
+    """)
