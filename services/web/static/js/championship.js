@@ -216,9 +216,9 @@ async function showMatch(node) {
   const [match] = await api("/matches", {match: node.match_id});
   const tables = match?.tables || [];
   if (view.match !== node.match_id) return;               // another match was opened meanwhile
-  panel.append(tables.length
+  panel.append(...(tables.length
     ? [h("h4", {}, t("match_tables")), h("ul", {class: "match-tables", id: "match-tables"}, await Promise.all(tables.map(tableItem)))]
-    : h("p", {class: "muted"}, t("no_tables")));
+    : [h("p", {class: "muted"}, t("no_tables"))]));
   panel.scrollIntoView({block: "nearest"});
 }
 
@@ -299,7 +299,7 @@ function renderStandings() {
   fill(document.getElementById("tab-body"),
     rows.length ? h("table", {class: "list", id: "standings", "data-format": summary.settings.format},
       h("thead", {}, h("tr", {}, cols.map(c => h("th", {"data-col": c}, t(c))))),
-      h("tbody", {}, rows.map(r => h("tr", {"data-team": r.team_id}, cols.map(c => h("td", {}, c === "team" ? cell(r, c) : String(cell(r, c)))))))
+      h("tbody", {}, rows.map(r => h("tr", {"data-team": r.team_id}, cols.map(c => h("td", {}, c === "team" ? cell(r, c) : String(cell(r, c))))))))
       : h("p", {class: "muted"}, t("no_standings")),
     more ? h("button", {type: "button", id: "more", onclick: () => moreStandings().then(renderStandings).catch(shout)},
       t("more_teams")) : null);

@@ -26,6 +26,8 @@ let after = 0, previous = [];
 // A board's table, by the id the daily service gives it (docs/daily.md: daily.<day>.<profile>.<board>.<user>).
 const tableOf = (board, userId) => `daily.${day}.${profile}.${board}.${userId}`;
 const share = mp => (mp / 10000).toFixed(2);
+// A margin with its sign, read left to right in Arabic too (the minus before the number).
+const signed = margin => h("bdi", {dir: "ltr"}, margin > 0 ? `+${margin}` : String(margin));
 const playerName = id => name(id)?.name ?? id;
 
 // A time as the reader writes it, in his own time zone (named: the day itself is a UTC day).
@@ -82,7 +84,7 @@ function board(n, field) {
       h("table", {class: "list field"},
         h("thead", {}, h("tr", {}, h("th", {}, t("margin")), h("th", {}, t("how_many")))),
         h("tbody", {}, field.map(f => h("tr", {"data-margin": f.margin, "data-count": f.count},
-          h("td", {}, f.margin > 0 ? `+${f.margin}` : String(f.margin)), h("td", {}, String(f.count)))))),
+          h("td", {}, signed(f.margin)), h("td", {}, String(f.count)))))),
       closed && players.length ? h("p", {}, t("replays_of_page")) : null,
       closed && players.length ? h("ul", {class: "replays"}, players.map(r =>
         h("li", {}, h("a", {href: `/watch/table.html?id=${encodeURIComponent(tableOf(n, r.user_id))}`,
@@ -118,7 +120,7 @@ function invitation() {
     h("p", {}, t("daily_play_hint", {boards: set.boards})), action,
     played.length ? h("ul", {id: "my-boards"}, played.map(b => h("li", {"data-board": b.board},
       h("a", {href: tableLink(b.table_id)}, `${t("board")} ${b.board}`),
-      b.margin === null || b.margin === undefined ? ` — ${t("table_live")}` : ` — ${b.margin > 0 ? `+${b.margin}` : b.margin}`))) : null);
+      b.margin === null || b.margin === undefined ? ` — ${t("table_live")}` : [" — ", signed(b.margin)]))) : null);
 }
 
 function render() {

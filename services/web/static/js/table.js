@@ -103,7 +103,7 @@ function panelEl(v, deal) {
 function gameEndEl(v, deal) {
   const last = deal?.tricks.at(-1);
   const arrow = document.documentElement.dir === "rtl" ? "←" : "→";
-  return h("section", {class: "game-end", id: "game-end"},
+  return h("section", {class: "replay-end", id: "game-end"},
     h("h2", {}, t("final_position")),
     h("p", {class: "final", id: "final-score", "data-scores": v.scores.join(",")},
       teamName(0), ` ${v.scores[0]} – ${v.scores[1]} `, teamName(1)),
