@@ -78,8 +78,8 @@ def test_the_start_page_leads_to_play_organise_and_todays_deal(served, browser):
 
 async def bot_championship(served, pool) -> tuple[str, str, dict]:
     """A knock-out of two teams of bot players (named as a club names them), created and started by its
-    organiser over HTTP, its one table played to a game of 1 point by the workers; returns its id, the table's
-    and the organiser's headers."""
+    organiser over HTTP, its one table live (the workers not started yet); returns its id, the table's and the
+    organiser's headers."""
     _, organiser = served.user("Organiser")
     bots = [(await create_user(pool, name, "bot"))[0].user_id for name in BOTS]      # as the demo makes them
     r = served.http.post("/championships", headers=organiser, json={
@@ -94,10 +94,7 @@ async def bot_championship(served, pool) -> tuple[str, str, dict]:
         r = served.http.post(f"/championships/{cid}/{path}", headers=organiser, json={"command_id": path.replace("/", "-")})
         assert r.status_code == 200, r.text
     [match] = served.http.get(f"/championships/{cid}/matches", headers=organiser).json()
-    table_id = match["tables"][0]["table_id"]
-    served.start_workers()
-    served.follow_to_end(table_id, organiser)
-    return cid, table_id, organiser
+    return cid, match["tables"][0]["table_id"], organiser
 
 
 def match_links(driver) -> list[dict]:
@@ -111,6 +108,16 @@ def match_links(driver) -> list[dict]:
 async def test_a_bracket_match_leads_to_its_tables_replay_and_audit_and_the_replay_ends_on_the_result(served, browser,
                                                                                                    pool):
     cid, table_id, organiser = await bot_championship(served, pool)
+    [match] = served.http.get(f"/championships/{cid}/matches", headers=organiser).json()
+    # While it is played, the match's table leads to its live view (and its replay so far).
+    browser.get(f"{served.base}/watch/championship.html?id={cid}&match={match['match_id']}&lang=en")
+    live = f"{served.base}/watch/table.html?id={table_id}"
+    assert wait(browser, lambda d: match_links(d)) == [
+        {"table": table_id, "status": "live", "live": live, "replay": f"{live}&at=1", "audits": []}]
+    browser.find_element(By.CSS_SELECTOR, "#match-tables a.live-link").click()
+    wait(browser, lambda d: text_of(d, "live-state") == "Live")
+    served.start_workers()
+    served.follow_to_end(table_id, organiser)
     deals = served.http.get(f"/tables/{table_id}/deals", headers=organiser).json()
     end = served.http.get(f"/tables/{table_id}/view", headers=organiser).json()
     played = [d["deal_no"] for d in deals if d["finished"] and d["contract"]]
@@ -135,7 +142,6 @@ async def test_a_bracket_match_leads_to_its_tables_replay_and_audit_and_the_repl
     wait(browser, lambda d: (text_of(d, "position") or "").startswith("Position 1 of "))
     # The panel opens from a link naming the match (a player's results link there), in four looks; the
     # names with digits isolated, drawn in their own order inside Arabic.
-    [match] = served.http.get(f"/championships/{cid}/matches", headers=organiser).json()
     url = f"{served.base}/watch/championship.html?id={cid}&match={match['match_id']}"
     seen = in_four_looks(browser, url, "bracket-match-links", lambda d: match_links(d),
                          lambda d: reads_left_to_right(d, "#match-panel .teams", BOTS[0]))
@@ -145,8 +151,13 @@ async def test_a_bracket_match_leads_to_its_tables_replay_and_audit_and_the_repl
     browser.get(f"{served.base}/watch/table.html?id={table_id}&lang=en")
     wait(browser, lambda d: d.find_elements(By.ID, "game-end"))
     assert browser.find_element(By.ID, "final-score").get_attribute("data-scores") == ",".join(map(str, end["scores"]))
-    final = text_of(browser, "final-score")
-    assert f" {end['scores'][0]} – {end['scores'][1]} " in final and BOTS[0] in final
+    final = browser.execute_script("return [...document.querySelectorAll('#final-score .final-team')].map(p => "
+                                   "[p.querySelector('.final-name').innerText, p.querySelector('.final-points').innerText, "
+                                   "p.classList.contains('won')])")
+    names = {u["user_id"]: u["name"] for u in served.http.get(
+        "/users", params={"ids": ",".join(end["seats"])}, headers=organiser).json()}
+    assert final == [[f"{names[end['seats'][k]]} and {names[end['seats'][k + 2]]}", str(end["scores"][k]),
+                      end["winner"] == k] for k in (0, 1)]
     winner = text_of(browser, "winner")
     assert winner == "nobody won" if end["winner"] is None else winner.startswith("won by ")
     rows = browser.execute_script("return [...document.querySelectorAll('#deal-results tr[data-deal]')]"

@@ -212,7 +212,7 @@ async function showMatch(node) {
   const teams = h("p", {class: "teams"}, h("strong", {}, node.team_a ? who(teamName(node.team_a)) : t("bye")),
     ` ${sa ? `${sa} – ${sb}` : t("versus")} `, h("strong", {}, node.team_b ? who(teamName(node.team_b)) : t("bye")),
     node.winner ? [` · ${t("winner")}: `, who(teamName(node.winner))] : "");
-  fill(panel, h("h3", {}, t("match")), facts, teams);
+  fill(panel, h("h3", {}, t("match_title")), facts, teams);
   const [match] = await api("/matches", {match: node.match_id});
   const tables = match?.tables || [];
   if (view.match !== node.match_id) return;               // another match was opened meanwhile

@@ -105,8 +105,9 @@ function gameEndEl(v, deal) {
   const arrow = document.documentElement.dir === "rtl" ? "←" : "→";
   return h("section", {class: "replay-end", id: "game-end"},
     h("h2", {}, t("final_position")),
-    h("p", {class: "final", id: "final-score", "data-scores": v.scores.join(",")},
-      teamName(0), ` ${v.scores[0]} – ${v.scores[1]} `, teamName(1)),
+    h("div", {class: "final", id: "final-score", "data-scores": v.scores.join(",")}, [0, 1].map(k =>
+      h("p", {class: `final-team${v.winner === k ? " won" : ""}`, "data-team": k},
+        h("span", {class: "final-name"}, teamName(k)), h("span", {class: "final-points"}, String(v.scores[k]))))),
     h("p", {id: "winner"}, v.winner === null || v.winner === undefined ? t("nobody_won") : say("won_by", {team: teamName(v.winner)})),
     deals.length ? h("table", {class: "list", id: "deal-results"},
       h("thead", {}, h("tr", {}, h("th", {}, t("deal")), h("th", {}, t("contract")), h("th", {}, teamName(0)), h("th", {}, teamName(1)))),
