@@ -123,12 +123,15 @@ function invitation() {
       b.margin === null || b.margin === undefined ? ` — ${t("table_live")}` : [" — ", signed(b.margin)]))) : null);
 }
 
+// The day as written in the link (YYYY-MM-DD), read left to right in Arabic too.
+const titleEl = () => h("h1", {}, `${t("daily")} — `, h("bdi", {dir: "ltr"}, day), ` · ${tOr(`profile_${profile}`, profile)}`);
+
 function render() {
-  if (failure) { fill(main, h("h1", {}, `${t("daily")} — ${day} · ${tOr(`profile_${profile}`, profile)}`), refusal(failure)); return; }
+  if (failure) { fill(main, titleEl(), refusal(failure)); return; }
   if (!set || !page) return;
   const closed = set.seed !== null;
   fill(main, 
-    h("h1", {}, `${t("daily")} — ${day} · ${tOr(`profile_${profile}`, profile)}`),
+    titleEl(),
     h("dl", {class: "facts daily-facts"},
       h("dt", {}, t("status")), h("dd", {id: "set-status", "data-closed": String(closed)},
         closed ? t("set_closed") : `${t("set_open")} ${when(set.closes_at)}`),
