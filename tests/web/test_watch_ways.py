@@ -16,7 +16,7 @@ from services.ratings import ratings_read_model
 from tests.stored_championship import knock_out, team_name
 from tests.web.conftest import in_four_looks, requested_urls, same_origin
 from tests.web.people import wait
-from tests.web.test_pages import bot_table, game_version, text_of
+from tests.web.test_pages import bot_table, text_of
 
 ISOLATES = "\u2068\u2069"
 # Bot players' names as a club writes them: Latin, with a digit first (the Arabic page must not reorder them).
