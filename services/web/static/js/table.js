@@ -174,6 +174,8 @@ async function showView(v) {
   if (cid && championshipName === null) {
     championshipName = (await get(`/championships/${encodeURIComponent(cid)}`).catch(() => null))?.name ?? t("championship_page");
   }
+  // A game that ends while followed live: its deals, for the end's table of results.
+  if (v.phase === "ended" && v.game !== "balut" && !deals.length) deals = await get(`/tables/${id}/deals`).catch(() => []);
   current = v;
   render();
 }
