@@ -28,6 +28,7 @@ class DailySet(msgspec.Struct):
     commitment: str
     closes_at: dt.datetime
     seed: str | None
+    playable: bool = False                # boards of it may still be started (POST /daily/{profile}/play)
 
 
 # The days a daily set may have (a day and a month around it stay dates the calendar can hold).
@@ -50,7 +51,7 @@ def _day(text: str) -> dt.date:
 async def daily_set(day: FromPath[str], profile: FromPath[str], user: Caller, daily: Daily) -> DailySet:
     d = _day(day)
     bs = await daily.board_set(d, profile)
-    return DailySet(bs.set_id, bs.size, bs.commitment, closes_at(d), bs.seed)
+    return DailySet(bs.set_id, bs.size, bs.commitment, closes_at(d), bs.seed, daily.takes_boards(d))
 
 
 @post("/daily/{profile:str}/play", operation_id="playDaily", refuses=(409,), status_code=201,

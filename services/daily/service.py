@@ -94,6 +94,10 @@ class DailyService:
     def closed(self, day: dt.date) -> bool:
         return self.clock() >= closes_at(day)
 
+    def takes_boards(self, day: dt.date) -> bool:
+        """Whether a player may still start a board of ``day``'s set (``play`` opens today's, until midnight)."""
+        return day == self.today() and self.clock() < open_until(day)
+
     def set_seed(self, day: dt.date, profile: str) -> str:
         return self.tables.seeds.set_seed(names.board_set(day, profile))
 

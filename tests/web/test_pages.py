@@ -69,6 +69,10 @@ def test_a_live_all_bot_table_shows_the_cards_as_the_bots_play(served, browser):
     wait(browser, lambda d: game_version(d) == last)
     assert browser.execute_script("return window.notReloaded") is True
     assert "won by Bot (normal) and Bot (normal)" in text_of(browser, "score") or "nobody won" in text_of(browser, "score")
+    # Its end, where the board would be empty: every deal's result (the page still never reloaded).
+    deals = served.http.get(f"/tables/{table_id}/deals", headers=referee).json()
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#game-end #deal-results tr[data-deal]")) == len(deals))
+    assert browser.execute_script("return window.notReloaded") is True
     assert same_origin(requested_urls(browser), served.base) == []
 
 

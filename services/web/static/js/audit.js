@@ -4,8 +4,9 @@
 // per team; the receipt's signature checked here, in the browser, against the server's published key (Web
 // Crypto's Ed25519), and the commands to check the rest on one's own machine; the record to download.
 import {download, get, sendText, userNames} from "./api.js";
-import {fill, h} from "./cards.js";
-import {lang, listText, onChange, setUp, t} from "./i18n.js";
+import {fill, h, suitName} from "./cards.js";
+import {lang, onChange, setUp, t} from "./i18n.js";
+import {joined, say, who} from "./bidi.js";
 import "./words_audit.js";
 
 const main = document.getElementById("main");
@@ -29,14 +30,24 @@ function anchorFact(id, label, finding, detail) {
 // ---- names ----
 
 const seatName = seat => players?.[seat] ?? `${t("seat")} ${seat + 1}`;
-const teamName = team => players ? t("audit_team_of", {names: listText([players[team], players[team + 2]])})
+// A team by its two players, each name isolated (a Latin name with digits keeps its order in Arabic).
+const teamName = team => players ? say("audit_team_of_two", {a: players[team], b: players[team + 2]})
   : t(team ? "audit_team_b" : "audit_team_a");
 
-// The server's lines say "seat 2" and "team A": here they say who.
+// The server's lines say "seat 2" and "team A": here they say who, each name isolated.
 function named(line) {
-  return said(line).replace(/\(team ([AB])\)/g, (_, x) => `(${teamName(x === "A" ? 0 : 1)})`)
-    .replace(/\bteam ([AB])\b/g, (_, x) => teamName(x === "A" ? 0 : 1))
-    .replace(/\bseat (\d)\b/g, (_, s) => seatName(Number(s)));
+  const text = said(line), out = [];
+  const found = /\(team ([AB])\)|\bteam ([AB])\b|\bseat (\d)\b/g;
+  let at = 0, m;
+  while ((m = found.exec(text))) {
+    out.push(text.slice(at, m.index));
+    if (m[1]) out.push("(", teamName(m[1] === "A" ? 0 : 1), ")");
+    else if (m[2]) out.push(teamName(m[2] === "A" ? 0 : 1));
+    else out.push(who(seatName(Number(m[3]))));
+    at = found.lastIndex;
+  }
+  out.push(text.slice(at));
+  return out.flat().filter(part => part !== "");
 }
 
 // The server's audit lines (the same as `baloot audit` prints) in the reader's language: each kind of line the
@@ -46,7 +57,7 @@ const card = c => `\u2066${c}\u2069`;
 const word = w => t(w);        // a bid or a double: the game's own word (pass, hokum, double, gahwa…)
 const LINES = [
   [/^seat (\d) bids (\w+)(?: ([SHDC]))?$/, (m) => t("line_bids", {seat: `seat ${m[1]}`, bid: word(m[2]),
-    suit: m[3] ? ` ${t(`suit_${m[3]}`)}` : ""})],
+    suit: m[3] ? ` ${suitName(m[3])}` : ""})],
   [/^seat (\d) says (\w+)(?: \((closed|open)\))?$/, (m) => t("line_says", {seat: `seat ${m[1]}`, call: word(m[2]),
     how: m[3] ? ` (${t(m[3] === "closed" ? "closed" : "line_open")})` : ""})],
   [/^seat (\d) declares (.+)$/, (m) => t("line_declares", {seat: `seat ${m[1]}`, cards: m[2].split(" ").map(card).join(" ")})],
@@ -58,7 +69,7 @@ const LINES = [
   [/^trick (\d) to seat (\d) \(team ([AB])\), (\d+) points(?: with the last-trick (\d+))?$/, (m) => t("line_trick",
     {n: m[1], seat: `seat ${m[2]}`, team: `(team ${m[3]})`, points: m[4]}) + (m[5] ? ` ${t("line_last_trick", {n: m[5]})}` : "")],
   [/^contract: (Hokum ([SHDC])|Ashkal \(Sun\)|Sun) bought by seat (\d) \(team ([AB])\)(.*)$/, (m) => t("line_contract", {
-    name: m[2] ? `${t("hokum")} ${t(`suit_${m[2]}`)}` : m[1] === "Sun" ? t("sun") : t("ashkal"), seat: `seat ${m[3]}`,
+    name: m[2] ? `${t("hokum")} ${suitName(m[2])}` : m[1] === "Sun" ? t("sun") : t("ashkal"), seat: `seat ${m[3]}`,
     team: `(team ${m[4]})`}) + m[5].replace(/, doubled ×(\d)/, (_, x) => `، ${t("line_doubled", {x})}`)
       .replace(", Gahwa (قهوة)", `، ${t("gahwa")}`).replace(", closed (مقفول)", `، ${t("closed")}`)],
   [/^card GP (\d+)\/(\d+) \+ projects (\d+)\/(\d+) = (\d+)\/(\d+)$/, (m) => t("line_card_gp", {
@@ -67,8 +78,9 @@ const LINES = [
   [/^Baloot \(بلوت\) (\d+)\/(\d+), never multiplied$/, (m) => t("line_baloot_points", {a: m[1], b: m[2]})],
   [/^the deal is void \((\w+)\)$/, (m) => t("line_void", {reason: m[1]})],
 ];
+// English keeps the engine's words, but a suit is its symbol and name ("hokum ♣ clubs", not "hokum C").
 function said(line) {
-  if (lang() === "en") return line;
+  if (lang() === "en") return line.replace(/\b([Hh]okum) ([SHDC])\b/g, (_, w, x) => `${w} ${suitName(x)}`);
   for (const [pattern, say] of LINES) {
     const m = pattern.exec(line);
     if (m) return say(m);
@@ -106,6 +118,7 @@ function breakdownEl(r) {
     h("tbody", {}, pair("card_points", r.card_points), pair("audit_card_gp", r.card_gp),
       pair("audit_projects", projects), pair("baloot", r.baloot), pair("game_points", r.game_points)),
     h("caption", {}, [r.contract ? `${t("contract")}: ${t(r.contract.ashkal ? "ashkal" : r.contract.type)}` : "",
+                      r.contract?.type === "hokum" && r.contract.suit ? ` ${suitName(r.contract.suit)}` : "",
                       r.multiplier > 1 ? ` ×${r.multiplier}` : "", r.kaboot ? ` · ${t("kaboot")}` : "",
                       r.failed ? ` · ${t("failed")}` : ""].join("")));
 }
@@ -114,7 +127,7 @@ function violationsEl(r, id) {
   return r.violations.length ? h("table", {class: "list", id},
     h("thead", {}, h("tr", {}, [t("index"), t("seat"), t("rule"), ""].map(x => h("th", {}, x)))),
     h("tbody", {}, r.violations.map(v => h("tr", {"data-index": v.index, "data-rule": v.rule},
-      h("td", {}, v.index < 0 ? "—" : String(v.index)), h("td", {}, v.seat === null ? "—" : seatName(v.seat)),
+      h("td", {}, v.index < 0 ? "—" : String(v.index)), h("td", {}, v.seat === null ? "—" : who(seatName(v.seat))),
       h("td", {}, h("code", {}, v.rule)), h("td", {}, named(v.message))))))
     : h("p", {id}, t("no_violations"));
 }
@@ -182,7 +195,7 @@ function render() {
   const r = audit.report;
   fill(main,
     h("h1", {}, `${t("audit")} — ${t("deal")} ${deal}`),
-    h("p", {class: "hint", id: "who"}, [championship, players ? listText(players) : table].filter(Boolean).join(" · ")),
+    h("p", {class: "hint", id: "who"}, joined([championship, ...(players ?? [table])].filter(Boolean), " · ")),
     h("dl", {class: "facts"},
       h("dt", {}, t("chain")), h("dd", {id: "chain", class: audit.chain_intact ? "ok" : "bad"},
         audit.chain_intact ? t("chain_ok") : `${t("chain_broken")} ${audit.first_broken_version}`),

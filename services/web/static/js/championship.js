@@ -3,7 +3,8 @@
 // Nothing is fetched whole, so a 10,240-team field reads as fast as an eight-team one.
 import {get} from "./api.js";
 import {fill, h} from "./cards.js";
-import {onChange, setUp, t} from "./i18n.js";
+import {onChange, setUp, t, tOr} from "./i18n.js";
+import {isolated, who} from "./bidi.js";
 import "./words_watch.js";
 
 const SIZE = 8;                    // matches in a section's first column
@@ -61,13 +62,14 @@ function s(tag, attrs = {}, ...children) {
   return el;
 }
 
-// Names longer than their box are cut, measured as drawn (the full name is the box's tooltip).
+// Names longer than their box are cut, measured as drawn (the full name is the box's tooltip); each drawn name
+// is isolated, so that a Latin name with digits keeps its order in an Arabic page.
 function fitNames(svg) {
   for (const text of svg.querySelectorAll("text.team")) {
     const room = Number(text.dataset.room);
-    const full = text.lastChild.textContent;
+    const full = text.dataset.name;
     let keep = full.length;
-    while (keep > 1 && text.getComputedTextLength() > room) text.lastChild.textContent = `${full.slice(0, --keep)}…`;
+    while (keep > 1 && text.getComputedTextLength() > room) text.lastChild.textContent = isolated(`${full.slice(0, --keep)}…`);
   }
 }
 
@@ -109,15 +111,15 @@ function box(node, x, y, W, H, rtl) {
     const baseline = k * H / 2 + H / 4 + 5;
     return [
       team === view.team && team ? s("rect", {class: "found-mark", x: 1, y: k * H / 2 + 1, width: W - 2, height: H / 2 - 2}) : null,
-      s("text", {class: cls, "data-team": team || "", "data-room": W - 46, x: rtl ? W - 8 : 8, y: baseline,
-                 "text-anchor": rtl ? "end" : "start"}, s("title", {}, label), label),
+      s("text", {class: cls, "data-team": team || "", "data-room": W - 46, "data-name": label, x: rtl ? W - 8 : 8, y: baseline,
+                 "text-anchor": rtl ? "end" : "start"}, s("title", {}, label), isolated(label)),
       s("text", {class: "score", x: rtl ? 8 : W - 8, y: baseline, "text-anchor": rtl ? "start" : "end"}, score)];
   };
   const selected = node.match_id === view.match;
   const g = s("g", {class: `match${selected ? " selected" : ""}`, "data-match": node.match_id, tabindex: 0, role: "button",
                     "data-score": sa ? `${sa} – ${sb}` : "", transform: `translate(${x},${y})`,
-                    "aria-label": `${t("match")} ${node.match_id}: ${node.team_a ? teamName(node.team_a) : t("bye")} `
-                      + `${t("versus")} ${node.team_b ? teamName(node.team_b) : t("bye")}${sa ? ` ${sa} – ${sb}` : ""}`},
+                    "aria-label": `${t("match")} ${node.match_id}: ${node.team_a ? isolated(teamName(node.team_a)) : t("bye")} `
+                      + `${t("versus")} ${node.team_b ? isolated(teamName(node.team_b)) : t("bye")}${sa ? ` ${sa} – ${sb}` : ""}`},
     s("rect", {width: W, height: H, rx: 6}), s("line", {x1: 0, x2: W, y1: H / 2, y2: H / 2}),
     row(node.team_a, sa, 0), row(node.team_b, sb, 1));
   const open = () => { view.match = node.match_id; showMatch(node); };
@@ -184,11 +186,11 @@ function pathEl() {
   if (found && !found.length) return h("p", {class: "error", id: "path"}, t("no_team"));
   if (found) {
     return h("section", {id: "found"}, h("p", {}, t("teams_found", {n: found.length})),
-      h("ul", {}, found.map(f => h("li", {}, h("button", {type: "button", onclick: () => choose(f)}, f.name)))));
+      h("ul", {}, found.map(f => h("li", {}, h("button", {type: "button", onclick: () => choose(f)}, who(f.name))))));
   }
   if (!path) return null;
   const team = view.team;
-  return h("section", {id: "path"}, h("h3", {}, `${t("path_of")} ${teamName(team)}`),
+  return h("section", {id: "path"}, h("h3", {}, `${t("path_of")} `, who(teamName(team))),
     h("ol", {}, path.nodes.map(n => {
       const other = n.team_a === team ? n.team_b : n.team_a;
       const [sa, sb] = scores(n);
@@ -197,7 +199,7 @@ function pathEl() {
       return h("li", {"data-match": n.match_id},
         h("a", {href: "#", onclick: e => { e.preventDefault(); goTo(n.match_id); }},
           `${stageText(n.stage)} · ${t("round")} ${n.round}`),
-        ` — ${t("versus")} ${other ? teamName(other) : t("bye")}${mine[0] ? ` · ${mine[0]} – ${mine[1]}` : ""} · ${how}`);
+        ` — ${t("versus")} `, other ? who(teamName(other)) : t("bye"), `${mine[0] ? ` · ${mine[0]} – ${mine[1]}` : ""} · ${how}`);
     })));
 }
 
@@ -207,16 +209,36 @@ async function showMatch(node) {
   const [sa, sb] = scores(node);
   const facts = h("p", {}, `${stageText(node.stage)} · ${t("round")} ${node.round} · ${node.match_id}`
     + `${node.decided && node.decided !== "played" ? ` · ${t(`decided_${node.decided}`)}` : ""}`);
-  const teams = h("p", {class: "teams"}, h("strong", {}, node.team_a ? teamName(node.team_a) : t("bye")),
-    ` ${sa ? `${sa} – ${sb}` : t("versus")} `, h("strong", {}, node.team_b ? teamName(node.team_b) : t("bye")),
-    node.winner ? ` · ${t("winner")}: ${teamName(node.winner)}` : "");
-  fill(panel, h("h3", {}, t("match")), facts, teams);
+  const teams = h("p", {class: "teams"}, h("strong", {}, node.team_a ? who(teamName(node.team_a)) : t("bye")),
+    ` ${sa ? `${sa} – ${sb}` : t("versus")} `, h("strong", {}, node.team_b ? who(teamName(node.team_b)) : t("bye")),
+    node.winner ? [` · ${t("winner")}: `, who(teamName(node.winner))] : "");
+  fill(panel, h("h3", {}, t("match_title")), facts, teams);
   const [match] = await api("/matches", {match: node.match_id});
   const tables = match?.tables || [];
-  panel.append(tables.length
-    ? h("p", {class: "links"}, tables.map(tb => h("a", {href: `/watch/table.html?id=${tb.table_id}`, class: "table-link"},
-        `${t("table")} ${tb.game_no}`)))
-    : h("p", {class: "muted"}, t("no_tables")));
+  if (view.match !== node.match_id) return;               // another match was opened meanwhile
+  panel.append(...(tables.length
+    ? [h("h4", {}, t("match_tables")), h("ul", {class: "match-tables", id: "match-tables"}, await Promise.all(tables.map(tableItem)))]
+    : [h("p", {class: "muted"}, t("no_tables"))]));
+  panel.scrollIntoView({block: "nearest"});
+}
+
+// A table of the match and where it leads: its live view while it is played, its replay, the audit of each
+// finished deal. Its deals are asked as the reader: the server refuses them while the table's boards are still
+// played elsewhere (a duplicate round), and then the table is said to be hidden, with the server's reason.
+async function tableItem(tb) {
+  const deals = await get(`/tables/${encodeURIComponent(tb.table_id)}/deals`).catch(error => error);
+  const hidden = deals instanceof Error;
+  const live = tb.status === "live";
+  const at = `/watch/table.html?id=${encodeURIComponent(tb.table_id)}`;
+  return h("li", {"data-table": tb.table_id, "data-status": tb.status},
+    h("strong", {}, `${t("table")} ${tb.game_no}`),
+    h("span", {class: `table-state${live ? " live" : ""}`, title: hidden ? deals.message : null},
+      hidden ? t("table_hidden") : tOr(`table_${tb.status}`, tb.status)),
+    hidden ? null : [
+      live ? h("a", {href: at, class: "live-link"}, t("live_view")) : null,
+      h("a", {href: `${at}&at=1`, class: "replay-link"}, t("replay_link")),
+      deals.filter(d => d.finished && d.contract).map(d => h("a", {class: "audit-link", "data-deal": d.deal_no,
+        href: `/watch/audit.html?table=${encodeURIComponent(tb.table_id)}&deal=${d.deal_no}`}, t("audit_deal", {n: d.deal_no})))]);
 }
 
 function renderBracket() {
@@ -272,12 +294,12 @@ function renderStandings() {
   const cols = knockout ? ["rank", "team", "wins", "losses", "byes", "gp_diff"]
     : ["rank", "team", "points", "wins", "losses", "byes", ...(summary.settings.format === "swiss" ? ["buchholz"] : []), "gp_diff"];
   const rows = knockout ? knockoutRanks(standings) : standings;
-  const cell = (r, c) => ({rank: `${r.rank}${r.tied ? "=" : ""}`, team: r.name || r.team_id, points: r.points, wins: r.wins,
+  const cell = (r, c) => ({rank: `${r.rank}${r.tied ? "=" : ""}`, team: who(r.name || r.team_id), points: r.points, wins: r.wins,
     losses: r.losses, byes: r.byes, buchholz: r.buchholz, gp_diff: r.game_point_difference})[c];
   fill(document.getElementById("tab-body"),
     rows.length ? h("table", {class: "list", id: "standings", "data-format": summary.settings.format},
       h("thead", {}, h("tr", {}, cols.map(c => h("th", {"data-col": c}, t(c))))),
-      h("tbody", {}, rows.map(r => h("tr", {"data-team": r.team_id}, cols.map(c => h("td", {}, String(cell(r, c))))))))
+      h("tbody", {}, rows.map(r => h("tr", {"data-team": r.team_id}, cols.map(c => h("td", {}, c === "team" ? cell(r, c) : String(cell(r, c))))))))
       : h("p", {class: "muted"}, t("no_standings")),
     more ? h("button", {type: "button", id: "more", onclick: () => moreStandings().then(renderStandings).catch(shout)},
       t("more_teams")) : null);
@@ -289,13 +311,17 @@ function render() {
   const tabs = part ? ["bracket", "standings"] : ["standings"];
   if (!tabs.includes(view.tab)) view.tab = ["swiss", "round_robin"].includes(s.settings.format) ? "standings" : tabs[0];
   fill(main,
-    h("h1", {}, s.name),
+    h("h1", {}, who(s.name)),
     h("p", {class: "facts"}, `${t("format")}: ${t(`format_${s.settings.format}`)} · ${t("status")}: ${t(`status_${s.status}`)} · `
-      + `${t("teams")}: ${s.team_count}${s.champion ? ` · ${t("champion")}: ${s.names[s.champion] || s.champion}` : ""}`),
+      + `${t("teams")}: ${s.team_count}`, s.champion ? [` · ${t("champion")}: `, who(s.names[s.champion] || s.champion)] : ""),
     h("nav", {class: "tabs"}, tabs.map(tab => h("button", {type: "button", "aria-pressed": String(tab === view.tab),
       onclick: () => { view.tab = tab; render(); }}, t(tab)))),
     h("div", {id: "tab-body"}));
   if (view.tab === "bracket") renderBracket(); else renderStandings();
+  // A link to a match (a player's results, a shared link) opens its panel: its teams and tables.
+  const linked = view.tab === "bracket" && view.match && part.section.columns.flatMap(c => c.slots)
+    .map(slot => slot.node).find(node => node?.match_id === view.match);
+  if (linked) showMatch(linked).catch(shout);
 }
 
 function shout(error) {

@@ -55,7 +55,7 @@ async function sessionAct(where, what) {
   notice = null;
   // Sent here to sign in by a page of the game (its session had ended): back there, once signed in.
   const back = new URLSearchParams(location.search).get("next");
-  if (back && /^\/(play|organise)\//.test(back) && await signedIn()) { location.href = back; return; }
+  if (back && /^\/(play|organise|watch)\//.test(back) && await signedIn()) { location.href = back; return; }
   await start();
 }
 

@@ -3,6 +3,7 @@
 import {get} from "./api.js";
 import {decimal, fill, h} from "./cards.js";
 import {onChange, setUp, t, tOr} from "./i18n.js";
+import {joined, say, who} from "./bidi.js";
 import "./words_watch.js";
 
 const main = document.getElementById("main");
@@ -19,7 +20,7 @@ function render() {
   if (!player) return;
   const names = new Map(player.championships.map(c => [c.championship_id, c.name]));
   fill(main,
-    h("h1", {id: "player-name"}, player.name),
+    h("h1", {id: "player-name"}, who(player.name)),
     h("h2", {}, t("ratings")),
     player.ratings.length ? h("table", {class: "list", id: "player-ratings"},
       h("thead", {}, h("tr", {}, ["game", "rating", "rating_parts", "games"].map(k => h("th", {}, t(k))))),
@@ -33,14 +34,17 @@ function render() {
         "data-table": m.table_id ?? ""},
       m.match_id
         ? h("a", {href: `/watch/championship.html?id=${encodeURIComponent(m.championship_id)}&match=${encodeURIComponent(m.match_id)}`},
-            `${names.get(m.championship_id) ?? t("a_championship")} · ${t("match")} ${m.match_id}`)
+            names.has(m.championship_id) ? who(names.get(m.championship_id)) : t("a_championship"), ` · ${t("match")} `, who(m.match_id))
         : h("a", {href: `/watch/table.html?id=${encodeURIComponent(m.table_id)}`}, `${t("balut_game")} · ${t("table")}`),
+      // Whom it was against: the match's other team, or the others at the dice table.
+      m.opponents?.length ? [" ", h("span", {class: "opponents"},
+        say(m.match_id ? "opponents" : "opponents_table", {names: joined(m.opponents, " · ")}))] : null,
       ` — ${t(m.match_id ? (m.won ? "path_won" : "path_lost") : (m.won ? "first_place" : "not_first"))} · `
         + `${t("rating_after")} `, decimal(m.mu - 3 * m.sigma))))
       : h("p", {id: "recent"}, t("none")),
     h("h2", {}, t("championships")),
     player.championships.length ? h("ul", {id: "played-in"}, player.championships.map(c =>
-      h("li", {}, h("a", {href: `/watch/championship.html?id=${encodeURIComponent(c.championship_id)}`}, c.name))))
+      h("li", {}, h("a", {href: `/watch/championship.html?id=${encodeURIComponent(c.championship_id)}`}, who(c.name)))))
       : h("p", {id: "played-in"}, t("none")));
 }
 

@@ -3,6 +3,7 @@
 import {get} from "./api.js";
 import {decimal, fill, h} from "./cards.js";
 import {onChange, setUp, t, tOr} from "./i18n.js";
+import {who} from "./bidi.js";
 import "./words_watch.js";
 
 const main = document.getElementById("main");
@@ -26,7 +27,7 @@ function render() {
         h("th", {class: k === "rating_parts" ? "wide-only" : null}, t(k))))),
       h("tbody", {}, page.rows.map(r => h("tr", {"data-user": r.user_id},
         h("td", {}, String(r.rank)),
-        h("td", {}, h("a", {href: `/watch/player.html?id=${encodeURIComponent(r.user_id)}`}, r.name)),
+        h("td", {}, h("a", {href: `/watch/player.html?id=${encodeURIComponent(r.user_id)}`}, who(r.name))),
         h("td", {"data-ordinal": r.ordinal}, decimal(r.ordinal)),
         h("td", {class: "muted wide-only"}, decimal(r.mu), " ± ", decimal(r.sigma)),
         h("td", {}, String(r.games)))))) : h("p", {id: "ratings"}, t("no_ratings")),

@@ -4,6 +4,7 @@ import {follow, get, userNames} from "./api.js";
 import {balutEl, balutScore} from "./balut.js";
 import {backEl, cardEl, fill, h, suitName} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
+import {joined, say, who} from "./bidi.js";
 import "./words_watch.js";
 
 const main = document.getElementById("main");
@@ -23,9 +24,9 @@ function bidText(b) {
 function contractText(c) {
   if (!c) return "—";
   const kind = c.ashkal ? t("ashkal") : t(c.type);
-  return [kind, c.type === "hokum" && c.suit ? suitName(c.suit) : "", `· ${t("buyer")}: ${seatName(c.buyer)}`,
-          c.multiplier > 1 ? `×${c.multiplier}` : "", c.gahwa ? t("gahwa") : "", c.closed ? t("closed") : ""]
-    .filter(Boolean).join(" ");
+  const rest = [c.multiplier > 1 ? `×${c.multiplier}` : "", c.gahwa ? t("gahwa") : "", c.closed ? t("closed") : ""].filter(Boolean);
+  return [[kind, c.type === "hokum" && c.suit ? suitName(c.suit) : ""].filter(Boolean).join(" "),
+          ` · ${t("buyer")}: `, seatWho(c.buyer), rest.length ? ` ${rest.join(" ")}` : ""];
 }
 
 function seatName(seat) {
@@ -33,24 +34,27 @@ function seatName(seat) {
   return `${user?.name ?? `${t("seat")} ${seat + 1}`}`;
 }
 
+// A seat's player, isolated: a Latin name with digits keeps its order in an Arabic sentence.
+const seatWho = seat => who(seatName(seat));
+
 // A team as people call it: its two players (seats 0 and 2, 1 and 3).
-const teamName = team => t("team_of_players", {a: seatName(team), b: seatName(team + 2)});
+const teamName = team => say("team_of_players", {a: seatName(team), b: seatName(team + 2)});
 
 // The page's title: who plays (and the championship, linked, when the table is one of its matches).
 function titleEl(v) {
-  const sides = v.game === "balut" ? v.seats.map((_, s) => seatName(s)).join(" · ")
-    : `${teamName(0)} ${t("versus")} ${teamName(1)}`;
+  const sides = v.game === "balut" ? joined(v.seats.map((_, s) => seatName(s)), " · ")
+    : [teamName(0), ` ${t("versus")} `, teamName(1)];
   const cid = v.terms?.championship_id;
   return [h("h1", {id: "title", title: id}, sides),
     cid ? h("p", {class: "hint"}, h("a", {href: `/watch/championship.html?id=${encodeURIComponent(cid)}`, id: "championship-link"},
-      championshipName ?? t("championship_page")), v.terms.match_id ? ` · ${t("match")} ${v.terms.match_id}` : "") : null];
+      championshipName ? who(championshipName) : t("championship_page")), v.terms.match_id ? ` · ${t("match")} ${v.terms.match_id}` : "") : null];
 }
 
 // A finished game: who won it, and by what score.
 function endEl(v) {
   if (v.phase !== "ended") return "";
   return v.winner === null || v.winner === undefined ? ` · ${t("ended")}: ${t("nobody_won")}`
-    : ` · ${t("won_by", {team: teamName(v.winner)})}`;
+    : [" · ", say("won_by", {team: teamName(v.winner)})];
 }
 
 function seatEl(deal, seat) {
@@ -58,7 +62,7 @@ function seatEl(deal, seat) {
     : Array.from({length: deal.hand_sizes[seat]}, backEl);
   const marks = [deal.dealer === seat ? t("dealer") : "", deal.turn === seat ? t("to_play") : ""].filter(Boolean);
   return h("section", {class: `seat ${SEAT_PLACE[seat]}${deal.turn === seat ? " turn" : ""}`, "data-seat": seat},
-    h("div", {class: "who"}, h("strong", {}, seatName(seat)),
+    h("div", {class: "who"}, h("strong", {}, seatWho(seat)),
       marks.length ? h("span", {class: "marks"}, ` (${marks.join(", ")})`) : null),
     h("div", {class: "hand", "aria-label": `${t("seat")} ${seat + 1}`}, hand));
 }
@@ -79,19 +83,42 @@ function panelEl(v, deal) {
       h("dt", {}, t("contract")), h("dd", {id: "contract"}, contractText(deal.contract)),
       h("dt", {}, t("tricks_won")), h("dd", {id: "tricks-won"}, `${deal.tricks_won[0]} – ${deal.tricks_won[1]}`),
       h("dt", {}, t("card_points")), h("dd", {}, `${deal.points[0]} – ${deal.points[1]}`),
-      deal.baloot.length ? [h("dt", {}, t("baloot")), h("dd", {}, deal.baloot.map(seatName).join(", "))] : null,
+      deal.baloot.length ? [h("dt", {}, t("baloot")), h("dd", {}, joined(deal.baloot.map(seatName), ", "))] : null,
       r ? [h("dt", {}, t("game_points")), h("dd", {id: "deal-result"}, `${r.game_points[0]} – ${r.game_points[1]}`
             + (r.kaboot ? ` · ${t("kaboot")}` : "") + (r.failed ? ` · ${t("failed")}` : ""))] : null),
     h("h3", {}, t("bidding")),
-    h("ol", {class: "bids", id: "bids"}, deal.bids.map(b => h("li", {}, `${seatName(b.seat)}: ${bidText(b)}`)),
-      deal.doubles.map(d => h("li", {}, `${seatName(d.seat)}: ${t(d.call)}${d.closed ? ` (${t("closed")})` : ""}`))),
+    h("ol", {class: "bids", id: "bids"}, deal.bids.map(b => h("li", {}, seatWho(b.seat), `: ${bidText(b)}`)),
+      deal.doubles.map(d => h("li", {}, seatWho(d.seat), `: ${t(d.call)}${d.closed ? ` (${t("closed")})` : ""}`))),
     deal.declarations.length ? [h("h3", {}, t("projects")), h("ul", {id: "projects"}, deal.declarations.map(d =>
-      h("li", {}, `${seatName(d.seat)}: ${d.kinds.map(k => t(`project_${k}`)).join(", ")} `, (d.cards || []).flat().map(cardEl))))] : null,
+      h("li", {}, seatWho(d.seat), `: ${d.kinds.map(k => t(`project_${k}`)).join(", ")} `, (d.cards || []).flat().map(cardEl))))] : null,
     h("h3", {}, t("tricks")),
     h("ol", {class: "tricks-list", id: "tricks"}, deal.tricks.map(tr => h("li", {"data-leader": tr.leader, "data-winner": tr.winner},
-      h("span", {class: "led"}, `${seatName(tr.leader)}: `),
+      h("span", {class: "led"}, seatWho(tr.leader), ": "),
       tr.cards.map(p => h("span", {class: `played${p.seat === tr.winner ? " won" : ""}`, title: seatName(p.seat)}, cardEl(p.card))),
-      h("span", {class: "trick-winner"}, ` ${document.documentElement.dir === "rtl" ? "←" : "→"} ${seatName(tr.winner)}`)))));
+      h("span", {class: "trick-winner"}, ` ${document.documentElement.dir === "rtl" ? "←" : "→"} `, seatWho(tr.winner))))));
+}
+
+// The game's end, where the board would be empty: the final score and who won, each deal's result, the last
+// trick and who took it.
+function gameEndEl(v, deal) {
+  const last = deal?.tricks.at(-1);
+  const arrow = document.documentElement.dir === "rtl" ? "←" : "→";
+  return h("section", {class: "replay-end", id: "game-end"},
+    h("h2", {}, t("final_position")),
+    h("div", {class: "final", id: "final-score", "data-scores": v.scores.join(",")}, [0, 1].map(k =>
+      h("p", {class: `final-team${v.winner === k ? " won" : ""}`, "data-team": k},
+        h("span", {class: "final-name"}, teamName(k)), h("span", {class: "final-points"}, String(v.scores[k]))))),
+    h("p", {id: "winner"}, v.winner === null || v.winner === undefined ? t("nobody_won") : say("won_by", {team: teamName(v.winner)})),
+    deals.length ? h("table", {class: "list", id: "deal-results"},
+      h("thead", {}, h("tr", {}, h("th", {}, t("deal")), h("th", {}, t("contract")), h("th", {}, teamName(0)), h("th", {}, teamName(1)))),
+      h("tbody", {}, deals.map(d => h("tr", {"data-deal": d.deal_no, "data-points": (d.game_points ?? []).join(",")},
+        h("td", {}, h("a", {href: `/watch/table.html?id=${encodeURIComponent(id)}&at=${d.first_version}`}, String(d.deal_no))),
+        h("td", {}, d.contract ? contractText(d.contract) : t("all_passed")),
+        h("td", {}, d.game_points ? String(d.game_points[0]) : "—"), h("td", {}, d.game_points ? String(d.game_points[1]) : "—")))))
+      : null,
+    last ? h("div", {class: "last-trick", id: "last-trick"}, h("strong", {}, `${t("last_trick")}: `),
+      last.cards.map(p => h("span", {class: `played${p.seat === last.winner ? " won" : ""}`, title: seatName(p.seat)}, cardEl(p.card))),
+      ` ${arrow} `, seatWho(last.winner)) : null);
 }
 
 function controlsEl(v) {
@@ -133,10 +160,12 @@ function render() {
   const deal = v.deal;
   fill(main, 
     ...titleEl(v),
-    h("p", {class: "facts", id: "score"}, `${t("deal")} ${v.deal_no} · ${teamName(0)} ${v.scores[0]} – ${v.scores[1]} ${teamName(1)}`
-      + ` (${t("target")} ${v.target})${endEl(v)}`),
+    h("p", {class: "facts", id: "score"}, `${t("deal")} ${v.deal_no} · `, teamName(0), ` ${v.scores[0]} – ${v.scores[1]} `, teamName(1),
+      ` (${t("target")} ${v.target})`, endEl(v)),
     controlsEl(v),
-    deal ? h("div", {class: "game", "data-version": v.version, id: "game"}, boardEl(deal), panelEl(v, deal)) : null);
+    v.phase === "ended" ? h("div", {class: "game", "data-version": v.version, id: "game"}, gameEndEl(v, deal),
+                            deal ? panelEl(v, deal) : null)
+      : deal ? h("div", {class: "game", "data-version": v.version, id: "game"}, boardEl(deal), panelEl(v, deal)) : null);
 }
 
 async function showView(v) {
@@ -145,6 +174,8 @@ async function showView(v) {
   if (cid && championshipName === null) {
     championshipName = (await get(`/championships/${encodeURIComponent(cid)}`).catch(() => null))?.name ?? t("championship_page");
   }
+  // A game that ends while followed live: its deals, for the end's table of results.
+  if (v.phase === "ended" && v.game !== "balut" && !deals.length) deals = await get(`/tables/${id}/deals`).catch(() => []);
   current = v;
   render();
 }

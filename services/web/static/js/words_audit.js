@@ -4,7 +4,7 @@ import {addWords} from "./i18n.js";
 
 addWords({
   en: {
-    audit_title: "Audit a hand record", audit_team_of: "{names}", audit_team_a: "Team A", audit_team_b: "Team B",
+    audit_title: "Audit a hand record", audit_team_of: "{names}", audit_team_of_two: "{a} and {b}", audit_team_a: "Team A", audit_team_b: "Team B",
     audit_score: "The score", audit_card_gp: "Card points as game points", audit_projects: "Projects",
     audit_yourself: "Check it yourself", audit_receipt_here: "The receipt's signature, checked in this browser",
     audit_key: "key", audit_signature_ok: "verifies against the server's published key",
@@ -16,7 +16,7 @@ addWords({
     audit_record_invalid: "Not valid: the first bad action is {index} ({rule}).",
   },
   ar: {
-    audit_title: "دقّق سجل يد", audit_team_of: "{names}", audit_team_a: "الفريق أ", audit_team_b: "الفريق ب",
+    audit_title: "دقّق سجل يد", audit_team_of: "{names}", audit_team_of_two: "{a} و{b}", audit_team_a: "الفريق أ", audit_team_b: "الفريق ب",
     audit_score: "الحساب", audit_card_gp: "نقاط الأوراق بالنقاط", audit_projects: "المشاريع",
     audit_yourself: "تحقق بنفسك", audit_receipt_here: "توقيع الإيصال، متحقق منه في هذا المتصفح",
     audit_key: "المفتاح", audit_signature_ok: "صحيح بمفتاح الخادم المنشور",
