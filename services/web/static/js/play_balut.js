@@ -3,7 +3,7 @@
 // player's sheet below, as spectators see them (balut.js).
 import {balutEl, balutScore} from "./balut.js";
 import {h} from "./cards.js";
-import {t} from "./i18n.js";
+import {listText, t} from "./i18n.js";
 
 const PIPS = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 const THROWS = 3;
@@ -56,23 +56,59 @@ function sheetEl(v, ctx) {
     h("tfoot", {}, h("tr", {}, h("th", {}, t("total")), h("td", {colspan: 3}, String(mine.total)))));
 }
 
+// Each seat as the players call it: "You", a person's name, and the bots told apart by a number when several
+// sit (two "Bot (strong)" columns would be no names at all).
+function namesOf(v, ctx) {
+  const bots = (v.terms?.bots ?? []).map((level, seat) => level ? seat : null).filter(s => s !== null && s !== v.seat);
+  return seat => {
+    const k = bots.indexOf(seat);
+    if (k < 0 || bots.length < 2) return ctx.seatName(seat);
+    return t("bot_n", {n: k + 1, level: t(`level_${v.terms.bots[seat]}`)});
+  };
+}
+
+// The game's end: who won and how — the final points of every player, in their places (ties share one).
+function endEl(v, name) {
+  const r = v.result;
+  if (v.phase !== "ended" || !r) return null;
+  const order = r.places.map((place, seat) => ({seat, place, points: r.points[seat]}))
+    .sort((a, b) => a.place - b.place || a.seat - b.seat);
+  const winners = r.winners.map(name);
+  const headline = r.winners.length > 1 ? t("balut_shared_win", {names: listText(winners), points: r.points[r.winners[0]]})
+    : r.winners[0] === v.seat ? t("balut_you_won", {points: r.points[v.seat]})
+    : t("balut_won_by", {name: winners[0], points: r.points[r.winners[0]]});
+  return h("section", {class: "balut-end", id: "balut-end"},
+    h("h2", {}, headline),
+    h("ol", {class: "standings", id: "standings"}, order.map(o => h("li", {
+      class: o.seat === v.seat ? "me" : "", "data-seat": o.seat, "data-place": o.place, "data-points": o.points},
+      h("span", {class: "place"}, t("place_n", {n: o.place})), " ", h("bdi", {class: "who"}, name(o.seat)),
+      " — ", h("span", {class: "points"}, t("points_n", {n: o.points}))))),
+    v.profile.points !== "total" ? h("p", {class: "hint"}, t("balut_points_how")) : null);
+}
+
 export function balutPlayEl(v, ctx) {
   if (v.version !== keptAt && (v.turn !== v.seat || v.throws === 0)) keep = new Set();
   keptAt = v.version;
+  const name = namesOf(v, ctx);
   const mine = v.turn === v.seat;
-  const state = v.phase === "ended" ? t("game_over") : mine ? t("your_turn")
-    : v.turn !== null ? t("turn_of", {name: ctx.seatName(v.turn)}) : t("turn_of", {name: ctx.seatName(v.next_seat)});
+  const ended = v.phase === "ended";
+  const state = ended ? t("game_over") : mine ? t("your_turn")
+    : v.turn !== null ? t("turn_of", {name: name(v.turn)}) : t("turn_of", {name: name(v.next_seat)});
   return h("div", {class: "balut-play", id: "play-balut", "data-version": v.version, "data-phase": v.phase},
-    h("div", {class: "scorebar", id: "score"}, h("span", {}, balutScore(v)), h("span", {id: "turn-state"}, state),
-      mine && v.turn !== null ? ctx.clockEl(v.seat) : null, ctx.live),
+    h("div", {class: "scorebar", id: "score"}, h("span", {}, balutScore(v)),
+      h("span", {id: "turn-state", class: mine && !ended ? "my-turn-now" : ""}, state),
+      mine && v.turn !== null ? ctx.clockEl(v.seat) : null,
+      // A finished game is no live one: it says so, whatever the stream's state.
+      ended ? h("span", {class: "state finished", id: "live-state"}, t("table_finished")) : ctx.live),
     ctx.refusal,
-    mine ? h("section", {class: "my-turn", id: "my-turn"},
+    endEl(v, name),
+    ended ? null : mine ? h("section", {class: "my-turn", id: "my-turn"},
       h("p", {}, t("throws_left"), `: ${THROWS - v.throws}`, v.throws ? ` · ${t("keep_hint")}` : ""),
       diceEl(v, ctx), throwEl(v, ctx)) : h("section", {class: "dice-now"}, diceEl(v, ctx)),
     ctx.clockNoteEl(),
     sheetEl(v, ctx),
     h("h2", {}, t("all_sheets")),
-    balutEl(v, ctx.seatName));
+    balutEl(v, name));
 }
 
 // Keys at my turn: 1-5 keep or release a die, T throws.
