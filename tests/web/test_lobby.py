@@ -187,7 +187,7 @@ def test_a_whole_balut_game_opened_from_the_lobby_on_an_arabic_phone_matches_its
     # Names, not seat numbers: three different column names, none a seat number, no English.
     assert len(set(seen["heads"][1:])) == 3 and not any("المقعد" in h for h in seen["heads"])
     assert not any(LATIN.search(h) for h in seen["heads"]), seen["heads"]
-    assert seen["state"] == "انتهت"                                  # finished, not "live"
+    assert seen["state"] == "انتهت الصكة"                             # over, not "live"
     game_end = browser.find_element(By.ID, "game-end").get_attribute("data-won")
     assert game_end == str(view["seat"] in view["result"]["winners"]).lower()
     assert same_origin(requested_urls(browser), served.base) == []
@@ -297,7 +297,7 @@ def test_the_championship_card_names_the_teams_not_their_ids(served, browser):
     theirs = r.json()["team_id"]
     assert served.http.post(f"/championships/{cid}/teams/{theirs}/accept", headers=reem_h).status_code == 200
     for path in ("registration/close", "draw", "rounds/1/start"):
-        r = served.http.post(f"/championships/{cid}/{path}", headers=organiser, json={"command_id": path})
+        r = served.http.post(f"/championships/{cid}/{path}", headers=organiser, json={"command_id": path.replace("/", "-")})
         assert r.status_code == 200, r.text
 
     def card(d):
@@ -328,7 +328,9 @@ def test_a_finished_table_says_finished_with_its_result_in_the_lobby_and_at_the_
 
     row = f"#finished [data-table='{table}']"
     seen = in_four_looks(browser, f"{served.base}/play/", "lobby-finished",
-                         lambda d: d.find_elements(By.CSS_SELECTOR, row), lambda d: d.find_element(By.CSS_SELECTOR, row).text)
+                         lambda d: (found := d.find_elements(By.CSS_SELECTOR, row)) and d.execute_script(
+                             "arguments[0].scrollIntoView({block: 'center'}); return true", found[0]),
+                         lambda d: d.find_element(By.CSS_SELECTOR, row).text)
     assert "Finished" in seen["en"] and "won" in seen["en"] and "Live" not in seen["en"]
     assert "انتهت" in seen["ar"] and "مباشر" not in seen["ar"]
     assert browser.find_element(By.CSS_SELECTOR, row).get_attribute("data-status") == "finished"

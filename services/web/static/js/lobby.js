@@ -217,7 +217,7 @@ function tableRowEl(tb, finished) {
   return h("li", {class: `table-row${finished ? " finished" : ""}`, "data-table": tb.table_id,
                   "data-status": finished ? "finished" : "live"},
     h("span", {class: "game-name"}, t(dice ? "balut_game" : "card_game")),
-    " · ", h("bdi", {}, listText(tb.seats.filter((_, s) => s !== mine).map(who))),
+    " · ", listText(tb.seats.filter((_, s) => s !== mine).map(u => `\u2068${who(u)}\u2069`)),   // each name isolated
     finished ? [" · ", h("span", {class: "state finished"}, t("table_finished")), " · ",
       h("strong", {class: `result ${won ? "ok" : "bad"}`},
         dice && tb.places ? t("placed", {place: tb.places[mine], of: tb.seats.length}) : won ? t("won") : t("lost")),
@@ -354,7 +354,7 @@ function render() {
   if (!me) fill(main, signInEl());
   else if (lobby) fill(main, lobbyEl());
   // The field a refusal is about takes the focus; else whatever had it keeps it (the lobby redraws itself).
-  const again = notice?.field && !notice.focused ? document.getElementById(notice.field) : focused && document.getElementById(focused);
+  const again = document.getElementById(notice?.field && !notice.focused ? notice.field : focused || "");
   if (notice?.field) notice.focused = true;
   again?.focus();
 }

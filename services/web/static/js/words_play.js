@@ -79,6 +79,11 @@ addWords({
     bot_n: "Bot {n} ({level})", balut_you_won: "You won, with {points} points.",
     balut_won_by: "{name} won, with {points} points.", balut_shared_win: "{names} share first place, with {points} points.",
     place_n: "{n}.", points_n: "{n} points",
+    balut_refused_not_your_turn: "It is not your turn.", balut_refused_no_throws_left: "You have thrown three times: write a row.",
+    balut_refused_nothing_to_throw: "You keep all five dice: there is nothing to throw; write a row.",
+    balut_refused_throw_first: "Throw the dice before writing a row.", balut_refused_row_full: "That row is full: choose another.",
+    balut_refused_first_throw_all_dice: "A turn's first throw is of all five dice.", balut_refused_game_not_playing: "The game is over.",
+    balut_refused_turn_in_progress: "The turn before yours is not finished yet.",
     balut_points_how: "Under these rules the final points are not the sheet's total: each row earns points past its threshold, and the total earns those of its band.",
   },
   ar: {
@@ -156,6 +161,11 @@ addWords({
     bot_n: "آلي {n} ({level})", balut_you_won: "فزت، بـ{points} نقطة.",
     balut_won_by: "فاز {name}، بـ{points} نقطة.", balut_shared_win: "{names} يتقاسمون المركز الأول، بـ{points} نقطة.",
     place_n: "{n}.", points_n: "{n} نقطة",
+    balut_refused_not_your_turn: "ليس دورك.", balut_refused_no_throws_left: "رميت ثلاث مرات: اكتب في خانة.",
+    balut_refused_nothing_to_throw: "حفظت النرد الخمسة كلها: لا شيء يُرمى؛ اكتب في خانة.",
+    balut_refused_throw_first: "ارمِ النرد قبل أن تكتب في خانة.", balut_refused_row_full: "هذه الخانة ممتلئة: اختر غيرها.",
+    balut_refused_first_throw_all_dice: "أول رمية في الدور تكون بالنرد الخمسة كلها.", balut_refused_game_not_playing: "انتهت اللعبة.",
+    balut_refused_turn_in_progress: "لم ينتهِ الدور الذي قبلك بعد.",
     balut_points_how: "في هذه القوانين ليست النقاط النهائية مجموع الورقة: كل خانة تكسب نقاطاً إذا تجاوزت حدها، والمجموع يكسب نقاط فئته.",
   },
 });
