@@ -212,8 +212,8 @@ function tableRowEl(tb, finished) {
   const dice = tb.game === "balut";
   const won = finished && tb.places ? tb.places[mine] === 1 : null;
   const id = encodeURIComponent(tb.table_id);
-  const score = !tb.scores ? "" : dice ? ` (${tb.scores.map((p, s) => s === mine ? `${t("you")} ${p}` : String(p)).join(" – ")})`
-    : ` (${[tb.scores[mine % 2], tb.scores[1 - mine % 2]].join(" – ")})`;
+  const score = !tb.scores ? null : dice ? `(${tb.scores.map((p, s) => s === mine ? `${t("you")} ${p}` : String(p)).join(" – ")})`
+    : `(${[tb.scores[mine % 2], tb.scores[1 - mine % 2]].join(" – ")})`;
   return h("li", {class: `table-row${finished ? " finished" : ""}`, "data-table": tb.table_id,
                   "data-status": finished ? "finished" : "live"},
     h("span", {class: "game-name"}, t(dice ? "balut_game" : "card_game")),
@@ -221,7 +221,7 @@ function tableRowEl(tb, finished) {
     finished ? [" · ", h("span", {class: "state finished"}, t("table_finished")), " · ",
       h("strong", {class: `result ${won ? "ok" : "bad"}`},
         dice && tb.places ? t("placed", {place: tb.places[mine], of: tb.seats.length}) : won ? t("won") : t("lost")),
-      h("bdi", {class: "score"}, score),
+      score ? [" ", h("bdi", {class: "score"}, score)] : null,
       " ", h("a", {href: `/watch/table.html?id=${id}&at=1`}, t("replay")),
       dice ? null : [" ", h("a", {href: `/watch/audit.html?table=${id}&deal=1`}, t("audit_first"))]]
       : [" ", h("a", {href: `/play/table.html?id=${id}`, class: "button-link primary"}, t("play_now"))],
