@@ -99,8 +99,16 @@ def test_a_balut_table_with_a_friend_reaches_his_lobby_as_a_balut_invitation(ser
     choose(browser, "game", "balut")
     choose(browser, "players", "3")
     choose(browser, "seat-1", "person")
-    type_into(browser, "login-1", "saad")
+    type_into(browser, "login-1", "nobody")
     choose(browser, "bot-level", "simple")
+    # A refusal (no such login) keeps every choice: the game, the players, the seats, the level.
+    browser.find_element(By.CSS_SELECTOR, "#new-table button[type=submit]").click()
+    refused, = shown(browser, "#notice-new-table.error")
+    assert "No account has that login" in refused
+    assert new_table_form(browser) == "balut"
+    assert [browser.find_element(By.ID, i).get_attribute("value") for i in ("players", "seat-1", "login-1", "bot-level")] \
+        == ["3", "person", "nobody", "simple"]
+    type_into(browser, "login-1", "saad")
     browser.find_element(By.CSS_SELECTOR, "#new-table button[type=submit]").click()
     shown(browser, "#notice-new-table.ok")
     me = served_me(browser, served)

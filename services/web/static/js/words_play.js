@@ -37,7 +37,7 @@ addWords({
     timeout_bot: "a bot takes the seat", timeout_forfeit: "the seat's team forfeits",
     open_table: "Open the table", table_proposed: "Table proposed; waiting for {names}.",
     // The lobby's new-table form (its illegal-actions choice) and its finished tables.
-    mode_strict_choice: "refused: only legal cards can be played", mode_recorded_choice: "recorded: Qayd (قيد) is called on them",
+    mode_strict_choice: "refused (legal cards only)", mode_recorded_choice: "recorded (for Qayd, قيد)",
     mode_strict_hint: "The table refuses a card the rules forbid: nobody can revoke, and there is nothing to call Qayd on.",
     mode_recorded_hint: "As at a real table: a card the rules forbid (not following suit, not trumping) is played and kept in the record; an opponent may call Qayd (قيد) on it, the engine rules from the record, and the side at fault loses the deal (a wrong accusation loses it too).",
     table_finished: "Finished", placed: "place {place} of {of}",
@@ -119,7 +119,7 @@ addWords({
     seconds: "{n} ث", minutes: "{n} د", on_timeout: "إذا انتهى وقت الدور", timeout_auto_play: "تلعب الطاولة عن المقعد",
     timeout_bot: "يأخذ آلي المقعد", timeout_forfeit: "يخسر فريق المقعد الصكة",
     open_table: "افتح الطاولة", table_proposed: "اقتُرحت الطاولة؛ بانتظار {names}.",
-    mode_strict_choice: "مرفوضة: لا تُلعب إلا الأوراق الجائزة", mode_recorded_choice: "مسجلة: يُنادى عليها بالقيد",
+    mode_strict_choice: "مرفوضة (الجائزة فقط)", mode_recorded_choice: "مسجلة (للقيد)",
     mode_strict_hint: "ترفض الطاولة الورقة التي تمنعها القوانين: لا يستطيع أحد أن يخالف، ولا شيء يُقيَّد.",
     mode_recorded_hint: "كما على طاولة حقيقية: الورقة المخالفة (عدم اتباع اللون، ترك التقطيع) تُلعب وتُحفظ في السجل؛ ويستطيع الخصم أن ينادي القيد عليها، فيحكم المحرك من السجل، ويخسر الطرف المخطئ التوزيعة (والاتهام الخاطئ يخسرها أيضاً).",
     table_finished: "انتهت", placed: "المركز {place} من {of}",
