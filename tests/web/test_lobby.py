@@ -317,6 +317,11 @@ def test_the_championship_card_names_the_teams_not_their_ids(served, browser):
         assert mine not in text and theirs not in text, (lang, text)
         assert "Noura" in text and "Sara" in text and "Huda" in text and "Reem" in text, (lang, text)
     assert "against" in seen["en"] and "ضد" in seen["ar"]
+    # Her live table (the match's) names her partner apart from the opponents.
+    browser.get(f"{served.base}/play/?lang=en")
+    row = wait(browser, lambda d: (e := d.find_elements(By.CSS_SELECTOR, "#live .table-row")) and e[0].text)
+    row = row.replace("\u2068", "").replace("\u2069", "")
+    assert "with Sara against Huda and Reem" in row or "with Sara against Reem and Huda" in row, row
 
 
 # ---- 3. a finished table says so, with its result ----

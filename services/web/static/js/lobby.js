@@ -205,6 +205,16 @@ function championshipEl(c) {
     noticeEl(where));
 }
 
+// Who sits with me, each name isolated (a Latin name keeps its place in Arabic): at the card game my partner
+// and the two opponents, at the dice game every other player.
+function seatedEl(tb) {
+  const names = seats => listText(seats.map(u => `\u2068${who(u)}\u2069`));
+  const mine = tb.my_seat;
+  if (tb.game === "balut" || tb.seats.length !== 4) return names(tb.seats.filter((_, s) => s !== mine));
+  return [t("with_partner", {name: names([tb.seats[(mine + 2) % 4]])}), ` ${t("against_word")} `,
+          names([tb.seats[(mine + 1) % 4], tb.seats[(mine + 3) % 4]])];
+}
+
 // A table of mine: a live one to go back to; a finished one says so, with how it ended for me (won or lost,
 // my place at a dice table, the score) and its replay — never a "live" look.
 function tableRowEl(tb, finished) {
@@ -217,7 +227,7 @@ function tableRowEl(tb, finished) {
   return h("li", {class: `table-row${finished ? " finished" : ""}`, "data-table": tb.table_id,
                   "data-status": finished ? "finished" : "live"},
     h("span", {class: "game-name"}, t(dice ? "balut_game" : "card_game")),
-    " · ", listText(tb.seats.filter((_, s) => s !== mine).map(u => `\u2068${who(u)}\u2069`)),   // each name isolated
+    " · ", seatedEl(tb),
     finished ? [" · ", h("span", {class: "state finished"}, t("table_finished")), " · ",
       h("strong", {class: `result ${won ? "ok" : "bad"}`},
         dice && tb.places ? t("placed", {place: tb.places[mine], of: tb.seats.length}) : won ? t("won") : t("lost")),
