@@ -126,14 +126,14 @@ export function addWords(more) {
 const KEY = "baloot.watch.lang";
 const listeners = [];
 
-// The language a link asks for (?lang=ar) is remembered: the next page, reached by any link, speaks it too.
+// The language a link asks for (?lang=ar) is remembered when the page opens: the next page, reached by any
+// link, speaks it too.
+const ASKED = new URLSearchParams(location.search).get("lang");
+if (WORDS[ASKED] && localStorage.getItem(KEY) !== ASKED) localStorage.setItem(KEY, ASKED);
+
 export function lang() {
   const asked = new URLSearchParams(location.search).get("lang");
-  if (WORDS[asked]) {
-    if (localStorage.getItem(KEY) !== asked) localStorage.setItem(KEY, asked);
-    return asked;
-  }
-  return WORDS[localStorage.getItem(KEY)] ? localStorage.getItem(KEY) : "en";
+  return WORDS[asked] ? asked : WORDS[localStorage.getItem(KEY)] ? localStorage.getItem(KEY) : "en";
 }
 
 // Keys a page asked for that no language has (the tests read it: a page never shows a bare key).
