@@ -13,7 +13,7 @@ import re
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from tests.web.conftest import PHONE, in_four_looks, requested_urls, same_origin
+from tests.web.conftest import PHONE, in_four_looks, requested_urls, same_origin, screenshot
 from tests.web.people import PASSWORD, as_browser, offered, shown, sign_up, steady, type_into, version_of, wait
 from tests.web.test_play import play_until, served_me
 
@@ -199,6 +199,8 @@ def test_a_whole_balut_game_opened_from_the_lobby_on_an_arabic_phone_matches_its
     game_end = browser.find_element(By.ID, "game-end").get_attribute("data-won")
     assert game_end == str(view["seat"] in view["result"]["winners"]).lower()
     assert same_origin(requested_urls(browser), served.base) == []
+    browser.execute_script("document.getElementById('sheets').scrollIntoView()")
+    screenshot(browser, "lobby-balut-end-sheets-ar-phone")             # every player's sheet, on the phone
     in_four_looks(browser, table_url, "lobby-balut-end", lambda d: d.find_elements(By.ID, "balut-end"))
 
 
