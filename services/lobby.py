@@ -15,11 +15,12 @@ them to ``PER_INVITEE`` of each kind, and the lobby lists that many.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from domain.seam import GameResult
 from domain.table import game_of
 from domain.tournament.state import ChampionshipState
+from services.accounts import user_names
 from services.championships import ChampionshipService
 from services.championships.checkins import closes_at
 from services.proposals import PER_INVITEE
@@ -62,6 +63,7 @@ class NextMatch:
     match_id: str
     round: int
     opponent: str | None                 # None: a bye
+    opponent_name: str | None            # what people call it (its name, else its players' names)
     status: str                          # waiting (no table yet), playing, decided
     starts_at: str | None                # the round's scheduled start (ISO 8601), if it has one
     check_in_closes_at: dt.datetime | None
@@ -75,7 +77,9 @@ class MyChampionship:
     name: str
     status: str
     team_id: str
+    team_name: str                       # what people call his team (its name, else its players' names)
     champion: str | None
+    champion_name: str | None
     next_match: NextMatch | None
 
 
@@ -125,8 +129,12 @@ class LobbyService:
             state = champ.state
             team = state.players.get(user_id)
             if team is not None:
-                mine.append(MyChampionship(cid, state.settings.name, state.status, team, state.champion,
-                                           await self._next_match(cid, champ, state, team, user_id)))
+                nxt = await self._next_match(cid, champ, state, team, user_id)
+                names = await _team_names(self.pool, state, (team, state.champion, nxt and nxt.opponent))
+                if nxt is not None and nxt.opponent is not None:
+                    nxt = replace(nxt, opponent_name=names[nxt.opponent])
+                mine.append(MyChampionship(cid, state.settings.name, state.status, team, names[team], state.champion,
+                                           names.get(state.champion), nxt))
         return mine, invites
 
     async def _next_match(self, cid: str, champ, state: ChampionshipState, team: str, user_id: str
@@ -141,8 +149,17 @@ class LobbyService:
                 checks = await self.championships.check_ins.of(cid)
                 slot = next((s.starts_at for s in state.settings.schedule if s.round == m.round), None)
                 return NextMatch(
-                    m.match_id, m.round, m.team_b if m.team_a == team else m.team_a,
+                    m.match_id, m.round, m.team_b if m.team_a == team else m.team_a, None,
                     "decided" if outcome is not None else "playing" if tables else "waiting", slot,
                     closes_at(champ, m.round, checks), user_id in checks.of(m.round, m.match_id),
                     tuple(r["table_id"] for r in tables))
         return None
+
+
+async def _team_names(pool, state: ChampionshipState, team_ids) -> dict[str, str]:
+    """What people call each of these teams (a player reads names, not the ids the draw keeps): the name its
+    organiser gave it, else its players' names."""
+    teams = [state.teams[t] for t in set(team_ids) if t in state.teams]
+    people = await user_names(pool, [p for team in teams for p in team.players])
+    return {team.team_id: (team.info.name if team.info and team.info.name else None)
+            or " & ".join(people.get(p, p) for p in team.players) for team in teams}

@@ -1,5 +1,7 @@
-"""The rule profiles of each game with their switches (``GET /profiles``): what a form offers, read from the
-profiles themselves (``domain/*/profiles.py``), so that a switch added there is offered here."""
+"""The rule profiles of each game with their switches (``GET /profiles``) and what a table of each game takes
+(``GET /games``): what a form offers, read from the profiles and the games' seams themselves
+(``domain/*/profiles.py``, ``domain/*/seam.py``), so that a switch or a bot level added there is offered here,
+and a form never offers what ``POST /tables`` refuses."""
 
 from __future__ import annotations
 
@@ -51,9 +53,37 @@ def profiles_of(game: str) -> list[ProfileOut]:
     return out
 
 
+class GameOut(msgspec.Struct):
+    """What a table of one game takes (``POST /tables``): how many seats, its profiles, bot levels, table modes
+    and turn-clock rules, each with the default a table gets when it names none."""
+
+    name: str
+    min_seats: int
+    max_seats: int
+    profiles: list[str]
+    default_profile: str
+    bot_levels: list[str]
+    default_bot: str
+    table_modes: list[str]
+    timeout_rules: list[str]
+
+
+def game_out(name: str) -> GameOut:
+    i = GAMES[name].info
+    return GameOut(i.name, i.seat_counts.start, i.seat_counts.stop - 1, list(i.profile_names), i.default_profile,
+                   list(i.bot_levels), i.default_bot, list(i.table_modes), list(i.timeout_rules))
+
+
+@get("/games", operation_id="listGames", summary="Each game with what a table of it takes: seats, profiles, "
+                                                 "bot levels, table modes and turn-clock rules")
+async def list_games() -> list[GameOut]:
+    return [game_out(name) for name in GAMES]
+
+
 @get("/", operation_id="listProfiles", summary="Each game's rule profiles with their switches and values")
 async def list_profiles() -> dict[str, list[ProfileOut]]:
     return {game: profiles_of(game) for game in GAMES}
 
 
 profile_router = Router(tags=["tables"], path="/profiles", route_handlers=[list_profiles])
+games_router = Router(tags=["tables"], path="/", route_handlers=[list_games])

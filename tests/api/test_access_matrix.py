@@ -303,6 +303,7 @@ EXPECTED: dict[str, dict[str, dict[str, str]]] = {
     # ------------------------------------------------------------ everything else (resource "-")
     "health": {"-": {"*": "200"}},
     "listProfiles": {"-": {"*": "200"}},
+    "listGames": {"-": {"*": "200"}},
     "logKey": {"-": {"*": "200"}},
     "logCheckpoints": {"-": {"*": "200"}},
     # No checkpoint is signed yet: the sizes asked are refused (seen); what matters is nobody is asked who he is.
@@ -716,6 +717,8 @@ def request_of(op: str, res: str, s: Scenario, caller: str | None, n: int) -> tu
             return "GET", "/health", {}
         case "-", "listProfiles":
             return "GET", "/profiles", {}
+        case "-", "listGames":
+            return "GET", "/games", {}
         case "-", "logKey":
             return "GET", "/log/key", {}
         case "-", "logCheckpoints":

@@ -65,6 +65,7 @@ async def test_a_team_invitation_then_the_championship_with_the_next_match(api):
     assert (await lobby(api, b[1]))["team_invitations"] == []
     mine = (await lobby(api, b[1]))["championships"]
     assert [(c["championship_id"], c["team_id"], c["next_match"]) for c in mine] == [(cid, "FALCONS", None)]
+    assert mine[0]["team_name"] == "player 0 & player 1"              # a team without a name: its players'
 
     others = [[await new_user(api, f"t{t} p{p}") for p in range(2)] for t in range(3)]
     for k, team in enumerate(others):
@@ -74,6 +75,8 @@ async def test_a_team_invitation_then_the_championship_with_the_next_match(api):
     await command(api, cid, "rounds/1/start", organiser, "start-1")
     match = (await lobby(api, a[1]))["championships"][0]["next_match"]
     assert match["round"] == 1 and match["status"] == "playing" and match["opponent"].startswith("T")
+    k = int(match["opponent"][1:])
+    assert match["opponent_name"] == f"t{k} p0 & t{k} p1"
     assert len(match["tables"]) == 1 and match["checked_in"] is False
     table = (await lobby(api, a[1]))["live"][0]
     assert table["table_id"] == match["tables"][0] and table["terms"]["championship_id"] == cid

@@ -39,3 +39,18 @@ async def test_a_listed_switch_is_taken_by_a_championship(api):
         "switches": {"kawesh": False, choice["name"]: other}})
     assert r.status_code == 201, r.text
     assert r.json()["summary"]["settings"]["switches"] == {"kawesh": False, choice["name"]: other}
+
+
+async def test_each_game_lists_what_a_table_of_it_takes_and_a_table_takes_each_level_listed(api):
+    listed = {g["name"]: g for g in (await api.get("/games")).json()}
+    assert listed["balut"]["bot_levels"] == ["simple", "strong"] and listed["balut"]["table_modes"] == ["strict"]
+    assert listed["baloot"]["bot_levels"] == ["easy", "normal", "hard"]
+    assert "recorded" in listed["baloot"]["table_modes"]
+    assert (listed["baloot"]["min_seats"], listed["baloot"]["max_seats"]) == (4, 4)
+    assert (listed["balut"]["min_seats"], listed["balut"]["max_seats"]) == (2, 8)
+    me, headers = await new_user(api, "player")
+    for game, g in listed.items():
+        for level in g["bot_levels"]:
+            r = await api.post("/tables", headers=headers, json={
+                "game": game, "seats": [me] + ["bot"] * (g["min_seats"] - 1), "bot_level": level})
+            assert r.status_code == 201, (game, level, r.text)

@@ -261,6 +261,8 @@ def in_four_looks(driver, url: str, name: str, ready, read=None) -> dict:
                     seen[lang] = read(driver)
     finally:
         driver.set_window_size(*DESKTOP)
+        # The pages remember a language asked for (?lang=): the browser goes on in the one it had before.
+        driver.execute_script("localStorage.removeItem('baloot.watch.lang')")
     return seen
 
 

@@ -128,7 +128,7 @@ async def test_the_audit_page_names_the_players_breaks_the_score_down_checks_the
     assert len(tricks) == 8 and all(x.startswith("الأكلة") for x in tricks), tricks
     assert "آلي (عادي)" in text_of(browser, "actions")
     browser.find_element(By.ID, "actions").screenshot(str(SCREENSHOTS / "audit-actions-ar.png"))
-    browser.get(url)
+    browser.get(url + "&lang=en")                   # the page remembers Arabic otherwise
     wait(browser, checked)
 
     # A record tampered with (a card its player never held), uploaded: the page names the first bad action,

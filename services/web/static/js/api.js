@@ -30,12 +30,35 @@ const hasCookie = name => document.cookie.split("; ").some(c => c.startsWith(`${
 // "baloot_signed_in" cookie says a session may be there.
 export async function signedIn(refresh = false) {
   if (account === undefined || refresh) {
-    if (!hasCookie("baloot_signed_in")) return account = null;
-    const r = await fetch("/session", {headers: {Accept: "application/json"}});
-    account = r.ok ? await r.json() : null;
-    if (!r.ok) document.cookie = "baloot_signed_in=; Max-Age=0; path=/; SameSite=Lax";
+    if (!hasCookie("baloot_signed_in")) account = null;
+    else {
+      const r = await fetch("/session", {headers: {Accept: "application/json"}});
+      account = r.ok ? await r.json() : null;
+      if (!r.ok) document.cookie = "baloot_signed_in=; Max-Age=0; path=/; SameSite=Lax";
+    }
+    signOutButton();
   }
   return account;
+}
+
+// Every page where a person is signed in offers to sign out in its header, next to the language button: the
+// pages need no code of their own for it (the header is theirs, this button is everyone's). Signed out, he
+// is taken to the lobby's sign-in.
+function signOutButton() {
+  const old = document.getElementById("sign-out");
+  if (!account) { old?.remove(); return; }
+  if (old) return;
+  const lang = document.getElementById("lang");
+  if (!lang) return;
+  const button = Object.assign(document.createElement("button"), {type: "button", id: "sign-out",
+                                                                   className: "sign-out", textContent: t("sign_out")});
+  button.dataset.i18n = "sign_out";           // said again in the other language when the reader switches
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try { await session("DELETE", "/session"); } catch { /* already signed out: the lobby says so */ }
+    location.href = "/play/";
+  });
+  lang.before(button);
 }
 
 // A spectator's token user: a name of its own (a person's name is nobody else's: 409 name_taken).
@@ -87,7 +110,8 @@ export async function sendText(method, path, text, type = "text/csv; charset=utf
   return (await authorized(path, {method, headers: {"content-type": type}, body: text})).json();
 }
 
-// Sign in, sign up, sign out: the session cookie is the server's to set and clear.
+// Sign in, sign up, sign out: the session cookie is the server's to set and clear (the page asks again who is
+// signed in: signedIn(true)).
 export async function session(method, path, body) {
   await fetch("/health");                       // the CSRF cookie, if this browser has none yet
   const r = await fetch(path, {method, headers: {"content-type": "application/json", ...csrf()},

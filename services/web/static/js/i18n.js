@@ -49,7 +49,7 @@ const WORDS = {
     row_fours: "Fours", row_fives: "Fives", row_sixes: "Sixes", row_straight: "Straight", row_house: "Full house",
     row_choice: "Choice", row_balut: "Balut",
     level_normal: "normal", level_hard: "hard", level_simple: "simple", level_strong: "strong",
-    bot_of_level: "Bot ({level})",
+    bot_of_level: "Bot ({level})", sign_out: "Sign out",
     profile_saudi: "Saudi", profile_belote_classic: "French Belote (classic)",
     profile_belote_declarations: "French Belote (declarations)", profile_stc: "Balut (STC)", profile_ibf: "Balut (IBF)",
   },
@@ -101,7 +101,7 @@ const WORDS = {
     row_fours: "الأربعات", row_fives: "الخمسات", row_sixes: "الستات", row_straight: "المتتالية", row_house: "الفل هاوس",
     row_choice: "الاختيار", row_balut: "بالوت",
     level_normal: "عادي", level_hard: "صعب", level_simple: "بسيط", level_strong: "قوي",
-    bot_of_level: "آلي ({level})",
+    bot_of_level: "آلي ({level})", sign_out: "خروج",
     profile_saudi: "سعودي", profile_belote_classic: "بلوت فرنسي (كلاسيكي)",
     profile_belote_declarations: "بلوت فرنسي (بالمشاريع)", profile_stc: "بالوت (STC)", profile_ibf: "بالوت (IBF)",
   },
@@ -125,6 +125,11 @@ export function addWords(more) {
 
 const KEY = "baloot.watch.lang";
 const listeners = [];
+
+// The language a link asks for (?lang=ar) is remembered when the page opens: the next page, reached by any
+// link, speaks it too.
+const ASKED = new URLSearchParams(location.search).get("lang");
+if (WORDS[ASKED] && localStorage.getItem(KEY) !== ASKED) localStorage.setItem(KEY, ASKED);
 
 export function lang() {
   const asked = new URLSearchParams(location.search).get("lang");

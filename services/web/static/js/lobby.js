@@ -12,11 +12,14 @@ import "./words_referee.js";
 const main = document.getElementById("main");
 const account = document.getElementById("account");
 let me = null, lobby = null, nameOf = () => undefined;
-let notice = null;            // {kind: "error" | "ok", text, where}: the last answer, shown where it was asked
+let notice = null;            // {kind: "error" | "ok", text, where, field}: the last answer, shown where it was asked
 let showPassword = false;
-
-const CARD_PROFILES = ["saudi", "belote_classic", "belote_declarations"];
-const DICE_PROFILES = ["stc", "ibf"];
+let games = null;             // GET /games: what a table of each game takes (seats, profiles, bot levels, modes)
+// What was typed or chosen in the forms, kept across redraws (the lobby is read again every 15 s, a refusal
+// redraws the page): a form never forgets what its person chose, nor switches the game under him.
+const typed = {};
+const draft = {game: null, players: 3, seats: {}, level: null, profile: null, mode: null, hands: "after_deal",
+               clock: 30, timeout: "auto_play"};
 
 function who(userId) {
   if (userId === "bot") return t("bot");
@@ -24,7 +27,7 @@ function who(userId) {
   return user ? (user.kind === "bot" ? t("bot") : user.name) : "…";
 }
 
-function say(where, kind, text) { notice = {where, kind, text}; render(); }
+function say(where, kind, text, field = null) { notice = {where, kind, text, field}; render(); }
 
 function noticeEl(where) {
   if (!notice || notice.where !== where) return null;
@@ -45,22 +48,27 @@ async function act(where, what, done) {
 }
 
 // Signing in, up or out: on success the page starts again as whoever is signed in now.
-async function sessionAct(where, what) {
+async function sessionAct(where, what, fieldOf = () => null) {
   try {
     await what();
   } catch (error) {
-    say(where, "error", error.message);
+    say(where, "error", error.message, fieldOf(error));
     return;
   }
   notice = null;
+  for (const k of Object.keys(typed)) delete typed[k];
   // Sent here to sign in by a page of the game (its session had ended): back there, once signed in.
   const back = new URLSearchParams(location.search).get("next");
   if (back && /^\/(play|organise|watch)\//.test(back) && await signedIn()) { location.href = back; return; }
   await start();
 }
 
+// A text field that keeps what was typed in it across redraws (never a password: a refused one is typed again).
 function field(id, label, attrs = {}) {
-  return h("p", {class: "field"}, h("label", {for: id}, label), h("input", {id, name: id, required: true, ...attrs}));
+  const keep = attrs.type !== "password";
+  return h("p", {class: "field"}, h("label", {for: id}, label), h("input", {id, name: id, required: true, ...attrs,
+    ...(keep ? {value: typed[id] ?? "", oninput: e => { typed[id] = e.target.value; }} : {}),
+    ...(notice?.field === id ? {"aria-invalid": "true", "aria-describedby": `notice-${notice.where}`} : {})}));
 }
 
 // ---- signed out: sign in, or create an account ----
@@ -78,9 +86,12 @@ function signInEl() {
   const create = h("form", {id: "sign-up", class: "card-form", onsubmit: e => {
     e.preventDefault();
     const f = e.target.elements;
-    if (f["new-password"].value !== f["new-password-2"].value) { say("sign-up", "error", t("passwords_differ")); return; }
+    if (f["new-password"].value !== f["new-password-2"].value) {
+      say("sign-up", "error", t("passwords_differ"), "new-password"); return;
+    }
     sessionAct("sign-up", () => session("POST", "/accounts", {login: f["new-login"].value,
-      password: f["new-password"].value, name: f["display-name"].value || undefined}));
+      password: f["new-password"].value, name: f["display-name"].value || undefined}),
+      error => ({login: "new-login", name: "display-name", password: "new-password"})[error.field] ?? null);
   }},
   h("h2", {}, t("create_account")), noticeEl("sign-up"),
   field("new-login", t("login"), {autocomplete: "username", autocapitalize: "none", minlength: 3, maxlength: 32}),
@@ -92,7 +103,9 @@ function signInEl() {
   const claim = h("form", {id: "claim", class: "card-form", onsubmit: e => {
     e.preventDefault();
     const f = e.target.elements;
-    if (f["claim-password"].value !== f["claim-password-2"].value) { say("claim", "error", t("passwords_differ")); return; }
+    if (f["claim-password"].value !== f["claim-password-2"].value) {
+      say("claim", "error", t("passwords_differ"), "claim-password"); return;
+    }
     sessionAct("claim", () => session("POST", "/accounts/claim", {code: f["claim-code"].value.trim(),
       password: f["claim-password"].value, name: f["claim-name"].value || undefined}));
   }},
@@ -113,9 +126,7 @@ function accountEl() {
     (me.roles ?? []).includes("organiser") ? h("a", {href: "/organise/", id: "to-organise"}, t("organise_title")) : null,
     me.referees ? h("a", {href: "/referee/", id: "to-desk"}, t("desk")) : null,
     h("button", {type: "button", id: "password-toggle", onclick: () => { showPassword = !showPassword; render(); }},
-      t("change_password")),
-    h("button", {type: "button", id: "sign-out", onclick: () =>
-      sessionAct("account", () => session("DELETE", "/session"))}, t("sign_out"))];
+      t("change_password"))];
 }
 
 function passwordEl() {
@@ -175,11 +186,13 @@ function championshipEl(c) {
   const where = `champ-${c.championship_id}`;
   return h("li", {class: "championship", "data-championship": c.championship_id},
     h("h3", {}, h("a", {href: `/watch/championship.html?id=${encodeURIComponent(c.championship_id)}`}, c.name)),
-    h("p", {}, `${t("team")}: ${c.team_id} · ${t("status")}: ${t(`status_${c.status}`)}`,
-      c.champion ? ` · ${t("champion")}: ${c.champion}` : ""),
+    h("p", {}, `${t("team")}: `, h("bdi", {class: "team-name"}, c.team_name),
+      ` · ${t("status")}: ${t(`status_${c.status}`)}`,
+      c.champion ? [` · ${t("champion")}: `, h("bdi", {}, c.champion_name)] : ""),
     m ? h("div", {class: "next-match", "data-match": m.match_id},
       h("p", {}, h("strong", {}, `${t("round")} ${m.round}: `),
-        m.opponent ? t("against", {team: m.opponent}) : t("bye"), ` · ${t(`match_${m.status}`)}`),
+        m.opponent ? [`${t("against_word")} `, h("bdi", {class: "opponent"}, m.opponent_name)] : t("bye"),
+        ` · ${t(`match_${m.status}`)}`),
       m.starts_at ? h("p", {}, `${t("starts_at")}: ${whenText(m.starts_at)}`) : null,
       m.check_in_closes_at && m.status !== "decided" ? h("p", {},
         m.checked_in ? h("span", {class: "ok", id: `checked-${m.match_id}`}, t("checked_in"))
@@ -192,90 +205,129 @@ function championshipEl(c) {
     noticeEl(where));
 }
 
+// Who sits with me, each name isolated (a Latin name keeps its place in Arabic): at the card game my partner
+// and the two opponents, at the dice game every other player.
+function seatedEl(tb) {
+  const names = seats => listText(seats.map(u => `\u2068${who(u)}\u2069`));
+  const mine = tb.my_seat;
+  if (tb.game === "balut" || tb.seats.length !== 4) return names(tb.seats.filter((_, s) => s !== mine));
+  return [t("with_partner", {name: names([tb.seats[(mine + 2) % 4]])}), ` ${t("against_word")} `,
+          names([tb.seats[(mine + 1) % 4], tb.seats[(mine + 3) % 4]])];
+}
+
+// A table of mine: a live one to go back to; a finished one says so, with how it ended for me (won or lost,
+// my place at a dice table, the score) and its replay — never a "live" look.
 function tableRowEl(tb, finished) {
   const mine = tb.my_seat;
+  const dice = tb.game === "balut";
   const won = finished && tb.places ? tb.places[mine] === 1 : null;
   const id = encodeURIComponent(tb.table_id);
-  return h("li", {class: "table-row", "data-table": tb.table_id},
-    h("span", {class: "game-name"}, t(tb.game === "balut" ? "balut_game" : "card_game")),
-    " · ", listText(tb.seats.filter((_, s) => s !== mine).map(who)),
-    finished ? [" · ", h("strong", {class: won ? "ok" : ""}, won ? t("won") : t("lost")),
-      tb.scores ? ` (${(tb.game === "balut" ? tb.scores : [tb.scores[mine % 2 === 0 ? 0 : 1], tb.scores[mine % 2 === 0 ? 1 : 0]])
-        .join(" – ")})` : "",
+  const score = !tb.scores ? null : dice ? `(${tb.scores.map((p, s) => s === mine ? `${t("you")} ${p}` : String(p)).join(" – ")})`
+    : `(${[tb.scores[mine % 2], tb.scores[1 - mine % 2]].join(" – ")})`;
+  return h("li", {class: `table-row${finished ? " finished" : ""}`, "data-table": tb.table_id,
+                  "data-status": finished ? "finished" : "live"},
+    h("span", {class: "game-name"}, t(dice ? "balut_game" : "card_game")),
+    " · ", seatedEl(tb),
+    finished ? [" · ", h("span", {class: "state finished"}, t("table_finished")), " · ",
+      h("strong", {class: `result ${won ? "ok" : "bad"}`},
+        dice && tb.places ? t("placed", {place: tb.places[mine], of: tb.seats.length}) : won ? t("won") : t("lost")),
+      score ? [" ", h("bdi", {class: "score"}, score)] : null,
       " ", h("a", {href: `/watch/table.html?id=${id}&at=1`}, t("replay")),
-      tb.game !== "balut" ? [" ", h("a", {href: `/watch/audit.html?table=${id}&deal=1`}, t("audit_first"))] : null]
+      dice ? null : [" ", h("a", {href: `/watch/audit.html?table=${id}&deal=1`}, t("audit_first"))]]
       : [" ", h("a", {href: `/play/table.html?id=${id}`, class: "button-link primary"}, t("play_now"))],
     h("span", {class: "hint"}, ` · ${whenText(tb.created_at)}`));
 }
 
+// ---- a new table: the form offers what the chosen game takes (GET /games), nothing the server refuses ----
+
+const gameOf = name => games.find(g => g.name === name);
+
 function seatChoiceEl(k, label) {
+  const seat = draft.seats[k] ??= {kind: "bot", login: ""};
   return h("p", {class: "field seat-choice"}, h("label", {for: `seat-${k}`}, label),
-    h("select", {id: `seat-${k}`, name: `seat-${k}`, onchange: e => {
-      e.target.parentElement.querySelector("input").hidden = e.target.value !== "person";
-    }}, h("option", {value: "bot"}, t("bot")), h("option", {value: "person"}, t("a_friend"))),
-    h("input", {id: `login-${k}`, name: `login-${k}`, placeholder: t("friends_login"), hidden: true,
+    h("select", {id: `seat-${k}`, name: `seat-${k}`, onchange: e => { seat.kind = e.target.value; redrawForm(); }},
+      h("option", {value: "bot", selected: seat.kind === "bot"}, t("bot")),
+      h("option", {value: "person", selected: seat.kind === "person"}, t("a_friend"))),
+    h("input", {id: `login-${k}`, name: `login-${k}`, placeholder: t("friends_login"), hidden: seat.kind !== "person",
+                value: seat.login, oninput: e => { seat.login = e.target.value; },
                 "aria-label": `${label}: ${t("friends_login")}`, autocapitalize: "none"}));
 }
 
-function newTableEl() {
-  let game = "baloot";
-  const form = h("form", {id: "new-table", class: "card-form", onsubmit: e => { e.preventDefault(); openTable(e.target); }});
-  const seats = h("div", {id: "seat-choices"});
-  const profiles = h("select", {id: "profile", name: "profile"});
-  const drawSeats = () => {
-    const count = game === "balut" ? Number(form.elements.players.value) : 4;
-    const labels = game === "balut" ? Array.from({length: count - 1}, (_, k) => `${t("player")} ${k + 2}`)
-      : [t("right_opponent"), t("partner"), t("left_opponent")];
-    fill(seats, labels.map((label, k) => seatChoiceEl(k + 1, label)));
-    fill(profiles, (game === "balut" ? DICE_PROFILES : CARD_PROFILES).map(p => h("option", {value: p}, t(`profile_${p}`))));
-    form.querySelectorAll(".card-only").forEach(el => { el.hidden = game === "balut"; });
-    form.querySelector("#players-field").hidden = game !== "balut";
-  };
-  fill(form, h("h2", {}, t("new_table")), noticeEl("new-table"),
-    h("p", {class: "field"}, h("label", {for: "game"}, t("game")),
-      h("select", {id: "game", name: "game", onchange: e => { game = e.target.value; drawSeats(); }},
-        h("option", {value: "baloot"}, t("card_game")), h("option", {value: "balut"}, t("balut_game")))),
-    h("p", {class: "field", id: "players-field", hidden: true}, h("label", {for: "players"}, t("players_count")),
-      h("select", {id: "players", name: "players", onchange: drawSeats},
-        [2, 3, 4, 5, 6, 7, 8].map(n => h("option", {value: n, selected: n === 3}, String(n))))),
-    seats,
-    h("p", {class: "field"}, h("label", {for: "bot-level"}, t("bot_level")),
-      h("select", {id: "bot-level", name: "bot_level"}, ["easy", "normal", "hard"].map(l =>
-        h("option", {value: l, selected: l === "normal"}, t(`level_${l}`))))),
-    h("p", {class: "field"}, h("label", {for: "profile"}, t("profile")), profiles),
-    h("p", {class: "field card-only"}, h("label", {for: "hands"}, t("hands_policy")),
-      h("select", {id: "hands", name: "hands"}, ["after_deal", "never", "always"].map(p =>
-        h("option", {value: p}, t(`hands_${p}`))))),
-    h("p", {class: "field"}, h("label", {for: "clock"}, t("turn_clock")),
-      h("select", {id: "clock", name: "clock"}, [0, 15, 30, 60, 120].map(s =>
-        h("option", {value: s, selected: s === 30}, s ? t("seconds", {n: s}) : t("no_clock"))))),
-    h("p", {class: "field"}, h("label", {for: "timeout"}, t("on_timeout")),
-      h("select", {id: "timeout", name: "timeout"}, ["auto_play", "bot", "forfeit"].map(o =>
-        h("option", {value: o, class: o === "forfeit" ? "card-only" : null}, t(`timeout_${o}`))))),
-    h("button", {type: "submit", class: "primary"}, t("open_table")));
-  drawSeats();
-  return form;
+function choiceEl(id, label, values, chosen, text, onchange, attrs = {}) {
+  return h("p", {class: "field", ...attrs}, h("label", {for: id}, label),
+    h("select", {id, name: id, onchange: e => { onchange(e.target.value); redrawForm(); }},
+      values.map(v => h("option", {value: v, selected: String(v) === String(chosen)}, text(v)))));
 }
 
-async function openTable(form) {
-  const f = form.elements;
-  const game = f.game.value;
-  const count = game === "balut" ? Number(f.players.value) : 4;
+// The other seats of a table of ``g`` (after mine), as the form names them.
+function seatLabels(g) {
+  if (g.max_seats === 4 && g.min_seats === 4) return [t("right_opponent"), t("partner"), t("left_opponent")];
+  return Array.from({length: draft.players - 1}, (_, k) => `${t("player")} ${k + 2}`);
+}
+
+function newTableEl() {
+  if (!games) return null;
+  draft.game ??= new URLSearchParams(location.search).get("game");    // a link may open the form on a game
+  const g = gameOf(draft.game) ?? games[0];
+  draft.game = g.name;
+  draft.players = Math.min(Math.max(draft.players, g.min_seats), g.max_seats);
+  if (!g.bot_levels.includes(draft.level)) draft.level = g.default_bot;
+  if (!g.profiles.includes(draft.profile)) draft.profile = g.default_profile;
+  if (!g.table_modes.includes(draft.mode)) draft.mode = g.table_modes[0];
+  if (!g.timeout_rules.includes(draft.timeout)) draft.timeout = g.timeout_rules[0];
+  const labels = seatLabels(g);
+  const bots = labels.some((_, k) => (draft.seats[k + 1]?.kind ?? "bot") === "bot");
+  const cards = g.name === "baloot";           // the hands a spectator sees: the card game's (dice are all public)
+  return h("form", {id: "new-table", class: "card-form", "data-game": g.name,
+                    onsubmit: e => { e.preventDefault(); openTable(); }},
+    h("h2", {}, t("new_table")), noticeEl("new-table"),
+    choiceEl("game", t("game"), games.map(x => x.name), g.name, name => t(`game_${name}`),
+             v => { draft.game = v; }),
+    g.min_seats < g.max_seats ? choiceEl("players", t("players_count"),
+      Array.from({length: g.max_seats - g.min_seats + 1}, (_, k) => g.min_seats + k), draft.players, String,
+      v => { draft.players = Number(v); }, {id: "players-field"}) : null,
+    h("div", {id: "seat-choices"}, labels.map((label, k) => seatChoiceEl(k + 1, label))),
+    bots ? choiceEl("bot-level", t("bot_level"), g.bot_levels, draft.level, l => t(`level_${l}`),
+                    v => { draft.level = v; }) : null,
+    choiceEl("profile", t("profile"), g.profiles, draft.profile, p => t(`profile_${p}`), v => { draft.profile = v; }),
+    g.table_modes.length > 1 ? [choiceEl("table-mode", t("table_mode"), g.table_modes, draft.mode,
+                                         m => t(`mode_${m}_choice`), v => { draft.mode = v; }),
+      h("p", {class: "hint", id: "mode-hint"}, t(`mode_${draft.mode}_hint`))] : null,
+    cards ? choiceEl("hands", t("hands_policy"), ["after_deal", "never", "always"], draft.hands, p => t(`hands_${p}`),
+                     v => { draft.hands = v; }) : null,
+    choiceEl("clock", t("turn_clock"), [0, 15, 30, 60, 120], draft.clock,
+             n => Number(n) ? t("seconds", {n}) : t("no_clock"), v => { draft.clock = Number(v); }),
+    choiceEl("timeout", t("on_timeout"), g.timeout_rules, draft.timeout, o => t(`timeout_${o}`),
+             v => { draft.timeout = v; }),
+    h("button", {type: "submit", class: "primary"}, t("open_table")));
+}
+
+// The form drawn again in place (a choice changes what it offers), the focus kept on the control in use.
+function redrawForm() {
+  const old = document.getElementById("new-table");
+  if (!old) return;
+  const focused = document.activeElement?.id;
+  old.replaceWith(newTableEl());
+  if (focused) document.getElementById(focused)?.focus();
+}
+
+async function openTable() {
+  const g = gameOf(draft.game);
   try {
     const seats = [me.user_id];
-    for (let k = 1; k < count; k++) {
-      if (f[`seat-${k}`].value === "bot") { seats.push("bot"); continue; }
-      const login = f[`login-${k}`].value.trim();
+    for (let k = 1; k < seatLabels(g).length + 1; k++) {
+      const seat = draft.seats[k] ?? {kind: "bot"};
+      if (seat.kind === "bot") { seats.push("bot"); continue; }
+      const login = seat.login.trim();
       if (!login) throw new Error(t("name_a_friend"));
       seats.push((await get(`/accounts/${encodeURIComponent(login)}`)).user_id);
     }
-    const clock = Number(f.clock.value);
-    const body = {seats, game, profile: f.profile.value, bot_level: f.bot_level.value,
-                  on_timeout: game === "balut" && f.timeout.value === "forfeit" ? "auto_play" : f.timeout.value};
-    if (clock) body.turn_seconds = clock;
-    if (game !== "balut") {
-      body.hands_policy = f.hands.value;
-      if (f.hands.value === "always") body.delay_seconds = 1800;       // every hand shown: half an hour late
+    const body = {seats, game: g.name, profile: draft.profile, mode: draft.mode, on_timeout: draft.timeout};
+    if (seats.includes("bot")) body.bot_level = draft.level;        // a level for the bots that sit, if any does
+    if (draft.clock) body.turn_seconds = draft.clock;
+    if (g.name === "baloot") {
+      body.hands_policy = draft.hands;
+      if (draft.hands === "always") body.delay_seconds = 1800;       // every hand shown: half an hour late
     }
     const made = await send("POST", "/tables", body);
     nameOf = await userNames(seats.filter(u => u !== "bot"));
@@ -307,10 +359,14 @@ function lobbyEl() {
 }
 
 function render() {
+  const focused = document.activeElement?.id;
   fill(account, accountEl());
-  if (!me) { fill(main, signInEl()); return; }
-  if (!lobby) return;
-  fill(main, lobbyEl());
+  if (!me) fill(main, signInEl());
+  else if (lobby) fill(main, lobbyEl());
+  // The field a refusal is about takes the focus; else whatever had it keeps it (the lobby redraws itself).
+  const again = document.getElementById(notice?.field && !notice.focused ? notice.field : focused || "");
+  if (notice?.field) notice.focused = true;
+  again?.focus();
 }
 
 async function load() {
@@ -326,7 +382,10 @@ async function start() {
   me = await signedIn(true);
   lobby = null;
   render();
-  if (me) await load();
+  if (me) {
+    games ??= await get("/games");
+    await load();
+  }
 }
 
 setUp();

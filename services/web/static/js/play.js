@@ -425,6 +425,7 @@ async function load() {
   const account = document.getElementById("account");
   if (account) fill(account, h("span", {class: "me"}, me.name, me.login ? ` (${me.login})` : ""));
   const first = await get(`/tables/${encodeURIComponent(id)}/view`);
+  if (first.status === "finished") liveState = "ended";       // a finished table is not shown "Live"
   await showView(first);
   if (first.status === "finished") return;
   follow(`/tables/${encodeURIComponent(id)}/live`, (event, data) => { if (event === "view") showView(JSON.parse(data)); },
