@@ -462,7 +462,7 @@ async def test_the_draw_shows_round_1s_pairings_before_it_starts(served, browser
 async def test_the_next_rounds_start_by_themselves_once_the_last_is_decided(served, browser, pool):
     """"The next rounds start: as soon as the last one is decided" with no time for round 1: she runs round
     1, and the workers start round 2 when it is decided (nobody clicks), then finish the championship."""
-    served.start_workers()
+    served.start_workers(schedules=True)
     sign_up(browser, served.base, "maryam", name="Maryam")
     organiser = me(browser, served.base)
     await grant_organiser(pool, organiser)
@@ -475,6 +475,7 @@ async def test_the_next_rounds_start_by_themselves_once_the_last_is_decided(serv
     browser.find_element(By.CSS_SELECTOR, "#new-championship button[type=submit]").click()
     wait(browser, lambda d: "id=" in d.current_url and d.find_elements(By.ID, "import-form"))
     cid = browser.current_url.split("id=")[1].split("&")[0]
+    assert [s["round"] for s in summary_of(browser, served.base, cid)["settings"]["schedule"]] == [2]
     with as_browser(browser, served.base) as http:
         r = http.post(f"/championships/{cid}/teams/import?command_id=i", headers={"content-type": "text/csv"},
                       content=four_bot_teams().encode())
