@@ -346,9 +346,10 @@ function runEl() {
     h("p", {}, `${t("status")}: `, h("strong", {id: "champ-status", "data-status": champ.status}, t(`status_${champ.status}`)),
       champ.champion ? [` · ${t("champion")}: `, h("strong", {id: "champion"}, teamName(champ.champion))] : null),
     champ.draw_commitment ? h("p", {class: "mono"}, `${t("commitment")}: `, h("code", {id: "commitment"}, champ.draw_commitment)) : null,
-    champ.draw_seed ? h("p", {class: "mono"}, `${t("seed")}: `, h("code", {id: "seed"}, champ.draw_seed), " ",
-      seedCheck === null ? null : h("span", {id: "seed-check", class: seedCheck ? "ok" : "error", "data-ok": String(seedCheck)},
-        t(seedCheck ? "seed_checks" : "seed_fails"))) : null,
+    champ.draw_seed ? h("p", {class: "mono"}, `${t("seed")}: `, h("code", {id: "seed"}, champ.draw_seed)) : null,
+    // A line of its own: beside the seed's hex the Arabic sentence's parts would reorder.
+    champ.draw_seed && seedCheck !== null ? h("p", {id: "seed-check", class: seedCheck ? "ok" : "error",
+                                                    "data-ok": String(seedCheck)}, t(seedCheck ? "seed_checks" : "seed_fails")) : null,
     h("div", {class: "controls"},
       champ.status === "registration" ? step(t("close_registration"), "close-registration", "registration/close") : null,
       champ.status === "closed" ? step(t("make_draw"), "make-draw", "draw") : null,
@@ -417,6 +418,14 @@ function refereesEl() {
     noticeEl("referees"));
 }
 
+// What needs the organiser, in the page's language (the server's detail is English).
+function needText(n) {
+  const match = h("bdi", {dir: "ltr"}, n.match_id ?? "");
+  if (n.kind === "round_ready") return t("need_round_ready_detail", {n: mon.round, next: mon.round + 1});
+  if (n.kind === "championship_over") return t("need_over_detail", {n: mon.round});
+  return [t("match"), " ", match, ": ", t(`need_${n.kind}_detail`)];
+}
+
 function monitorEl() {
   if (!mon || !mon.round) return null;
   const shown = mon.matches.length;
@@ -435,7 +444,7 @@ function monitorEl() {
                                       {command_id: commandId(), seconds: 300}))}, t("extend_check_in")) : null) : null,
     h("h3", {}, t("needs_you")),
     mon.needs.length ? h("ul", {class: "list needs", id: "needs"}, mon.needs.map(n => h("li", {"data-kind": n.kind, "data-match": n.match_id ?? ""},
-      h("strong", {}, t(`need_${n.kind}`)), ` — ${n.detail}`,
+      h("strong", {}, t(`need_${n.kind}`)), " — ", needText(n),
       n.kind === "disputed" ? [" ", h("a", {href: "/referee/", class: "desk-link"}, t("to_the_desk"))] : null)))
       : h("p", {class: "hint", id: "needs"}, t("nothing_needs_you")),
     h("form", {class: "search", onsubmit: e => { e.preventDefault(); refilter({q: e.target.elements.q.value}); }},
@@ -451,7 +460,9 @@ function monitorEl() {
 
 function matchRowEl(m) {
   const [a, b] = m.names;
-  const result = m.winner ? `${teamName(m.winner)}${m.games ? ` (${m.games.join("–")})` : ""} · ${t(`outcome_${m.outcome}`)}`
+  // The winner's name and the games' score each isolated: in Arabic a Latin name and digits would reorder.
+  const result = m.winner ? [h("bdi", {}, teamName(m.winner)), m.games ? [" ", h("bdi", {dir: "ltr"}, `(${m.games.join("–")})`)] : null,
+                             ` · ${t(`outcome_${m.outcome}`)}`]
     : m.outcome ? t(`outcome_${m.outcome}`) : "—";
   const open = !["finished"].includes(m.state) && m.team_a && m.team_b;
   const matchPath = `${base()}/matches/${enc(m.match_id)}`;
