@@ -23,6 +23,15 @@ def next_round(state: ChampionshipState) -> tuple[list[Match], PairingInputs] | 
     return FORMAT_MODULES[state.settings.format].next_round(state)
 
 
+def waiting_round(state: ChampionshipState) -> tuple[int, list[Match]] | None:
+    """The next round's number and pairings while they are known and it has not started: round 1's once the
+    draw is made, a later one's once the last is decided; None otherwise (or when the championship is)."""
+    if state.status != "drawn" and not (state.status == "running" and not state.rounds[-1].undecided):
+        return None
+    pairing = next_round(state)
+    return None if pairing is None else (len(state.rounds) + 1, pairing[0])
+
+
 def final_ranking(state: ChampionshipState) -> tuple[str | None, tuple[RankEntry, ...]]:
     """The champion (None if nobody is left) and the final ranking."""
     return FORMAT_MODULES[state.settings.format].ranking(state)

@@ -8,7 +8,7 @@ import uuid
 from typing import Annotated, Literal
 
 import msgspec
-from litestar import Request, Router, get, post
+from litestar import Request, Router, delete, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
@@ -29,6 +29,7 @@ from domain.tournament import (
     WithdrawTeam,
     decide,
 )
+from domain.tournament.formats import waiting_round
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from services.accounts import user_names
@@ -37,7 +38,7 @@ from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User
 from services.bots import BOT_SEAT, team_bots
 from services.access import policy
-from services.roles import grant
+from services.roles import grant, holders, person_named, revoke
 from services.api.deps import Caller, Championships, Gate, Pool, Who
 from services.championships import (
     Championship,
@@ -134,7 +135,8 @@ class CheckIn(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class NewReferee(msgspec.Struct, forbid_unknown_fields=True):
-    user_id: str
+    user_id: str | None = None
+    person: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None   # a login, or a public name
 
 
 # ---- response bodies ----
@@ -236,6 +238,20 @@ class MatchOut(msgspec.Struct):
     tables: list[MatchTable]
 
 
+class PairingOut(msgspec.Struct):
+    match_id: str
+    stage: str
+    team_a: str | None
+    team_b: str | None                        # None: a bye
+    note: str
+
+
+class PairingsOut(msgspec.Struct):
+    round: int | None                         # None: no round waits to start (not drawn yet, or one is played)
+    matches: list[PairingOut]
+    names: dict[str, str]                     # what people call each team paired
+
+
 class BracketOut(msgspec.Struct):
     """The bracket projection as it is: its matches (nodes), the winner/loser edges, each team's path."""
 
@@ -276,6 +292,12 @@ class RefereeGranted(msgspec.Struct):
     championship_id: str
     user_id: str
     role: str
+
+
+class RefereeOut(msgspec.Struct):
+    user_id: str
+    name: str
+    login: str | None                         # None: an account without a login (made through the API)
 
 
 # ---- helpers ----
@@ -498,9 +520,34 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
                         user: Caller, access: Gate, viewer: Who, pool: Pool,
                         championships: Championships) -> RefereeGranted:
     await _organiser(access, viewer, championship_id)
-    await _check_users(pool, [data.user_id], "user_id")
-    await grant(pool, "championship", championship_id, data.user_id, "referee")
-    return RefereeGranted(championship_id, data.user_id, "referee")
+    if (data.user_id is None) == (data.person is None):
+        raise Problem(400, "invalid_field", "name the referee by user_id, or by person (his login or his name)",
+                      field="person")
+    if data.person is not None:
+        user_id = await person_named(pool, data.person)
+        if user_id is None:
+            raise Problem(422, "unknown_user", f"nobody has the login or the name {data.person!r}", field="person")
+    else:
+        user_id = data.user_id
+        await _check_users(pool, [user_id], "user_id")
+    await grant(pool, "championship", championship_id, user_id, "referee")
+    return RefereeGranted(championship_id, user_id, "referee")
+
+
+@get("/{championship_id:str}/referees", operation_id="listReferees", refuses=(403,),
+     summary="Organiser: the championship's referees, with their names and logins")
+async def list_referees(championship_id: FromPath[str], access: Gate, viewer: Who, pool: Pool) -> list[RefereeOut]:
+    await _organiser(access, viewer, championship_id)
+    return [RefereeOut(**r) for r in await holders(pool, "championship", championship_id, "referee")]
+
+
+@delete("/{championship_id:str}/referees/{user_id:str}", operation_id="removeReferee", refuses=(403, 404),
+        status_code=204, summary="Organiser: a referee referees this championship no more")
+async def remove_referee(championship_id: FromPath[str], user_id: FromPath[str], access: Gate, viewer: Who,
+                         pool: Pool) -> None:
+    await _organiser(access, viewer, championship_id)
+    if not await revoke(pool, "championship", championship_id, user_id, "referee"):
+        raise Problem(404, "not_a_referee", f"{user_id} does not referee this championship", field="user_id")
 
 
 @post("/{championship_id:str}/finish", operation_id="finishChampionship", refuses=(409,), status_code=200,
@@ -838,6 +885,21 @@ async def find_teams(championship_id: FromPath[str], user: Caller, championships
     return [TeamFound(t, names[t], list(state.teams[t].players), (paths.get(t) or (None,))[-1]) for t in found]
 
 
+@get("/{championship_id:str}/pairings", operation_id="getPairings",
+     summary="The next round's pairings, known and not started yet: round 1's once the draw is made (the draw is "
+             "public), a later round's once the last one is decided; none otherwise")
+async def get_pairings(championship_id: FromPath[str], user: Caller, championships: Championships,
+                       pool: Pool) -> PairingsOut:
+    state = (await championships.load(championship_id)).state
+    waiting = waiting_round(state)
+    if waiting is None:
+        return PairingsOut(None, [], {})
+    number, matches = waiting
+    teams = [t for m in matches for t in (m.team_a, m.team_b) if t is not None]
+    return PairingsOut(number, [PairingOut(m.match_id, m.stage, m.team_a, m.team_b, m.note) for m in matches],
+                       await team_names(pool, state, teams))
+
+
 @get("/{championship_id:str}/matches", operation_id="listMatches",
      summary="Every match with its tables and status (mine=true: only the caller's matches; round=N: that round's; "
              "match=ID: that one)")
@@ -889,6 +951,6 @@ async def get_monitor(championship_id: FromPath[str], access: Gate, viewer: Who,
 championship_router = Router(tags=["championships"], path="/championships", route_handlers=[
     create_championship, import_teams, register_team, accept_team, decline_team, withdraw_team, substitute, close_registration,
     make_draw, start_round,
-    record_forfeit, record_double_forfeit, grant_referee, finish, get_championship, get_standings, get_bracket,
+    record_forfeit, record_double_forfeit, grant_referee, list_referees, remove_referee, finish, get_championship, get_pairings, get_standings, get_bracket,
     get_bracket_section, find_teams, list_matches, check_in, list_championships, get_monitor, extend_check_in, list_proposals,
 ])

@@ -32,7 +32,7 @@ from services.accounts import user_names
 from services.anchor import receipts_of
 from services.api.deps import Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
-from services.api.routes_championships import named_standings, summary
+from services.api.routes_championships import named_standings, summary, team_names
 from services.api.routes_tables import _visible_events, _whole_game, deal_record
 from services.championships import duplicate
 from services.errors import ServiceError
@@ -123,14 +123,15 @@ async def export_teams(championship_id: FromPath[str], access: Gate, viewer: Who
     return csv_response(championship_id, "teams.csv", header, rows)
 
 
-MATCH_COLUMNS = ["round", "match_id", "stage", "note", "team_a", "team_b", "status", "outcome", "winner",
-                 "team_a_games", "team_b_games", "team_a_points", "team_b_points", "game_scores", "game_ends",
+MATCH_COLUMNS = ["round", "match_id", "stage", "note", "team_a", "team_a_name", "team_b", "team_b_name", "status",
+                 "outcome", "winner", "winner_name", "team_a_games", "team_b_games", "team_a_points", "team_b_points", "game_scores", "game_ends",
                  "tables"]
 
 
-def match_rows(state: ChampionshipState, tables_of: list) -> Iterable[list]:
+def match_rows(state: ChampionshipState, tables_of: list, names: dict[str, str]) -> Iterable[list]:
     """Every match, round by round, as ``GET /championships/{id}/matches`` tells it (its status, outcome and
-    winner, games won), with the points and each game's score the championship recorded, and its tables."""
+    winner, games won), with the points and each game's score the championship recorded, and its tables; each
+    team named beside its id (``names``: what people call it), as a reader of the file looks for it."""
     tables: dict[str, list[str]] = {}
     for r in tables_of:
         tables.setdefault(r["match_id"], []).append(r["table_id"])
@@ -140,8 +141,9 @@ def match_rows(state: ChampionshipState, tables_of: list) -> Iterable[list]:
             o = round_.outcomes[m.index]
             status = "decided" if o is not None else "playing" if its_tables else "waiting"
             res = o.result if o is not None else None
-            yield [m.round, m.match_id, m.stage, m.note, m.team_a, m.team_b, status, o.kind if o else None,
-                   o.winner if o else None,
+            winner = o.winner if o else None
+            yield [m.round, m.match_id, m.stage, m.note, m.team_a, names.get(m.team_a), m.team_b, names.get(m.team_b),
+                   status, o.kind if o else None, winner, names.get(winner),
                    *((res.team_a_games, res.team_b_games, res.team_a_points, res.team_b_points,
                       " ".join(f"{a}:{b}" for a, b in res.final_scores), " ".join(res.game_ends))
                      if res is not None else (None,) * 6),
@@ -149,13 +151,14 @@ def match_rows(state: ChampionshipState, tables_of: list) -> Iterable[list]:
 
 
 @get("/{championship_id:str}/export/matches.csv", operation_id="exportMatches", refuses=(403,), media_type=CSV_MEDIA,
-     summary="Organisers and referees: every match as CSV (round, stage, teams, games and points, winner, how "
+     summary="Organisers and referees: every match as CSV (round, stage, teams by id and name, games and points, winner, how "
              "it was decided, its tables)", responses=_CSV_RESPONSE)
 async def export_matches(championship_id: FromPath[str], access: Gate, viewer: Who, pool: Pool,
                        championships: Championships
                          ) -> Response:
     champ = await _official(access, viewer, championship_id)
-    rows = match_rows(champ.state, await championships.matches.tables_of(championship_id))
+    names = await team_names(pool, champ.state, list(champ.state.team_order))
+    rows = match_rows(champ.state, await championships.matches.tables_of(championship_id), names)
     return csv_response(championship_id, "matches.csv", MATCH_COLUMNS, rows)
 
 
@@ -206,6 +209,7 @@ class _Entry(msgspec.Struct):
     round: int | None
     game_no: int
     deal_no: int | None              # None: the record is the whole game's
+    teams: list[str | None]          # the names of the match's two teams (None: a bye's empty slot)
 
 
 class _LeftOut(msgspec.Struct):
@@ -221,6 +225,7 @@ class _Manifest(msgspec.Struct):
     championship_id: str
     name: str
     exported_at: str
+    teams: dict[str, str]            # every team's id -> its name
     files: list[_Entry]
     left_out: list[_LeftOut]
 
@@ -263,12 +268,14 @@ def record_path(round_no: int | None, match_id: str, table_id: str, deal_no: int
 
 
 async def _zip(championship_id: str, name: str, rows: list, rounds: dict[str, int], pool: Pool, tables: Tables,
-               access: Gate, viewer: Who) -> AsyncIterator[bytes]:
+               access: Gate, viewer: Who, state: ChampionshipState) -> AsyncIterator[bytes]:
     now = dt.datetime.now(dt.timezone.utc)
     stamp = now.timetuple()[:6]
     sink = _Sink()
     files: list[_Entry] = []
     left_out: list[_LeftOut] = []
+    names = await team_names(pool, state, list(state.team_order))
+    sides = {m.match_id: (m.team_a, m.team_b) for round_ in state.rounds for m in round_.matches}
 
     def add(zf: zipfile.ZipFile, path: str, data: bytes) -> None:
         info = zipfile.ZipInfo(path, date_time=stamp)
@@ -285,12 +292,13 @@ async def _zip(championship_id: str, name: str, rows: list, rounds: dict[str, in
                 path = record_path(round_no, match_id, table_id, deal_no)
                 add(zf, path, data)
                 files.append(_Entry(path, hashlib.sha256(data).hexdigest(), len(data), fmt, table_id, match_id,
-                                    round_no, row["game_no"], deal_no))
+                                    round_no, row["game_no"], deal_no,
+                                    [names.get(t) if t else None for t in sides.get(match_id, (None, None))]))
             left_out.extend(_LeftOut(table_id, match_id, deal_no, rule, detail) for deal_no, rule, detail in left)
             if chunk := sink.take():
                 yield chunk
         add(zf, "manifest.json", msgspec.json.encode(_Manifest(
-            MANIFEST_FORMAT, championship_id, name, now.isoformat(), files, left_out)))
+            MANIFEST_FORMAT, championship_id, name, now.isoformat(), names, files, left_out)))
     yield sink.take()                                 # the last file and the zip's central directory
 
 
@@ -316,7 +324,8 @@ async def export_records(championship_id: FromPath[str], pool: Pool, championshi
                          tables: Tables, access: Gate, viewer: Who) -> Stream:
     champ = await _official(access, viewer, championship_id)
     rows, rounds = _match_order(champ.state, list(await championships.matches.tables_of(championship_id)))
-    return Stream(_zip(championship_id, champ.state.settings.name, rows, rounds, pool, tables, access, viewer),
+    return Stream(_zip(championship_id, champ.state.settings.name, rows, rounds, pool, tables, access, viewer,
+                       champ.state),
                   media_type=ZIP_MEDIA, headers=_attachment(championship_id, "records.zip"))
 
 

@@ -1,10 +1,12 @@
 """Championship schedules: ``championship_tick`` moves a championship on, from its events and the clock.
 
-Which championships run by themselves: those whose schedule has a slot for round 1 (the schedule is the
-organiser's consent). For them, derived from the championship's events, its check-ins and the database's
-clock (``now()``):
+Which championships run by themselves: those with a schedule (the schedule is the organiser's consent), from
+the round of its first slot on. A schedule whose first slot is round 2 or later leaves the rounds before it
+to the organiser (registration, the draw and round 1 when he chooses) and starts the next ones itself: the
+console's "the next rounds start as soon as the last one is decided" with no time for round 1. For them,
+derived from the championship's events, its check-ins and the database's clock (``now()``):
 
-* registration open, round 1's time come, at least two teams registered: close registration (publishing
+* a slot for round 1, registration open, its time come, at least two teams registered: close registration (publishing
   the draw commitment), make the draw (a random draw; a championship seeded by rating waits for its
   organiser's draw) and start round 1;
 * a round being played with a check-in window (``RunSettings.check_in_seconds``, from the round's
@@ -14,7 +16,7 @@ clock (``now()``):
   round starts at its slot's time, or at once when it has none; when no round is left, the championship
   finishes with its ranking.
 
-A championship with no round-1 slot is run by its organiser; its ticks only collect finished tables'
+A championship with no schedule is run by its organiser; its ticks only collect finished tables'
 results and run the check-in of the rounds the organiser starts. Every effect goes through
 ``ChampionshipService.execute`` with a deterministic command id (``tick/round-3/start``,
 ``tick/round-3/no-shows``, ``tick/finish``...), so a tick delivered twice, or two
@@ -61,9 +63,9 @@ def slot_times(settings: Settings) -> dict[int, dt.datetime]:
 
 
 def runs_itself(champ: Championship) -> bool:
-    """Whether the workers run this championship: its schedule has a slot for round 1."""
+    """Whether the workers run (some rounds of) this championship: it has a schedule."""
     settings = champ.state.settings
-    return settings is not None and 1 in slot_times(settings)
+    return settings is not None and bool(settings.schedule)
 
 
 class Schedules:
@@ -120,6 +122,9 @@ class Schedules:
                 return await self._playing(svc, championship_id, champ, now, full)
             return "run by its organiser"
         slots = slot_times(champ.state.settings)
+        first = min(slots)
+        if not champ.state.rounds and first > 1:
+            return "waiting for the organiser's round 1"
         if not champ.state.rounds:
             state = champ.state
             if now < slots[1]:
@@ -146,6 +151,8 @@ class Schedules:
                 await self._do(svc, championship_id, "tick/finish", lambda _: [FinishChampionship()])
                 return "finished"
             n = current.number + 1
+            if n < first:
+                return f"round {n} is the organiser's to start"
             due = slots.get(n)
             if due is not None and now < due:
                 await self.later(championship_id, due, now)

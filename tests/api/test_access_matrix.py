@@ -236,7 +236,7 @@ EXPECTED: dict[str, dict[str, dict[str, str]]] = {
     "refereeDesk": referee_row(DESK_OK, "404 unknown_deal"),
     # ------------------------------------------------------------ championships
     **{op: {c: EVERYONE for c in CHAMPS} for op in (
-        "getChampionship", "getStandings", "getBracket", "findTeams", "listMatches")},
+        "getChampionship", "getStandings", "getBracket", "findTeams", "listMatches", "getPairings")},
     # A duplicate event has no bracket (seen past the access check).
     "getBracketSection": {c: {ANON: A401, "*": "409 no_bracket"} for c in CHAMPS},
     # Run it (harmless: registration is closed, the draw made, round 1 started, its rounds not decided, an unknown
@@ -251,6 +251,8 @@ EXPECTED: dict[str, dict[str, dict[str, str]]] = {
     "finishChampionship": {"champ_running": organisers("409 round_undecided"),
                            "champ_finished": organisers("409 championship_finished")},
     "grantReferee": {c: organisers("422 unknown_user") for c in CHAMPS},
+    "listReferees": {c: organisers("200") for c in CHAMPS},
+    "removeReferee": {c: organisers("404 not_a_referee") for c in CHAMPS},
     "importTeams": {c: organisers("422 bad_import") for c in CHAMPS},
     "extendCheckIn": {c: organisers("409 no_check_in") for c in CHAMPS},
     # Forfeits: the officials; a playing official never in a match of his own team. Running: the match of the
@@ -664,6 +666,12 @@ def request_of(op: str, res: str, s: Scenario, caller: str | None, n: int) -> tu
             return "POST", f"{c}/finish", {"json": {"command_id": cid}}
         case _, "grantReferee":
             return "POST", f"{c}/referees", {"json": {"user_id": "nobody-at-all"}}
+        case _, "listReferees":
+            return "GET", f"{c}/referees", {}
+        case _, "removeReferee":
+            return "DELETE", f"{c}/referees/nobody-at-all", {}
+        case _, "getPairings":
+            return "GET", f"{c}/pairings", {}
         case _, "importTeams":
             return "POST", f"{c}/teams/import", {"params": {"command_id": cid, "dry_run": "true"}, "content": CSV,
                                                  "headers": {"Content-Type": "text/csv"}}

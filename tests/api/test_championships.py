@@ -391,3 +391,45 @@ async def test_championships_are_listed_newest_first_with_their_progress(api):
     refused = await api.get("/championships", params={"limit": 0}, headers=spectator)
     assert refused.status_code == 400 and refused.json()["rule"] == "invalid_field"
     assert (await api.get("/championships")).status_code == 401
+
+
+async def test_the_next_rounds_pairings_are_public_once_drawn_and_the_round_starts_with_them(api):
+    _, organiser = await new_user(api, "organiser")
+    _, stranger = await new_user(api, "stranger")
+    teams = await teams_of(api, 4)
+    cid = await create(api, organiser)
+    for k, team in enumerate(teams):
+        assert (await register(api, cid, team, f"T{k + 1}")).status_code == 201
+    await command(api, cid, "registration/close", organiser, "close")
+    nothing = {"round": None, "matches": [], "names": {}}
+    assert (await api.get(f"/championships/{cid}/pairings", headers=stranger)).json() == nothing
+    await command(api, cid, "draw", organiser, "draw")
+    drawn = (await api.get(f"/championships/{cid}/pairings", headers=stranger)).json()
+    assert drawn["round"] == 1 and len(drawn["matches"]) == 2
+    assert drawn["names"] == {f"T{k + 1}": f"team {k} player 0 & team {k} player 1" for k in range(4)}
+    await command(api, cid, "rounds/1/start", organiser, "round-1")
+    started = (await api.get(f"/championships/{cid}/matches", params={"round": 1}, headers=stranger)).json()
+    assert [(m["match_id"], m["team_a"], m["team_b"]) for m in started] == [
+        (m["match_id"], m["team_a"], m["team_b"]) for m in drawn["matches"]]
+    assert (await api.get(f"/championships/{cid}/pairings", headers=stranger)).json() == nothing   # being played
+
+
+async def test_the_organiser_names_a_referee_by_name_lists_and_removes_him(api):
+    _, organiser = await new_user(api, "organiser")
+    hakam_id, hakam = await new_user(api, "Hakam Saad")
+    cid = await create(api, organiser)
+    path = f"/championships/{cid}/referees"
+    r = await api.post(path, json={"person": "hakam saad"}, headers=organiser)      # his name, in any case
+    assert r.status_code == 200 and r.json()["user_id"] == hakam_id, r.text
+    r = await api.post(path, json={"person": "nobody at all"}, headers=organiser)
+    assert r.status_code == 422 and (r.json()["rule"], r.json()["field"]) == ("unknown_user", "person")
+    r = await api.post(path, json={"person": "Hakam Saad", "user_id": hakam_id}, headers=organiser)
+    assert r.status_code == 400 and r.json()["rule"] == "invalid_field"
+    assert (await api.get(path, headers=organiser)).json() == [{"user_id": hakam_id, "name": "Hakam Saad", "login": None}]
+    assert (await api.get(f"/championships/{cid}/monitor", headers=hakam)).status_code == 200
+    assert (await api.get(path, headers=hakam)).json()["rule"] == "not_organiser"
+    assert (await api.delete(f"{path}/{hakam_id}", headers=organiser)).status_code == 204
+    r = await api.delete(f"{path}/{hakam_id}", headers=organiser)
+    assert r.status_code == 404 and r.json()["rule"] == "not_a_referee"
+    assert (await api.get(path, headers=organiser)).json() == []
+    assert (await api.get(f"/championships/{cid}/monitor", headers=hakam)).json()["rule"] == "not_referee"

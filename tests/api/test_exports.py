@@ -210,14 +210,20 @@ async def test_the_organiser_and_referees_export_what_the_json_routes_say(api, p
     assert not any(c.startswith(("=", "+", "-", "@")) for c in cells)
     assert "player 0" in " ".join(cells)                      # "team 0 player 0": plain names stay plain
 
-    # matches.csv: one row per match of GET /matches, with the points the tables' final scores add up to.
+    # matches.csv: one row per match of GET /matches, with the points the tables' final scores add up to, and
+    # each team named beside its id (these teams were given no name: their players', as people call them).
+    name_of = {t["team_id"]: " & ".join(names[p] for p in t["players"]) for t in champ["teams"]}
+    assert name_of["T2"] == f"team 1 player 0 & {HYPERLINK}"
     match_rows = rows_of(await api.get(f"/championships/{cid}/export/matches.csv", headers=organiser))
     assert [row["match_id"] for row in match_rows] == [m["match_id"] for m in matches]
     for row, m in zip(match_rows, matches):
         assert number(row["round"]) == m["round"] and row["stage"] == m["stage"] and row["note"] == m["note"]
         assert (optional(row["team_a"]), optional(row["team_b"])) == (m["team_a"], m["team_b"])
+        assert (optional(row["team_a_name"]), optional(row["team_b_name"])) == (name_of.get(m["team_a"]),
+                                                                               name_of.get(m["team_b"]))
         assert (row["status"], optional(row["outcome"]), optional(row["winner"])) == (
             m["status"], m["outcome"], m["winner"])
+        assert optional(row["winner_name"]) == name_of.get(m["winner"])
         games = [number(row["team_a_games"]), number(row["team_b_games"])]
         assert games == (m["games"] or [None, None])
         assert row["tables"].split() == [t["table_id"] for t in m["tables"]]
@@ -240,6 +246,9 @@ async def test_the_organiser_and_referees_export_what_the_json_routes_say(api, p
     # records.zip: exactly the finished deals' records (the round-1 forfeit's and the bots' tables never
     # finished a deal; the live table's second deal is being played).
     archive, manifest = await check_records_zip(api, cid, organiser)
+    assert manifest["teams"] == name_of
+    sides = {m["match_id"]: [name_of.get(m["team_a"]), name_of.get(m["team_b"])] for m in matches}
+    assert all(f["teams"] == sides[f["match_id"]] for f in manifest["files"])
     assert (live_table, 2, "deal_in_progress") in {(x["table_id"], x["deal_no"], x["rule"])
                                                    for x in manifest["left_out"]}
     assert any(name.startswith(f"round-02/{live_match['match_id']}/{live_table}/deal-001")

@@ -111,7 +111,10 @@ class Served:
         assert r.status_code == 201, r.text
         return r.json()["user_id"], {"Authorization": f"Bearer {r.json()['token']}"}
 
-    def start_workers(self) -> None:
+    def start_workers(self, schedules: bool = False) -> None:
+        """The workers: bots, clocks; with ``schedules``, the championships' schedule ticks too."""
+        if schedules:
+            self.workers.run_schedules()
         self.workers.start()
 
     def follow_to_end(self, table_id: str, headers: dict) -> int:

@@ -65,7 +65,7 @@ async def test_an_organiser_runs_a_championship_from_the_console(served, browser
     browser.get(f"{served.base}/organise/")
     wait(browser, lambda d: d.find_elements(By.ID, "new-championship"))
     browser.find_element(By.ID, "name").send_keys("Riyadh Night Cup")
-    for field, value in (("clock", ""), ("pace", "0")):
+    for field, value in (("clock", ""), ("pace", "0"), ("every", "manual")):      # she starts each round
         browser.find_element(By.CSS_SELECTOR, f"#{field} option[value='{value}']").click()
     browser.find_element(By.CSS_SELECTOR, "#new-championship button[type=submit]").click()
     wait(browser, lambda d: "id=" in d.current_url and d.find_elements(By.ID, "import-form"))
@@ -90,8 +90,7 @@ async def test_an_organiser_runs_a_championship_from_the_console(served, browser
     click(browser, "#check-file")
     text, = shown(browser, "#file-ok")
     assert "16" in text
-    choose_file(browser, good)
-    click(browser, "#import-file")
+    click(browser, "#import-file")                  # the file checked: not chosen again
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#teams tbody tr")) == 16)
 
     # Registration closes with the draw's commitment; the draw reveals the seed, checked here and in the page.
@@ -137,6 +136,7 @@ async def test_an_organiser_runs_a_championship_from_the_console(served, browser
             wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#matches tr[data-match='{waiting}']"
                                                                        "[data-state='finished']"))
     click(browser, "#finish")
+    click(browser, "#finish-confirm")               # what finishing does, said first
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#refusal, #notice"))
     assert not browser.find_elements(By.ID, "refusal"), browser.find_element(By.ID, "refusal").text
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#champ-status[data-status='finished']"))
@@ -347,3 +347,280 @@ async def test_a_player_the_organiser_invited_claims_his_account_in_the_lobby(se
     assert "New Bie (newbie)" in shown(newbie, "#me")[0]
     falcons = next(t for t in summary_of(browser, served.base, cid)["teams"] if t["name"] == "Falcons")
     assert falcons["players"][0] == me(newbie, served.base)
+
+
+# ---- issue 46: the organiser's console, finished ----
+
+def into_view(css: str, when: str | None = None):
+    """A page's readiness for its screenshot: ``when`` (else ``css``) is on the page, and ``css`` is scrolled to the
+    screen's top, as its person would look at it."""
+    def ready(d):
+        if not d.find_elements(By.CSS_SELECTOR, when or css):
+            return False
+        found = d.find_elements(By.CSS_SELECTOR, css)
+        if found:
+            d.execute_script("arguments[0].scrollIntoView({block: 'start'})", found[0])
+        return bool(found)
+    return ready
+
+
+def four_bot_teams() -> str:
+    return "team,player_1,player_2\n" + "".join(f"Bot Club {k},bot,bot\n" for k in range(4))
+
+
+async def organiser_with(browser, served, pool, name: str = "Club Night", teams: str | None = None, **settings) -> str:
+    """Maryam, an organiser, signed in, and a championship of hers (its teams imported, if given): its id."""
+    sign_up(browser, served.base, "maryam", name="Maryam")
+    await grant_organiser(pool, me(browser, served.base))
+    with as_browser(browser, served.base) as http:
+        cid = http.post("/championships", json={"command_id": "c", "name": name, **settings}).json()["championship_id"]
+        if teams is not None:
+            r = http.post(f"/championships/{cid}/teams/import?command_id=i", headers={"content-type": "text/csv"},
+                          content=teams.encode())
+            assert r.status_code == 201, r.text
+    return cid
+
+
+async def test_the_file_checked_is_the_file_imported_and_a_refusal_says_why(served, browser, pool, tmp_path):
+    """Check the file, then Import: the file checked is imported, not chosen again; Import with no file, or a
+    file that is not UTF-8, says what is wrong in words, in the page's language, beside the form."""
+    cid = await organiser_with(browser, served, pool)
+    url = f"{served.base}/organise/?id={cid}"
+    browser.get(url)
+    click(browser, "#import-file")                                   # no file chosen yet
+    text, rule = shown(browser, "#import-refusal", "data-rule")
+    assert text == "Choose the teams' CSV file first: no file is chosen." and rule == ""
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes("team,player_1,player_2\nFalcons é,bot,bot\nPearls,bot,bot\n".encode("latin-1"))
+    choose_file(browser, latin1)
+    wait(browser, lambda d: not d.find_elements(By.ID, "import-refusal"))    # said of no file: gone with one
+    click(browser, "#check-file")
+    assert "not UTF-8 text" in shown(browser, "#import-refusal")[0]
+    good = tmp_path / "teams.csv"
+    good.write_text(four_bot_teams())
+    choose_file(browser, good)
+    assert "teams.csv" in shown(browser, "#chosen-file")[0]
+    click(browser, "#check-file")
+    assert "4 teams are ready" in shown(browser, "#file-ok")[0]
+    assert summary_of(browser, served.base, cid)["teams"] == []              # a check stores nothing
+    click(browser, "#import-file")                                   # the file checked, not chosen again
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#teams tbody tr")) == 4)
+    assert not browser.find_elements(By.ID, "import-refusal")
+    assert [t["name"] for t in summary_of(browser, served.base, cid)["teams"]] == [f"Bot Club {k}" for k in range(4)]
+
+    # In Arabic, the refusal is Arabic.
+    other = await organiser_again(browser, served)
+    browser.get(f"{served.base}/organise/?id={other}&lang=ar")
+    click(browser, "#import-file")
+    assert shown(browser, "#import-refusal")[0] == "اختر ملف CSV للفرق أولاً: لم يُختر أي ملف."
+
+    def checked(d):                                                  # the file chosen and checked: what she sees
+        if d.find_elements(By.ID, "file-ok"):
+            return True
+        if not d.find_elements(By.ID, "chosen-file"):
+            d.find_element(By.ID, "csv-file").send_keys(str(good))
+            d.find_element(By.ID, "check-file").click()
+        return False
+    in_four_looks(browser, f"{served.base}/organise/?id={other}", "organise-import", checked)
+
+
+async def organiser_again(browser, served) -> str:
+    """Another championship of the organiser signed in, with no team yet."""
+    with as_browser(browser, served.base) as http:
+        return http.post("/championships", json={"command_id": "c2", "name": "Second Night"}).json()["championship_id"]
+
+
+async def test_the_draw_shows_round_1s_pairings_before_it_starts(served, browser, pool):
+    """Once the draw is made, the console shows round 1's pairings by the teams' names; they are the matches
+    the round then starts with."""
+    teams = "team,player_1,player_2\n" + "".join(f"{n},bot,bot\n" for n in
+                                                 ("Falcons", "Pearls", "Camels", "Palms", "Dunes", "Oasis"))
+    cid = await organiser_with(browser, served, pool, teams=teams)
+    url = f"{served.base}/organise/?id={cid}"
+    browser.get(url)
+    click(browser, "#close-registration")
+    shown(browser, "#commitment")
+    assert not browser.find_elements(By.ID, "pairings")                 # no draw, no pairings
+    click(browser, "#make-draw")
+    shown(browser, "#seed")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#pairings[data-round='1'] #pairings-table tbody tr"))
+    rows = [(r.get_attribute("data-match"), [td.text for td in r.find_elements(By.TAG_NAME, "td")[1:]])
+            for r in browser.find_elements(By.CSS_SELECTOR, "#pairings-table tbody tr")]
+    in_four_looks(browser, url, "organise-pairings", into_view("#pairings", "#pairings-table tbody tr"))
+    browser.get(url)
+    click(browser, "#start-round")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#monitor[data-round='1']"))
+    assert not browser.find_elements(By.ID, "pairings")                 # started: the monitor has them
+    names = {t["team_id"]: t["name"] for t in summary_of(browser, served.base, cid)["teams"]}
+    with as_browser(browser, served.base) as http:
+        matches = http.get(f"/championships/{cid}/matches", params={"round": 1}).json()
+    assert rows == [(m["match_id"], [names[m["team_a"]], names[m["team_b"]] if m["team_b"] else "bye"])
+                    for m in matches]
+    assert sum(1 for _, pair in rows if "bye" in pair) == 2             # six teams in a bracket of eight
+
+
+async def test_the_next_rounds_start_by_themselves_once_the_last_is_decided(served, browser, pool):
+    """"The next rounds start: as soon as the last one is decided" with no time for round 1: she runs round
+    1, and the workers start round 2 when it is decided (nobody clicks), then finish the championship."""
+    served.start_workers(schedules=True)
+    sign_up(browser, served.base, "maryam", name="Maryam")
+    organiser = me(browser, served.base)
+    await grant_organiser(pool, organiser)
+    browser.get(f"{served.base}/organise/")
+    wait(browser, lambda d: d.find_elements(By.ID, "new-championship"))
+    browser.find_element(By.ID, "name").send_keys("Quick Night")
+    for field, value in (("clock", ""), ("pace", "0"), ("every", "0")):
+        browser.find_element(By.CSS_SELECTOR, f"#{field} option[value='{value}']").click()
+    assert browser.find_element(By.ID, "first_round").get_attribute("value") == ""
+    browser.find_element(By.CSS_SELECTOR, "#new-championship button[type=submit]").click()
+    wait(browser, lambda d: "id=" in d.current_url and d.find_elements(By.ID, "import-form"))
+    cid = browser.current_url.split("id=")[1].split("&")[0]
+    assert [s["round"] for s in summary_of(browser, served.base, cid)["settings"]["schedule"]] == [2]
+    with as_browser(browser, served.base) as http:
+        r = http.post(f"/championships/{cid}/teams/import?command_id=i", headers={"content-type": "text/csv"},
+                      content=four_bot_teams().encode())
+        assert r.status_code == 201, r.text
+    browser.get(browser.current_url)
+    for step in ("#close-registration", "#make-draw", "#start-round"):
+        click(browser, step)
+        wait(browser, lambda d: d.find_elements(By.ID, "notice"))
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#monitor[data-round='1']"))
+    # The bots play round 1; round 2 (the final) starts with no click, and the championship finishes.
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#monitor[data-round='2']"), timeout=240)
+    wait(browser, lambda d: summary_of(d, served.base, cid)["status"] == "finished", timeout=240)
+    started = await pool.fetch("SELECT metadata->>'actor' AS actor, metadata->>'command_id' AS command_id FROM events "
+                               "WHERE stream_id = $1 AND event_type = 'round_paired' ORDER BY version",
+                               f"championship-{cid}")
+    assert [r["actor"] for r in started] == [organiser, "schedule"]
+    assert started[1]["command_id"] == "tick/round-2/start"
+
+
+async def test_the_spacing_of_rounds_needs_round_1s_time(served, browser, pool):
+    """Rounds every hour with no time for round 1: the form says why it cannot, and keeps what was filled in."""
+    sign_up(browser, served.base, "maryam", name="Maryam")
+    await grant_organiser(pool, me(browser, served.base))
+    browser.get(f"{served.base}/organise/")
+    wait(browser, lambda d: d.find_elements(By.ID, "new-championship"))
+    browser.find_element(By.ID, "name").send_keys("Spaced Night")
+    browser.find_element(By.CSS_SELECTOR, "#every option[value='60']").click()
+    browser.find_element(By.CSS_SELECTOR, "#new-championship button[type=submit]").click()
+    assert "round 1's time" in shown(browser, "#create-refusal")[0]
+    assert browser.find_element(By.ID, "name").get_attribute("value") == "Spaced Night"
+    with as_browser(browser, served.base) as http:
+        assert http.get("/championships", params={"organised": "true"}).json() == []
+
+
+async def test_finishing_asks_first_and_then_no_team_withdraws(served, browser, pool):
+    """Finish opens a dialog saying what finishing does; "Not yet" leaves the championship as it was, "Finish
+    it" finishes it; after the finish no team offers Withdraw, and the server refuses one, storing nothing."""
+    cid = await organiser_with(browser, served, pool, teams="team,player_1,player_2\nFalcons,bot,bot\nPearls,bot,bot\n")
+    with as_browser(browser, served.base) as http:
+        for step in ("registration/close", "draw", "rounds/1/start"):
+            assert http.post(f"/championships/{cid}/{step}", json={"command_id": step.replace("/", "-")}).status_code == 200
+        final, = http.get(f"/championships/{cid}/matches").json()
+        falcons = next(t["team_id"] for t in http.get(f"/championships/{cid}").json()["teams"] if t["name"] == "Falcons")
+        r = http.post(f"/championships/{cid}/matches/{final['match_id']}/forfeit",
+                      json={"command_id": "f", "absent": falcons})
+        assert r.status_code == 200, r.text
+    url = f"{served.base}/organise/?id={cid}"
+    browser.get(url)
+    click(browser, "#finish")
+    text, = shown(browser, "#finish-dialog[open]")
+    for words in ("final ranking is recorded", "No result can change", "No team can withdraw", "cannot be undone"):
+        assert words in text
+    click(browser, "#finish-cancel")
+    wait(browser, lambda d: not d.find_elements(By.ID, "finish-dialog"))
+    assert summary_of(browser, served.base, cid)["status"] == "running"
+
+    def asked(d):
+        if d.find_elements(By.CSS_SELECTOR, "#finish-dialog[open]"):
+            return True
+        for button in d.find_elements(By.ID, "finish"):
+            button.click()
+        return False
+    in_four_looks(browser, url, "organise-finish", asked)
+    browser.get(url)
+    click(browser, "#finish")
+    click(browser, "#finish-confirm")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#champ-status[data-status='finished']"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#teams tbody tr")) == 2
+    assert not browser.find_elements(By.CSS_SELECTOR, "#teams button.withdraw")
+    before = await pool.fetchval("SELECT max(version) FROM events WHERE stream_id = $1", f"championship-{cid}")
+    with as_browser(browser, served.base) as http:
+        r = http.post(f"/championships/{cid}/teams/{falcons}/withdraw", json={"command_id": "late", "reason": "late"})
+    assert r.status_code == 409 and r.json()["rule"] == "championship_finished", r.text
+    assert await pool.fetchval("SELECT max(version) FROM events WHERE stream_id = $1", f"championship-{cid}") == before
+
+
+async def test_the_organiser_names_and_removes_a_referee_from_the_console(served, browser, pool):
+    """The referees panel: a referee named by his login, another by his name, one removed (asked once); a
+    name nobody has is refused in words, in the page's language."""
+    cid = await organiser_with(browser, served, pool)
+    await pool.executemany("INSERT INTO users (user_id, name, kind, name_key) VALUES ($1, $2, 'human', lower($2))",
+                           [("u-saad", "Saad"), ("u-noura", "Noura")])
+    await pool.executemany("INSERT INTO credentials (user_id, login, password_hash) VALUES ($1, $2, 'x')",
+                           [("u-saad", "saad"), ("u-noura", "noura77")])
+    url = f"{served.base}/organise/?id={cid}"
+    browser.get(url)
+    assert shown(browser, "#referee-list")[0] == "No referee yet: you referee it yourself."
+
+    def name(who: str) -> None:
+        box = wait(browser, lambda d: d.find_elements(By.ID, "referee_person"))[0]
+        box.clear()
+        box.send_keys(who)
+        click(browser, "#add-referee")
+
+    name("saad")                                                     # by login
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#referee-list li[data-user='u-saad']"))
+    name("Noura")                                                    # by name
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#referee-list li[data-user='u-noura']"))
+    assert "Noura (noura77)" in browser.find_element(By.CSS_SELECTOR, "#referee-list li[data-user='u-noura']").text
+    name("nobody-here")
+    text, rule = shown(browser, "#referees-refusal", "data-rule")
+    assert rule == "unknown_user" and "Nobody has the login or the name" in text and "nobody-here" in text
+    with as_browser(browser, served.base) as http:
+        assert {r["user_id"] for r in http.get(f"/championships/{cid}/referees").json()} == {"u-saad", "u-noura"}
+    in_four_looks(browser, url, "organise-referees", into_view("#referees", "#referee-list li[data-user='u-noura']"))
+    browser.get(url)
+    click(browser, "#referee-list li[data-user='u-saad'] button.remove-referee")
+    click(browser, "#referee-list li[data-user='u-saad'] button.remove-referee.armed")
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#referee-list li[data-user='u-saad']"))
+    with as_browser(browser, served.base) as http:
+        assert [r["user_id"] for r in http.get(f"/championships/{cid}/referees").json()] == ["u-noura"]
+    browser.get(f"{url}&lang=ar")
+    name("لا أحد")
+    assert shown(browser, "#referees-refusal")[0].startswith("unknown_user — لا أحد اسم دخوله أو اسمه")
+
+
+async def test_on_a_phone_the_consoles_tables_are_labelled_cards(served, browser, pool):
+    """At 390×844 each row of the monitor and of the teams is a card: every value after its column's label, its
+    actions on a line of their own; the page is no wider than the phone and a card is a few lines tall."""
+    teams = "team,player_1,player_2\n" + "".join(f"Team {k:02d},bot,bot\n" for k in range(16))
+    cid = await organiser_with(browser, served, pool, teams=teams)
+    with as_browser(browser, served.base) as http:
+        for step in ("registration/close", "draw", "rounds/1/start"):
+            assert http.post(f"/championships/{cid}/{step}", json={"command_id": step.replace("/", "-")}).status_code == 200
+    url = f"{served.base}/organise/?id={cid}"
+    browser.set_window_size(390, 844)
+    try:
+        browser.get(url)
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#matches tbody tr")) == 8)
+        for table, heads in (("matches", ["Teams", "State", "Result", "Actions"]),
+                             ("teams", ["Players", "Club", "Region", "Rating", "Actions"])):
+            # Each row: its card's size and, for each value shown but the first (the card's title) and the
+            # buttons (which say what they do), the label shown above it.
+            cards = browser.execute_script(
+                "return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map(tr => ({height: "
+                "tr.getBoundingClientRect().height, width: tr.getBoundingClientRect().width, labels: [...tr.cells]"
+                ".slice(1).map((td, k) => [k, getComputedStyle(td).display === 'none' || td.querySelector('button')"
+                " ? null : getComputedStyle(td, '::before').content])}))", f"#{table}")
+            assert cards, table
+            for card in cards:
+                labelled = [(heads[k], label) for k, label in card["labels"] if label is not None]
+                assert labelled and all(label == f'"{head}"' for head, label in labelled), (table, card)
+                assert card["width"] <= 390 and card["height"] < 220, (table, card)
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+    finally:
+        browser.set_window_size(1366, 900)
+    in_four_looks(browser, url, "organise-phone-tables", into_view("#matches", "#matches tbody tr:nth-child(8)"))
+    in_four_looks(browser, url, "organise-phone-teams", into_view("#teams", "#teams tbody tr:nth-child(16)"))

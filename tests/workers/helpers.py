@@ -18,6 +18,7 @@ from services.tables import TableOpened, TableService, stream_of
 from services.eventstore import read_stream, verify_stream
 from services.workers.actors import Workers
 from services.workers.broker import make_broker
+from services.workers.schedules import Schedules
 from tests.api.conftest import schema_url
 
 __all__ = ["schema_url"]
@@ -84,6 +85,11 @@ class InProcess:
 
     def add_middleware(self, middleware: dramatiq.Middleware) -> None:
         self.broker.add_middleware(middleware)
+
+    def run_schedules(self) -> None:
+        """Tick the championships' schedules too, as `baloot worker` does (before ``start``: its queue is the
+        worker's from the start)."""
+        self.workers.schedules = Schedules(self.workers)
 
     def start(self) -> None:
         # worker_timeout: how long a consumer blocks before looking at its delayed messages (clocks).

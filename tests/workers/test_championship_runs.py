@@ -10,6 +10,7 @@ from collections import Counter
 import msgspec
 from litestar.testing import AsyncTestClient
 
+from domain.tournament import CreateChampionship, RoundSlot, Settings, StartRound
 from projections import standings as standings_projection
 from services.api.app import create_app
 from services.api.auth import create_user
@@ -17,6 +18,7 @@ from services.championships import (
     CHECK_IN_CODEC,
     CODEC,
     RunSettings,
+    championship_id_for,
     check_in_stream,
     stream_of,
 )
@@ -198,3 +200,32 @@ async def test_a_command_stored_by_another_process_while_this_one_decided_it_is_
     assert outcome.replayed and outcome.version == stored
     assert champ.version == stored and champ.state.teams.get("T1") and champ.state.teams.get("T2") is None
     assert (await event_types(pool, stream_of(cid)))["team_registered"] == 1
+
+
+async def test_a_schedule_from_round_2_leaves_round_1_to_its_organiser_and_runs_the_rest(
+        running, plain_services, pool):
+    """The console's "the next rounds start as soon as the last one is decided" with no time for round 1: a
+    schedule whose first slot is round 2. The workers' ticks leave registration, the draw and round 1 to the
+    organiser; once round 1 is decided they start round 2 (nobody asks) and finish the championship."""
+    svc = plain_services
+    organiser, _ = await create_user(pool, "organiser of Quick Cup")
+    cid = championship_id_for(organiser.user_id, "create")
+    settings = Settings(name="Quick Cup", schedule=(RoundSlot(2, (await db_now(pool)).isoformat()),))
+    await svc.execute(cid, "create", lambda _: [CreateChampionship(cid, settings)], actor=organiser.user_id,
+                      new=True, metadata={"run": msgspec.to_builtins(RunSettings())})
+    await register_teams(svc, pool, cid, 4, "bot")
+
+    assert await running.workers.reconcile() >= 1
+    await running.drain()
+    assert (await svc.load(cid)).state.status == "registration"          # round 1 is hers
+    await svc.execute(cid, "close", lambda c: svc.close_registration(cid, c), actor=organiser.user_id)
+    await svc.execute(cid, "draw", lambda c: [svc.make_draw(cid, c, {})], actor=organiser.user_id)
+    await svc.execute(cid, "round-1", lambda _: [StartRound(1)], actor=organiser.user_id)
+    assert await running.workers.reconcile() >= 1                        # a full tick opens round 1's tables
+    await running.drain()
+
+    state = (await svc.load(cid)).state
+    assert state.status == "finished" and [len(r.matches) for r in state.rounds] == [2, 1]
+    paired = [(r.metadata["actor"], r.metadata["command_id"]) for r in await read_stream(pool, stream_of(cid))
+              if r.event_type == "round_paired"]
+    assert paired == [(organiser.user_id, "round-1"), ("schedule", "tick/round-2/start")]

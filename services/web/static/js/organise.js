@@ -22,8 +22,13 @@ let seedCheck = null;        // whether sha256(seed) equals the published commit
 let proposals = null;        // teams players proposed, not registered yet
 let profiles = null;         // GET /profiles: each game's profiles with their switches
 let armed = null;            // the key of the button clicked once (askOnce): its next click does it
+let finishing = false;       // the Finish dialog is open
 let hooks = {endpoints: null, open: null, deliveries: null, secret: null};   // the webhooks panel
 let fairplay = null;         // GET /championships/{id}/fairplay: the players judged, the most suspicious first
+let pairings = null;         // GET /championships/{id}/pairings: the next round's, before it starts
+let referees = null;         // GET /championships/{id}/referees
+let refereeAsked = "";       // the login or name last given to the referees' form
+let pairingsMoment = "";     // the championship's moment the pairings were read at (follow reads them again after)
 
 // A button for an action that cannot be undone (a forfeit, a withdrawal, a bot for a seat): the first click
 // asks, the second on the same button does it. ``key`` names it among the page's buttons.
@@ -43,23 +48,40 @@ const commandId = () => crypto.randomUUID();
 
 function say(text, kind = "ok") { notice = {text, kind}; render(); }
 
-async function act(what, after = load) {
+// ``where``: the panel whose answer it is (its refusal is said there, beside the control, not at the page's
+// top); ``words``: the refusal in the page's language, when this action has words for it.
+async function act(what, after = load, where = null, words = () => null) {
   refusal = null;
   notice = null;                            // the last answer goes: the next one says this action's
   render();
   try {
     await what();
-    notice = {text: t("done"), kind: "ok"};
+    notice = {text: t("done"), kind: "ok", where};
   } catch (error) {
-    refusal = {rule: error.rule ?? "", text: error.message};
+    refusal = {rule: error.rule ?? "", text: words(error) ?? error.message, where};
   }
   await after();
 }
 
-function noticeEl() {
-  if (refusal) return h("p", {class: "error", role: "alert", id: "refusal", "data-rule": refusal.rule},
-    refusal.rule ? h("code", {}, refusal.rule) : null, refusal.rule ? " — " : "", refusal.text);
-  return notice ? h("p", {class: notice.kind, role: "status", id: "notice"}, notice.text) : null;
+function noticeEl(where = null) {
+  if (refusal && (refusal.where ?? null) === where)
+    return h("p", {class: "error", role: "alert", id: where ? `${where}-refusal` : "refusal", "data-rule": refusal.rule},
+      refusal.rule ? h("code", {}, refusal.rule) : null, refusal.rule ? " — " : "", refusal.text);
+  return notice && (notice.where ?? null) === where
+    ? h("p", {class: notice.kind, role: "status", id: where ? `${where}-notice` : "notice"}, notice.text) : null;
+}
+
+// A table's cells, each labelled with its column's heading (data-label): on a phone each row is a card whose
+// values say what they are (app.css), where a wide table would be read sideways or not at all.
+function labelled(table) {
+  const heads = [...table.tHead.rows[0].cells].map(th => th.textContent);
+  for (const row of table.tBodies[0].rows) {
+    [...row.cells].forEach((cell, k) => {
+      if (!cell.dataset.label && heads[k] && cell.colSpan === 1) cell.dataset.label = heads[k];
+      if (["—", ""].includes(cell.textContent.trim())) cell.classList.add("empty");    // a card leaves it out
+    });
+  }
+  return table;
 }
 
 // ---- the list, and a new championship ----
@@ -82,10 +104,19 @@ function createEl() {
     if (f.check_in.value) body.check_in_seconds = Number(f.check_in.value);
     if (f.clock.value) { body.turn_seconds = Number(f.clock.value); body.on_timeout = f.on_timeout.value; }
     if (f.target.value) body.game_target = Number(f.target.value);
+    const every = f.every.value === "manual" ? null : Number(f.every.value);
     if (f.first_round.value) {            // the workers run it: registration closes and round 1 starts then
-      const first = new Date(f.first_round.value), every = Number(f.every.value);
+      const first = new Date(f.first_round.value);
       body.schedule = Array.from({length: every ? 14 : 1}, (_, k) =>
         ({round: k + 1, starts_at: new Date(first.getTime() + k * every * 60_000).toISOString()}));
+    } else if (every === 0) {
+      // Round 1 is the organiser's to start; from round 2 on the workers start each round once the last one
+      // is decided (a first slot for round 2, due from now: services/workers/schedules.py).
+      body.schedule = [{round: 2, starts_at: new Date().toISOString()}];
+    } else if (every) {                   // a spacing needs a time to count from
+      refusal = {rule: "", text: t("spacing_needs_round_1"), where: "create"};
+      render();
+      return;
     }
     body.hands_policy = f.hands.value;
     body.delay_seconds = f.hands.value === "always" ? 1800 : Number(f.delay.value);
@@ -114,7 +145,7 @@ function createEl() {
                                        placeholder: "152", inputmode: "numeric"})),
   field(t("first_round_at"), h("input", {id: "first_round", name: "first_round", type: "datetime-local"})),
   h("p", {class: "hint"}, t("schedule_hint")),
-  field(t("rounds_every"), select("every", [["0", t("at_once")], ["30", t("every_time", {time: t("minutes", {n: 30})})],
+  field(t("rounds_every"), select("every", [["0", t("at_once")], ["manual", t("when_i_start_them")], ["30", t("every_time", {time: t("minutes", {n: 30})})],
                                             ["60", t("every_time", {time: t("minutes", {n: 60})})],
                                             ["1440", t("every_time", {time: t("days", {n: 1})})]], "0")),
   field(t("check_in_window"), select("check_in", [["", t("no_check_in")], ["300", t("minutes", {n: 5})],
@@ -166,8 +197,12 @@ function listEl() {
       ` · ${t(`format_${c.format}`)} · ${t(`status_${c.status}`)} · ${t("teams_count", {n: c.teams})}`
       + (c.rounds ? ` · ${t("rounds_count", {n: c.rounds})}` : ""))))
       : h("p", {class: "hint"}, t("no_championships")),
-    createEl()];
+    noticeEl("create"), createForm ??= createEl()];
 }
+
+// The new championship's form is made once (and again in another language): a redraw after a refusal keeps
+// what the organiser filled in.
+let createForm = null;
 
 // ---- one championship ----
 
@@ -182,21 +217,23 @@ function importEl() {
     h("h2", {}, t("participants"), ` · ${t("teams_count", {n: champ.teams.length})}`),
     open ? h("form", {class: "card-form", id: "import-form", onsubmit: e => e.preventDefault()},
       h("h3", {}, t("import_csv")), h("p", {class: "hint"}, t("csv_hint")),
-      field(t("choose_file"), h("input", {type: "file", id: "csv-file", accept: ".csv,text/csv", required: true})),
+      field(t("choose_file"), fileBox()),
+      chosen ? h("p", {class: "hint", id: "chosen-file"}, t("chosen_file"), " ", h("bdi", {dir: "auto"}, chosen.name)) : null,
       h("div", {class: "controls"},
         h("button", {type: "button", id: "check-file", onclick: () => sendFile(true)}, t("check_file")),
         h("button", {type: "button", class: "primary", id: "import-file", onclick: () => sendFile(false)},
           t("import_file")))) : null,
+    noticeEl("import"),
     fileCheck ? fileCheckEl() : null,
     proposals?.length ? h("div", {id: "proposals"}, h("h3", {}, t("proposed_teams")),
       h("ul", {class: "list"}, proposals.map(p => h("li", {"data-team": p.team_id, "data-status": p.status},
         h("strong", {}, p.team_id), ` · ${listText(p.players.map(personName))}`,
         h("span", {class: p.status === "declined" ? "error" : "hint"}, ` — ${p.status === "declined" ? t("proposal_declined")
           : t("proposal_waiting", {names: listText(p.waiting.map(personName))})}`))))) : null,
-    champ.teams.length ? h("table", {class: "list", id: "teams"},
+    champ.teams.length ? labelled(h("table", {class: "list", id: "teams"},
       h("thead", {}, h("tr", {}, [t("team"), t("players"), t("club"), t("region"), t("rating"), t("actions")]
         .map(x => h("th", {}, x)))),
-      h("tbody", {}, champ.teams.slice(0, PAGE).map(teamRowEl))) : null,
+      h("tbody", {}, champ.teams.slice(0, PAGE).map(teamRowEl)))) : null,
     champ.teams.length > PAGE ? h("p", {class: "hint"}, t("more_teams", {n: champ.teams.length - PAGE})) : null);
 }
 
@@ -230,25 +267,60 @@ function fileCheckEl() {
             h("td", {}, i.login), h("td", {}, h("code", {class: "invite-code"}, i.code))))))) : null];
   return h("div", {class: "error-box", id: "file-errors", role: "alert"},
     h("p", {class: "error"}, t("import_refused", {n: fileCheck.error_count})),
-    h("table", {class: "list"}, h("thead", {}, h("tr", {}, h("th", {}, t("line")), h("th", {}, t("column")), h("th", {}, t("reason")))),
+    labelled(h("table", {class: "list"}, h("thead", {}, h("tr", {}, h("th", {}, t("line")), h("th", {}, t("column")), h("th", {}, t("reason")))),
       h("tbody", {}, fileCheck.errors.map(e => h("tr", {"data-line": e.line, "data-column": e.column ?? ""},
-        h("td", {}, String(e.line)), h("td", {}, e.column ?? t("whole_line")), h("td", {}, e.reason))))));
+        h("td", {}, String(e.line)), h("td", {}, e.column ?? t("whole_line")), h("td", {}, e.reason)))))));
+}
+
+// The file input lives across the page's redraws (a redraw would make a new, empty one): the file checked is
+// the file imported, without choosing it again.
+let fileInput = null;
+let chosen = null;           // the File chosen last, kept even if the browser empties its input
+
+function fileBox() {
+  fileInput ??= h("input", {type: "file", id: "csv-file", accept: ".csv,text/csv",
+                            onchange: e => {
+                              chosen = e.target.files[0] ?? chosen;
+                              fileCheck = null;
+                              if (refusal?.where === "import") refusal = null;     // said of the file before
+                              render();
+                            }});
+  return fileInput;
+}
+
+// What an import's refusal means, in the page's language: the server's rule where it has words here,
+// else its own sentence after ours.
+function importRefusal(error) {
+  if (error.status === 413) return t("file_too_large");
+  if (error.rule === "invalid_field" && error.field === "body") return t("file_not_utf8");
+  if (error.rule === "championship_closed" || error.rule === "registration_closed") return t("registration_is_closed");
+  return t("file_refused", {why: error.message});
 }
 
 async function sendFile(dry) {
-  const file = document.getElementById("csv-file").files[0];
-  if (!file) { refusal = {rule: "", text: t("choose_file")}; render(); return; }
-  const text = await file.text();
+  const file = fileInput?.files[0] ?? chosen;
+  if (!file) { refusal = {rule: "", text: t("no_file_chosen"), where: "import"}; render(); return; }
+  chosen = file;
+  let text;
+  try {            // file.text() would turn bytes of another encoding into U+FFFD and import names garbled
+    text = new TextDecoder("utf-8", {fatal: true}).decode(await file.arrayBuffer());
+  } catch {
+    refusal = {rule: "", text: t("file_not_utf8"), where: "import"};
+    fileCheck = null;
+    render();
+    return;
+  }
   const digest = (await sha256Hex(text)).slice(0, 32);
   refusal = null;
   try {
     const r = await sendText("POST", `${base()}/teams/import?command_id=import-${digest}${dry ? "&dry_run=true" : ""}`,
                              text);
-    fileCheck = {ok: true, dry, teams: r.teams, invited: r.invited ?? []};
+    fileCheck = {ok: true, dry, teams: r.teams, invited: r.invited ?? [], name: file.name};
+    if (!dry) { fileInput = null; chosen = null; }       // imported: the next file is another one
   } catch (error) {
     fileCheck = error.errors ? {ok: false, errors: error.errors, error_count: error.errorCount ?? error.errors.length}
       : null;
-    if (!error.errors) refusal = {rule: error.rule ?? "", text: error.message};
+    if (!error.errors) refusal = {rule: error.rule ?? "", text: importRefusal(error), where: "import"};
   }
   await load();
 }
@@ -274,15 +346,84 @@ function runEl() {
     h("p", {}, `${t("status")}: `, h("strong", {id: "champ-status", "data-status": champ.status}, t(`status_${champ.status}`)),
       champ.champion ? [` · ${t("champion")}: `, h("strong", {id: "champion"}, teamName(champ.champion))] : null),
     champ.draw_commitment ? h("p", {class: "mono"}, `${t("commitment")}: `, h("code", {id: "commitment"}, champ.draw_commitment)) : null,
-    champ.draw_seed ? h("p", {class: "mono"}, `${t("seed")}: `, h("code", {id: "seed"}, champ.draw_seed), " ",
-      seedCheck === null ? null : h("span", {id: "seed-check", class: seedCheck ? "ok" : "error", "data-ok": String(seedCheck)},
-        t(seedCheck ? "seed_checks" : "seed_fails"))) : null,
+    champ.draw_seed ? h("p", {class: "mono"}, `${t("seed")}: `, h("code", {id: "seed"}, champ.draw_seed)) : null,
+    // A line of its own: beside the seed's hex the Arabic sentence's parts would reorder.
+    champ.draw_seed && seedCheck !== null ? h("p", {id: "seed-check", class: seedCheck ? "ok" : "error",
+                                                    "data-ok": String(seedCheck)}, t(seedCheck ? "seed_checks" : "seed_fails")) : null,
     h("div", {class: "controls"},
       champ.status === "registration" ? step(t("close_registration"), "close-registration", "registration/close") : null,
       champ.status === "closed" ? step(t("make_draw"), "make-draw", "draw") : null,
       ready && champ.status !== "finished" && !mon?.needs.some(n => n.kind === "championship_over")
         ? step(t("start_round", {n: next}), "start-round", `rounds/${next}/start`) : null,
-      mon?.needs.some(n => n.kind === "championship_over") ? step(t("finish"), "finish", "finish") : null));
+      mon?.needs.some(n => n.kind === "championship_over") ? h("button", {type: "button", class: "primary", id: "finish",
+        onclick: () => { finishing = true; render(); }}, t("finish")) : null),
+    finishing ? finishDialogEl() : null);
+}
+
+// Finishing cannot be undone: the dialog says what it does before the organiser says yes.
+function finishDialogEl() {
+  const close = () => { finishing = false; render(); };
+  return h("dialog", {id: "finish-dialog", "aria-labelledby": "finish-title", "aria-describedby": "finish-what",
+                      oncancel: e => { e.preventDefault(); close(); }},
+    h("h2", {id: "finish-title"}, t("finish_title")),
+    h("p", {}, h("strong", {}, h("bdi", {}, champ.name))),
+    h("ul", {id: "finish-what"}, ["finish_ranking", "finish_no_change", "finish_no_withdraw", "finish_stays"]
+      .map(k => h("li", {}, t(k)))),
+    h("div", {class: "controls"},
+      h("button", {type: "button", class: "primary", id: "finish-confirm", onclick: () => {
+        finishing = false;
+        act(() => send("POST", `${base()}/finish`, {command_id: commandId()}));
+      }}, t("finish_confirm")),
+      h("button", {type: "button", id: "finish-cancel", onclick: close}, t("not_yet"))));
+}
+
+// The next round's pairings, known before it starts: round 1's once the draw is made (public from then on,
+// docs/access.md), a later round's once the last one is decided.
+function pairingsEl() {
+  if (!pairings?.round) return null;
+  const named = tid => tid ? h("bdi", {}, pairings.names[tid] ?? teamName(tid)) : h("span", {class: "hint"}, t("bye_word"));
+  return h("section", {class: "panel", id: "pairings", "data-round": pairings.round},
+    h("h2", {}, t("pairings_of", {n: pairings.round})),
+    h("p", {class: "hint"}, t(pairings.round === 1 ? "pairings_drawn" : "pairings_next")),
+    h("table", {class: "list", id: "pairings-table"},
+      h("thead", {}, h("tr", {}, [t("match"), t("team_a"), t("team_b")].map(x => h("th", {}, x)))),
+      h("tbody", {}, pairings.matches.slice(0, PAGE).map(m => h("tr", {"data-match": m.match_id},
+        h("td", {"data-label": t("match")}, h("bdi", {dir: "ltr"}, m.match_id)),
+        h("td", {"data-label": t("team_a")}, named(m.team_a)),
+        h("td", {"data-label": t("team_b")}, named(m.team_b)))))),
+    pairings.matches.length > PAGE ? h("p", {class: "hint"}, t("more_matches", {n: pairings.matches.length - PAGE})) : null);
+}
+
+// The championship's referees: named by login or name, each removable (asked once).
+function refereesEl() {
+  if (referees === null) return null;
+  const words = error => error.rule === "unknown_user" ? t("no_such_person", {who: `\u2068${refereeAsked}\u2069`})
+    : error.rule === "not_a_referee" ? t("not_a_referee_now") : null;
+  return h("section", {class: "panel", id: "referees"}, h("h2", {}, t("referees")),
+    h("p", {class: "hint"}, t("referees_hint")),
+    referees?.length ? h("ul", {class: "list", id: "referee-list"}, referees.map(r => h("li", {"data-user": r.user_id},
+      h("bdi", {}, r.name), r.login ? [" ", h("span", {class: "hint"}, "(", h("bdi", {dir: "ltr"}, r.login), ")")] : null, " ",
+      askOnce(`referee/${r.user_id}`, t("remove_referee"), {class: "remove-referee"},
+        () => send("DELETE", `${base()}/referees/${enc(r.user_id)}`)))))
+      : h("p", {class: "hint", id: "referee-list"}, t("no_referees")),
+    h("form", {class: "card-form", id: "new-referee", onsubmit: e => {
+      e.preventDefault();
+      refereeAsked = e.target.elements.referee_person.value.trim();
+      if (!refereeAsked) { refusal = {rule: "", text: t("give_a_login"), where: "referees"}; render(); return; }
+      act(() => send("POST", `${base()}/referees`, {person: refereeAsked}), load, "referees", words);
+    }},
+      field(t("login_or_name"), h("input", {id: "referee_person", name: "referee_person", maxlength: 100,
+                                              autocomplete: "off", value: refusal?.where === "referees" ? refereeAsked : ""})),
+      h("div", {class: "controls"}, h("button", {type: "submit", class: "primary", id: "add-referee"}, t("add_referee")))),
+    noticeEl("referees"));
+}
+
+// What needs the organiser, in the page's language (the server's detail is English).
+function needText(n) {
+  const match = h("bdi", {dir: "ltr"}, n.match_id ?? "");
+  if (n.kind === "round_ready") return t("need_round_ready_detail", {n: mon.round, next: mon.round + 1});
+  if (n.kind === "championship_over") return t("need_over_detail", {n: mon.round});
+  return [t("match"), " ", match, ": ", t(`need_${n.kind}_detail`)];
 }
 
 function monitorEl() {
@@ -303,15 +444,15 @@ function monitorEl() {
                                       {command_id: commandId(), seconds: 300}))}, t("extend_check_in")) : null) : null,
     h("h3", {}, t("needs_you")),
     mon.needs.length ? h("ul", {class: "list needs", id: "needs"}, mon.needs.map(n => h("li", {"data-kind": n.kind, "data-match": n.match_id ?? ""},
-      h("strong", {}, t(`need_${n.kind}`)), ` — ${n.detail}`,
+      h("strong", {}, t(`need_${n.kind}`)), " — ", needText(n),
       n.kind === "disputed" ? [" ", h("a", {href: "/referee/", class: "desk-link"}, t("to_the_desk"))] : null)))
       : h("p", {class: "hint", id: "needs"}, t("nothing_needs_you")),
     h("form", {class: "search", onsubmit: e => { e.preventDefault(); refilter({q: e.target.elements.q.value}); }},
       h("label", {for: "q"}, t("search_team")), h("input", {id: "q", name: "q", value: filter.q, type: "search"}),
       h("button", {type: "submit"}, t("search"))),
-    h("table", {class: "list", id: "matches"},
+    labelled(h("table", {class: "list", id: "matches"},
       h("thead", {}, h("tr", {}, [t("match"), t("teams_vs"), t("state"), t("result"), t("actions")].map(x => h("th", {}, x)))),
-      h("tbody", {}, mon.matches.map(matchRowEl))),
+      h("tbody", {}, mon.matches.map(matchRowEl)))),
     h("p", {class: "controls"}, h("span", {id: "page"}, t("page_of", {from, to: from + shown - 1, total: mon.total})),
       filter.pages.length ? h("button", {type: "button", id: "previous", onclick: () => page(-1)}, t("previous_page")) : null,
       mon.next_after !== null ? h("button", {type: "button", id: "next", onclick: () => page(1)}, t("next_page")) : null));
@@ -319,7 +460,9 @@ function monitorEl() {
 
 function matchRowEl(m) {
   const [a, b] = m.names;
-  const result = m.winner ? `${teamName(m.winner)}${m.games ? ` (${m.games.join("–")})` : ""} · ${t(`outcome_${m.outcome}`)}`
+  // The winner's name and the games' score each isolated: in Arabic a Latin name and digits would reorder.
+  const result = m.winner ? [h("bdi", {}, teamName(m.winner)), m.games ? [" ", h("bdi", {dir: "ltr"}, `(${m.games.join("–")})`)] : null,
+                             ` · ${t(`outcome_${m.outcome}`)}`]
     : m.outcome ? t(`outcome_${m.outcome}`) : "—";
   const open = !["finished"].includes(m.state) && m.team_a && m.team_b;
   const matchPath = `${base()}/matches/${enc(m.match_id)}`;
@@ -333,7 +476,7 @@ function matchRowEl(m) {
     () => send("POST", `/tables/${enc(tid)}/rulings`, {command_id: commandId(),
       ruling: {type: "hand_seat_to_bot", reason: "the organiser handed a stalled seat to a bot"}}));
   return h("tr", {"data-match": m.match_id, "data-state": m.state},
-    h("td", {}, m.match_id), h("td", {}, `${a} — ${b || t("bye_word")}`,
+    h("td", {}, m.match_id), h("td", {}, h("bdi", {}, a), " — ", h("bdi", {}, b || t("bye_word")),
       m.state === "waiting_check_in" ? h("span", {class: "hint"}, ` (${m.checked_in.map((c, k) => `${[a, b][k]}: ${t(c ? "checked" : "not_checked")}`).join(", ")})`) : null),
     h("td", {}, h("span", {class: `state-${m.state}`}, t(`state_${m.state}`))),
     h("td", {}, result),
@@ -386,10 +529,10 @@ function endpointEl(endpoint) {
         onclick: () => act(() => send("POST", `/webhooks/${endpoint.endpoint_id}/enable`), loadWebhooks)}, t("enable_again")),
       askOnce(`remove-${endpoint.endpoint_id}`, t("remove_hook"), {class: "remove-hook"},
         () => send("DELETE", `/webhooks/${endpoint.endpoint_id}`))),
-    shown && hooks.deliveries ? (hooks.deliveries.length ? h("table", {class: "list deliveries"},
+    shown && hooks.deliveries ? (hooks.deliveries.length ? labelled(h("table", {class: "list deliveries"},
       h("thead", {}, h("tr", {}, [t("kind"), t("last_attempt"), t("state"), t("attempts"), t("last_answer"), t("actions")]
         .map(x => h("th", {}, x)))),
-      h("tbody", {}, hooks.deliveries.map(d => deliveryEl(endpoint, d))))
+      h("tbody", {}, hooks.deliveries.map(d => deliveryEl(endpoint, d)))))
       : h("p", {class: "hint"}, t("no_deliveries"))) : null);
 }
 
@@ -476,7 +619,7 @@ function fairplayEl() {
 
 function championshipEl() {
   return [h("h1", {}, champ.name), h("p", {}, h("a", {href: "/organise/"}, t("my_championships"))), noticeEl(),
-    runEl(), monitorEl(), importEl(), exportsEl(), fairplayEl(), webhooksEl()];
+    runEl(), pairingsEl(), monitorEl(), importEl(), refereesEl(), exportsEl(), fairplayEl(), webhooksEl()];
 }
 
 // ---- loading ----
@@ -511,6 +654,11 @@ async function load() {
     if (!mon.round) mon = null;
     hooks.endpoints = await get("/webhooks");
     fairplay = champ.game === "balut" ? null : await get(`${base()}/fairplay?limit=20`);
+    pairings = ["drawn", "running"].includes(champ.status) ? await get(`${base()}/pairings`) : null;
+    referees = await get(`${base()}/referees`).catch(error => {   // a referee here sees no referees' list
+      if (error.status === 403) return null;
+      throw error;
+    });
     proposals = champ.status === "registration" ? await get(`${base()}/proposals`) : null;
     const people = [...new Set([...champ.teams.slice(0, PAGE).flatMap(x => [...x.players, ...x.substitutes]),
                                 ...(proposals ?? []).flatMap(p => [...p.players, ...p.substitutes])])]
@@ -536,6 +684,8 @@ function render() {
     return;
   }
   fill(main, id ? championshipEl() : listEl());
+  const dialog = document.getElementById("finish-dialog");
+  if (dialog && !dialog.open) dialog.showModal();
 }
 
 async function start() {
@@ -560,11 +710,17 @@ async function follow() {
   try {
     await loadMonitor();
     champ = await get(base());
+    const ready = mon.needs.some(n => n.kind === "round_ready");
+    const moment = `${champ.status}/${mon.round}/${ready}`;       // the next round's pairings may be known now
+    if (moment !== pairingsMoment) {
+      pairingsMoment = moment;
+      pairings = ["drawn", "running"].includes(champ.status) ? await get(`${base()}/pairings`) : null;
+    }
   } catch { return; }                       // the next turn tries again
-  if (!busy) render();
+  if (!busy && !finishing) render();       // an open dialog is left as it is
 }
 
 setUp();
-onChange(render);
+onChange(() => { createForm = null; render(); });
 start();
 setInterval(follow, 3000);
