@@ -472,20 +472,19 @@ def test_a_whole_game_opened_from_the_lobby_on_an_arabic_phone_and_its_sheets_ar
     url = f"{served.base}/play/table.html?id={table_id}"
     in_four_looks(browser, url, "play-game-end", lambda d: d.find_elements(By.ID, "end-reason"))
 
-    def sheet_open(d) -> bool:
-        if not d.find_elements(By.ID, "game-end"):
-            return False
-        if not d.find_elements(By.ID, "sheet-box"):
-            d.find_element(By.ID, "sheet-button").click()
-        return bool(d.find_elements(By.CSS_SELECTOR, "#sheet-box #game-sheet"))
-    in_four_looks(browser, url, "play-sheet", sheet_open)
+    def in_view(css: str):                 # the screenshot shows the part of the page it is about
+        def ready(d) -> bool:
+            return d.execute_script(f"const e = document.querySelector('{css}'); if (!e) return false; "
+                                    "e.scrollIntoView({block: 'start'}); return true;")
+        return ready
+    in_four_looks(browser, url, "play-sheet", in_view("#deal-result"))
 
     def last_trick_open(d) -> bool:
         if not d.find_elements(By.ID, "last-trick-button"):
             return False
         if not d.find_elements(By.ID, "last-trick"):
             d.find_element(By.ID, "last-trick-button").click()
-        return bool(d.find_elements(By.CSS_SELECTOR, "#last-trick li"))
+        return in_view("#last-trick")(d)
     in_four_looks(browser, url, "play-last-trick", last_trick_open)
 
 

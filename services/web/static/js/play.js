@@ -419,8 +419,9 @@ function scoreEl() {
     h("span", {class: "bar-buttons"},
       d?.tricks.length ? h("button", {type: "button", id: "last-trick-button", "aria-expanded": String(showLast),
                                        onclick: () => { showLast = !showLast; render(); }}, t("last_trick")) : null,
-      h("button", {type: "button", id: "sheet-button", "aria-expanded": String(sheetOpen),
-                   onclick: () => { sheetOpen = !sheetOpen; render(); }}, t("score_sheet")),
+      v.phase === "ended" ? null            // the game's end shows the sheet
+        : h("button", {type: "button", id: "sheet-button", "aria-expanded": String(sheetOpen),
+                       onclick: () => { sheetOpen = !sheetOpen; render(); }}, t("score_sheet")),
       soundEl()));
 }
 
@@ -480,24 +481,24 @@ const projectName = kind => tOr(`project_${kind}`, kind);
 // other's), Kaboot, Gahwa, a split, a void deal, a referee's award.
 function outcomeEl(r, c) {
   const us = teamOf(v.seat);
-  const side = team => team === us ? t("partner_side") : t("opponent_side");
+  const side = team => bdi(team === us ? t("side_us") : t("side_them"));
   if (r.void) return h("p", {class: "outcome", "data-outcome": "void"}, t("deal_void_said"));
   const buyerTeam = c ? teamOf(c.buyer) : null;
-  const own = buyerTeam === null ? null : r.card_gp[buyerTeam] + r.project_gp[buyerTeam];
-  const other = buyerTeam === null ? null : r.card_gp[1 - buyerTeam] + r.project_gp[1 - buyerTeam];
+  const points = team => String(r.card_gp[team] + r.project_gp[team]);
+  const mine = c && c.buyer === v.seat ? "_you" : "";          // "You bought": a verb of its own in Arabic
+  const buyer = c ? {buyer: bdi(seatName(c.buyer)), own: points(buyerTeam), other: points(1 - buyerTeam)} : {};
   const lines = [];
-  if (r.kaboot) lines.push(said("outcome_kaboot", {side: bdi(side(r.winner ?? buyerTeam))}));
-  else if (r.awarded) lines.push(said("outcome_awarded", {side: bdi(side(r.winner))}));
+  if (r.kaboot) lines.push(said("outcome_kaboot", {side: side(r.winner ?? buyerTeam)}));
+  else if (r.awarded) lines.push(said("outcome_awarded", {side: side(r.winner)}));
   else if (r.qayd) lines.push(said(r.qayd.proven ? "outcome_qayd_proven" : "outcome_qayd_not_proven",
     {who: bdi(seatName(r.qayd.proven ? r.qayd.accused : r.qayd.caller)), rule: ruleWords(r.qayd.rule)}));
-  else if (r.failed) lines.push(said(own === other ? "outcome_failed_tie" : "outcome_failed",
-    {buyer: bdi(seatName(c.buyer)), own: String(own), other: String(other)}));
-  else if (r.split) lines.push(t("outcome_split"));
-  else if (c) lines.push(said("outcome_made", {buyer: bdi(seatName(c.buyer)), own: String(own), other: String(other)}));
-  if (c && c.multiplier > 1 && !r.kaboot) lines.push(said("outcome_doubled", {x: `×${c.multiplier}`, side: bdi(side(r.winner ?? buyerTeam))}));
-  if (r.gahwa_winner !== null && r.gahwa_winner !== undefined) lines.push(said("outcome_gahwa", {side: bdi(side(r.gahwa_winner))}));
-  return h("p", {class: `outcome ${r.failed ? "bad" : ""}`, "data-outcome": r.kaboot ? "kaboot" : r.failed ? "failed" : "made"},
-    lines.flatMap((l, k) => k ? [" ", l].flat() : [l].flat()));
+  else if (r.split) lines.push([t("outcome_split")]);
+  else if (c && r.failed) lines.push(said(`${buyer.own === buyer.other ? "outcome_failed_tie" : "outcome_failed"}${mine}`, buyer));
+  else if (c) lines.push(said(`outcome_made${mine}`, buyer));
+  if (c && c.multiplier > 1 && !r.kaboot) lines.push(said("outcome_doubled", {x: `×${c.multiplier}`, side: side(r.winner ?? buyerTeam)}));
+  if (r.gahwa_winner !== null && r.gahwa_winner !== undefined) lines.push(said("outcome_gahwa", {side: side(r.gahwa_winner)}));
+  return h("p", {class: `outcome${r.failed ? " bad" : ""}`, "data-outcome": r.kaboot ? "kaboot" : r.failed ? "failed" : "made"},
+    lines.map((l, k) => k ? [" ", ...l] : l));
 }
 
 function dealSheetEl(over) {
@@ -533,7 +534,7 @@ function gameSheetEl() {
       a += gp[us]; b += gp[1 - us];
       return h("tr", {"data-deal-no": k + 1}, h("th", {scope: "row"}, String(k + 1)),
         h("td", {"data-team": "us"}, String(gp[us])), h("td", {"data-team": "them"}, String(gp[1 - us])),
-        h("td", {class: "running"}, h("bdi", {dir: "ltr"}, `${a} – ${b}`)));
+        h("td", {class: "running"}, `${a} – ${b}`));          // ours first, in the reading direction
     })),
     h("tfoot", {}, h("tr", {"data-row": "total"}, h("th", {scope: "row"}, t("sheet_total")),
       h("td", {"data-team": "us"}, String(v.scores[us])), h("td", {"data-team": "them"}, String(v.scores[1 - us])),
@@ -541,7 +542,7 @@ function gameSheetEl() {
 }
 
 function sheetBoxEl() {
-  if (!sheetOpen) return null;
+  if (!sheetOpen || v.phase === "ended") return null;
   return h("section", {class: "sheet-box", id: "sheet-box"}, gameSheetEl(),
     h("button", {type: "button", onclick: () => { sheetOpen = false; render(); }}, t("close")));
 }
@@ -575,7 +576,7 @@ function gameEndEl() {
   const headline = !winners.length ? t("game_over") : botForMe ? t(won ? "your_side_won_bot" : "your_side_lost_bot")
     : won ? t("you_won") : t("you_lost");
   const reason = v.end_reason ?? "target";
-  const leader = v.winner === null ? null : v.winner === us ? t("partner_side") : t("opponent_side");
+  const leader = v.winner === null ? null : v.winner === us ? t("side_us") : t("side_them");
   return h("section", {class: `game-end ${won ? "won" : "lost"}`, id: "game-end", "data-won": String(won),
                        "data-reason": reason},
     h("h2", {}, headline),
@@ -610,10 +611,11 @@ const NEEDS_DETAILS = new Set(["revoke", "must_trump", "must_overtrump", "closed
 
 function cardGameEl() {
   const d = v.deal;
-  return [scoreEl(), gameEndEl(), sheetBoxEl(),
+  const ended = v.phase === "ended";
+  return [scoreEl(), gameEndEl(), ended ? dealEndEl() : null, sheetBoxEl(),
     d ? h("div", {class: "play", id: "game", "data-version": v.version, "data-phase": d.phase, "data-deal-no": v.deal_no,
                   "data-turn": d.turn ?? "", "data-tricks": d.tricks.length},
-      lastTrickEl(), boardEl(), refusalEl(), choicesEl(), handEl(), dealEndEl(), clockNoteEl(),
+      lastTrickEl(), boardEl(), refusalEl(), choicesEl(), handEl(), ended ? null : dealEndEl(), clockNoteEl(),
       qayd ? qaydDialogEl() : null,
       h("details", {class: "terms-box"}, h("summary", {}, t("table_terms")), termsEl(v.terms, nameOf)),
       bidsEl()) : h("p", {}, t("waiting_for_deal"))];
