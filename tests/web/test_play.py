@@ -10,7 +10,7 @@ import random
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from tests.web.conftest import in_four_looks, requested_urls, same_origin
+from tests.web.conftest import in_four_looks, requested_urls, same_origin, screenshot
 from tests.web.people import as_browser, calm, click_offer, offered, shown, sign_up, steady, version_of, wait
 
 
@@ -391,11 +391,12 @@ READ_GAME_SHEET = """
             ...[...tr.querySelectorAll('td[data-team]')].map(td => Number(td.textContent))]),
           total: [...t.querySelectorAll('tfoot td[data-team]')].map(td => Number(td.textContent))};"""
 
-# How much of a phone's screen the board, the choices and the hand take together, top to bottom, while she plays
-# a card into a trick (the page's height beyond it is the terms and the bidding, read when she wants).
+# How much of a phone's screen the board, the choices, the hand and the buttons under it (last trick, sheet,
+# sound) take together, top to bottom, while she plays a card into a trick (the page's height beyond it is the terms and the bidding, read when she wants).
 ONE_SCREEN = """
   const top = document.getElementById('board').getBoundingClientRect().top;
-  const bottom = Math.max(...[...document.querySelectorAll('#my-hand, #choices')].map(e => e.getBoundingClientRect().bottom));
+  const bottom = Math.max(...[...document.querySelectorAll('#my-hand, #choices, #table-tools')]
+                              .map(e => e.getBoundingClientRect().bottom));
   return [bottom - top, window.innerHeight];"""
 
 
@@ -501,7 +502,7 @@ def test_a_game_a_bot_played_for_her_says_so_and_a_refusal_is_said_in_arabic(ser
     rng = random.Random(12)
     barred = "#my-hand.choosing .hand-card:not(.legal)"
     play_until(browser, lambda d: bool(d.find_elements(By.CSS_SELECTOR, barred)), rng)
-    led = browser.execute_script("return document.querySelector('#trick .slot[data-led=true] .card')?.dataset.card")
+    led = browser.execute_script("return document.querySelector('#trick > .slot[data-led] .card')?.dataset.card")
     browser.execute_script(f"const b = document.querySelector('{barred}'); b.disabled = false; b.click();")
     refusal = wait(browser, lambda d: d.find_elements(By.ID, "refusal"))[0]
     rule = refusal.get_attribute("data-rule")
@@ -511,9 +512,15 @@ def test_a_game_a_bot_played_for_her_says_so_and_a_refusal_is_said_in_arabic(ser
     assert refusal.find_elements(By.CSS_SELECTOR, "bdi.card-list .card")
     if rule == "revoke":
         assert refusal.find_element(By.CSS_SELECTOR, "bdi.card-list .card").get_attribute("data-card") == led
+    browser.set_window_size(390, 844)
+    browser.execute_script("document.getElementById('refusal').scrollIntoView({block: 'center'})")
+    screenshot(browser, "play-refusal-ar-phone")
+    browser.set_window_size(1200, 900)
     # Then she stops playing: her clock runs out and a bot takes her seat to the game's end, which says so.
     wait(browser, game_over, timeout=240)
     end = browser.find_element(By.ID, "game-end")
     assert end.find_elements(By.ID, "bot-played")
     assert "فزت!" not in end.find_element(By.TAG_NAME, "h2").text
     assert "آلي" in end.find_element(By.TAG_NAME, "h2").text
+    in_four_looks(browser, f"{served.base}/play/table.html?id={table_id}", "play-game-end-bot",
+                  lambda d: d.find_elements(By.ID, "bot-played"))

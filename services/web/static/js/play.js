@@ -403,8 +403,8 @@ function clockNoteEl() {
   return h("p", {class: "hint", id: "clock-note"}, t(`clock_then_${v.terms.on_timeout}`));
 }
 
-// The bar above the board: the deal, the score, the contract, the buttons to review (the last trick, the score
-// sheet) and the turn sound; the table's state ("Live", or the game over: never a green "Live" at a finished table).
+// The bar above the board: the deal, the score, the contract, and the table's state ("Live", or the game over:
+// never a green "Live" at a finished table).
 function scoreEl() {
   const d = v.deal;
   const us = teamOf(v.seat);
@@ -415,14 +415,20 @@ function scoreEl() {
     h("span", {id: "score-them", class: "theirs"}, `${t("them")}: ${v.scores[1 - us]}`),
     h("span", {class: "target"}, `${t("target")} ${v.target}`),
     d?.contract ? contractEl(d.contract) : null,
-    h("span", {class: `state ${state}`, id: "live-state"}, t(state)),
-    h("span", {class: "bar-buttons"},
-      d?.tricks.length ? h("button", {type: "button", id: "last-trick-button", "aria-expanded": String(showLast),
-                                       onclick: () => { showLast = !showLast; render(); }}, t("last_trick")) : null,
-      v.phase === "ended" ? null            // the game's end shows the sheet
-        : h("button", {type: "button", id: "sheet-button", "aria-expanded": String(sheetOpen),
-                       onclick: () => { sheetOpen = !sheetOpen; render(); }}, t("score_sheet")),
-      soundEl()));
+    h("span", {class: `state ${state}`, id: "live-state"}, t(state)));
+}
+
+// What a player asks for besides playing, under his hand where his thumb is: the last trick, the score sheet,
+// the turn sound.
+function toolsEl() {
+  const d = v.deal;
+  return h("div", {class: "table-tools", id: "table-tools"},
+    d?.tricks.length ? h("button", {type: "button", id: "last-trick-button", "aria-expanded": String(showLast),
+                                     onclick: () => { showLast = !showLast; render(); }}, t("last_trick")) : null,
+    v.phase === "ended" ? null            // the game's end shows the sheet
+      : h("button", {type: "button", id: "sheet-button", "aria-expanded": String(sheetOpen),
+                     onclick: () => { sheetOpen = !sheetOpen; render(); }}, t("score_sheet")),
+    soundEl());
 }
 
 // ---- the turn sound: off until the player turns it on (remembered on this browser), a tone made here ----
@@ -612,10 +618,11 @@ const NEEDS_DETAILS = new Set(["revoke", "must_trump", "must_overtrump", "closed
 function cardGameEl() {
   const d = v.deal;
   const ended = v.phase === "ended";
-  return [scoreEl(), gameEndEl(), ended ? dealEndEl() : null, sheetBoxEl(),
+  return [scoreEl(), gameEndEl(), ended ? dealEndEl() : null,
     d ? h("div", {class: "play", id: "game", "data-version": v.version, "data-phase": d.phase, "data-deal-no": v.deal_no,
                   "data-turn": d.turn ?? "", "data-tricks": d.tricks.length},
-      lastTrickEl(), boardEl(), refusalEl(), choicesEl(), handEl(), ended ? null : dealEndEl(), clockNoteEl(),
+      boardEl(), refusalEl(), choicesEl(), handEl(), toolsEl(), lastTrickEl(), sheetBoxEl(), ended ? null : dealEndEl(),
+      clockNoteEl(),
       qayd ? qaydDialogEl() : null,
       h("details", {class: "terms-box"}, h("summary", {}, t("table_terms")), termsEl(v.terms, nameOf)),
       bidsEl()) : h("p", {}, t("waiting_for_deal"))];
