@@ -294,8 +294,9 @@ def test_cards_travel_to_the_trick_and_are_gathered_to_the_winner_and_the_last_t
     browser.get(url)
     wait(browser, lambda d: version_of(d) is not None)
     # The three bots are told apart, by where they sit: her partner, her right and her left opponents.
-    names = {s.get_attribute("data-relation"): (s.find_element(By.CSS_SELECTOR, ".who strong").text, s.get_attribute("class"))
-             for s in browser.find_elements(By.CSS_SELECTOR, "#board .seat")}
+    names = {relation: (name, classes) for relation, name, classes in browser.execute_script(
+        "return [...document.querySelectorAll('#board .seat')].map(s => "
+        "[s.dataset.relation, s.querySelector('.who strong').textContent, s.className])")}
     assert names["partner"][0] == "Your partner (bot)" and "ours" in names["partner"][1]
     assert names["right"][0] == "Right opponent (bot)" and "theirs" in names["right"][1]
     assert names["left"][0] == "Left opponent (bot)" and "theirs" in names["left"][1]
@@ -321,8 +322,11 @@ def test_cards_travel_to_the_trick_and_are_gathered_to_the_winner_and_the_last_t
     assert shown_cards == [p["card"] for p in last["cards"]]
     winner_name = browser.find_element(By.CSS_SELECTOR, f"#board .seat[data-seat='{last['winner']}'] .who strong").text
     assert winner_name in browser.find_element(By.CSS_SELECTOR, "#last-trick .taken-by").text
-    # The turn is marked where it is: her seat's hand, or the seat whose turn it is.
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board .seat.turn[aria-current=true], #your-turn"))
+    # The turn is marked where it is: when the table waits for her, her hand says so and only her seat is ringed.
+    wait(browser, my_turn)
+    assert browser.find_elements(By.ID, "your-turn")
+    ringed = [e.get_attribute("data-seat") for e in browser.find_elements(By.CSS_SELECTOR, "#board .seat.turn")]
+    assert ringed == [str(the_view(browser, served.base, table_id)["seat"])]
 
     # Cards on their way, in four looks (she plays when the table waits for her).
     def moving_now(d) -> bool:

@@ -25,6 +25,8 @@ let lastDeal = null;         // the deal just over ({deal_no, result, contract})
 let moves = new Map();       // cards travelling from their seat to the trick: card -> {seat, start}
 let gather = null;           // the trick just taken, gathered toward its winner: {cards, winner, start}
 let showLast = false;        // the last trick's review is open
+let termsOpen = false;       // the terms unfolded, kept so by every redraw (a view arrives each bot action)
+let bidsOpen = null;         // the bidding unfolded or folded by the player; null: open while the deal is bid
 const MOVE_MS = 380, HOLD_MS = 650, GATHER_MS = 450;
 const SOUND_KEY = "baloot.play.sound";
 let audio = null;            // the turn tone's AudioContext, made on the first click that turns sound on
@@ -624,14 +626,16 @@ function cardGameEl() {
       boardEl(), refusalEl(), choicesEl(), handEl(), toolsEl(), lastTrickEl(), sheetBoxEl(), ended ? null : dealEndEl(),
       clockNoteEl(),
       qayd ? qaydDialogEl() : null,
-      h("details", {class: "terms-box"}, h("summary", {}, t("table_terms")), termsEl(v.terms, nameOf)),
+      h("details", {class: "terms-box", open: termsOpen, ontoggle: e => { termsOpen = e.target.open; }},
+        h("summary", {}, t("table_terms")), termsEl(v.terms, nameOf, seatName)),
       bidsEl()) : h("p", {}, t("waiting_for_deal"))];
 }
 
 function bidsEl() {
   const d = v.deal;
   if (!d.bids.length) return null;
-  return h("details", {class: "bids-box", open: d.phase === "bidding" || d.phase === "doubling"},
+  const open = bidsOpen ?? (d.phase === "bidding" || d.phase === "doubling");
+  return h("details", {class: "bids-box", open, ontoggle: e => { if (e.target.open !== open) bidsOpen = e.target.open; }},
     h("summary", {}, t("bidding")),
     h("ol", {class: "bids", id: "bids"}, d.bids.map(b => h("li", {"data-seat": b.seat}, bdi(seatName(b.seat)), `: ${bidText(b)}`)),
       d.doubles.map(x => h("li", {"data-seat": x.seat}, bdi(seatName(x.seat)), `: ${x.call === "pass" ? t("no_double") : t(x.call)}`))));
