@@ -124,7 +124,7 @@ function seatEl(seat) {
                        "aria-current": d.turn === seat ? "true" : null},
     h("div", {class: "who"}, h("span", {class: "side-mark", "aria-hidden": "true"}, ours ? "●" : "◆"), " ",
       h("strong", {title: level ? `${t("bot")} (${t(`level_${level}`)})` : null}, bdi(seatName(seat))),
-      h("span", {class: "side"}, ` · ${t(ours ? (mine ? "us" : "partner_side") : "opponent_side")}`),
+      mine ? null : h("span", {class: "side"}, ` · ${t(ours ? "partner_side" : "opponent_side")}`),
       d.turn === seat ? h("span", {class: "turn-mark"}, mine ? t("your_turn_now") : t("to_play")) : null,
       marks.length ? h("span", {class: "marks"}, ` (${listText(marks)})`) : null,
       d.phase === "bidding" && lastBid ? h("span", {class: "last-bid"}, ` — ${bidText(lastBid)}`) : null),
@@ -426,12 +426,16 @@ function toolsEl() {
   const d = v.deal;
   return h("div", {class: "table-tools", id: "table-tools"},
     d?.tricks.length ? h("button", {type: "button", id: "last-trick-button", "aria-expanded": String(showLast),
-                                     onclick: () => { showLast = !showLast; render(); }}, t("last_trick")) : null,
+                                     onclick: () => { showLast = !showLast; render(); reveal("last-trick"); }},
+                         t("last_trick")) : null,
     v.phase === "ended" ? null            // the game's end shows the sheet
       : h("button", {type: "button", id: "sheet-button", "aria-expanded": String(sheetOpen),
-                     onclick: () => { sheetOpen = !sheetOpen; render(); }}, t("score_sheet")),
+                     onclick: () => { sheetOpen = !sheetOpen; render(); reveal("sheet-box"); }}, t("score_sheet")),
     soundEl());
 }
+
+// What a button opened, brought into sight (on a phone it opens under the hand, near the screen's foot).
+const reveal = id => document.getElementById(id)?.scrollIntoView({block: "nearest", behavior: stillness.matches ? "auto" : "smooth"});
 
 // ---- the turn sound: off until the player turns it on (remembered on this browser), a tone made here ----
 
@@ -623,7 +627,9 @@ function cardGameEl() {
   return [scoreEl(), gameEndEl(), ended ? dealEndEl() : null,
     d ? h("div", {class: "play", id: "game", "data-version": v.version, "data-phase": d.phase, "data-deal-no": v.deal_no,
                   "data-turn": d.turn ?? "", "data-tricks": d.tricks.length},
-      boardEl(), refusalEl(), choicesEl(), handEl(), toolsEl(), lastTrickEl(), sheetBoxEl(), ended ? null : dealEndEl(),
+      // Once the game is over, the board is shown only with cards on it (a game cut short lays its hands open).
+      ended && !d.hands?.some(hand => hand.length) ? null : boardEl(), refusalEl(), choicesEl(),
+      ended ? null : handEl(), toolsEl(), lastTrickEl(), sheetBoxEl(), ended ? null : dealEndEl(),
       clockNoteEl(),
       qayd ? qaydDialogEl() : null,
       h("details", {class: "terms-box", open: termsOpen, ontoggle: e => { termsOpen = e.target.open; }},
