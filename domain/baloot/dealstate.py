@@ -96,4 +96,5 @@ def check_seat(seat: int) -> None:
 def turn_error(s: DealState, seat: int, what: str) -> DomainError:
     if s.turn < 0:
         return DomainError("not_your_turn", f"nobody is to {what} now")
-    return DomainError("not_your_turn", f"it is seat {s.turn}'s turn to {what}, not seat {seat}'s")
+    return DomainError("not_your_turn", f"it is seat {s.turn}'s turn to {what}, not seat {seat}'s",
+                       {"seat": seat, "turn": s.turn})

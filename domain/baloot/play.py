@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.baloot.cards import KING, LAST_TRICK_BONUS, QUEEN, card_label
+from domain.baloot.cards import KING, LAST_TRICK_BONUS, QUEEN, card_label, card_name, cards_of
 from domain.baloot.dealstate import DealState, act, check_seat, team_letter, turn_error
 from domain.baloot.events import (
     CardPlayed, ClaimSawa, Declare, DealScored, PlayCard, ProjectsDeclared, SawaClaimed,
@@ -112,14 +112,19 @@ def decide_play(s: DealState, cmd: PlayCard) -> list:
         raise turn_error(s, seat, "play")
     if not (isinstance(card, int) and 0 <= card < 32 and s.hands[seat] >> card & 1):
         label = card_label(card) if isinstance(card, int) and 0 <= card < 32 else repr(card)
-        raise DomainError("card_not_held", f"seat {seat} does not hold {label}")
+        raise DomainError("card_not_held", f"seat {seat} does not hold {label}",
+                          {"seat": seat, "card": card_name(card) if isinstance(card, int) and 0 <= card < 32 else None})
     offence = None
     p = s.profile
     if not play_mask(s, seat) >> card & 1:
         rule, why = offence_of(card, s.hands[seat], s.trick, s.trump, s.contract.closed,
                                p.partner_winning_exemption, p.undertrump_required)
         if s.table_mode == "strict":
-            raise DomainError(rule, f"seat {seat} {why}")
+            # The cards named as data too, for a page to say it in its own words: the card played, the card
+            # led, and the cards the seat could have played.
+            raise DomainError(rule, f"seat {seat} {why}", {
+                "seat": seat, "card": card_name(card), "led": card_name(s.trick[0]) if s.trick else None,
+                "held": [card_name(c) for c in cards_of(play_mask(s, seat))]})
         offence = rule
     if cmd.baloot and not baloot_allowed(s, seat, card):
         raise DomainError("false_baloot", "Baloot (بلوت) is announced with the second of K and Q of trump, "

@@ -113,6 +113,9 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     winner: int | None
     end_reason: str | None
     deal: DealView | None
+    # The game points of each finished deal, in order (a void or annulled deal counts 0-0): the game's score
+    # sheet, public as the score is.
+    results: list[tuple[int, int]] = []
 
 
 def _winner(leader: int, cards, trump: int) -> int:
@@ -188,4 +191,5 @@ def view(s: DealState, seat: int | None, *, hands: HandsPolicy = "after_deal") -
 def game_view(g: GameState, seat: int | None, *, hands: HandsPolicy = "after_deal") -> GameView:
     return GameView(phase=g.phase, profile=g.profile.name, table_mode=g.table_mode, target=g.profile.target,
                     scores=g.scores, deal_no=g.deal_no, winner=g.winner, end_reason=g.end_reason,
-                    deal=view(g.deal, seat, hands=hands) if g.deal_no else None)
+                    deal=view(g.deal, seat, hands=hands) if g.deal_no else None,
+                    results=[tuple(r) for r in g.results])

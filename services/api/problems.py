@@ -1,7 +1,8 @@
 """Every refusal is an RFC 9457 problem document naming the rule or the field (``application/problem+json``).
 
-Extension members: ``rule`` (a stable id such as ``revoke`` or ``not_your_turn``) and, for malformed
-input, ``field`` and ``errors``.
+Extension members: ``rule`` (a stable id such as ``revoke`` or ``not_your_turn``); for an engine's refusal
+that names them, ``details`` (the seat, the card, the cards held: what ``detail`` says in English, as data a
+page says in its own language); for malformed input, ``field`` and ``errors``.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class ProblemDocument(msgspec.Struct):
     rule: str
     instance: str | None = None
     field: str | None = None
+    details: dict[str, Any] | None = None     # an engine's refusal: the seat, the card, the cards held
 
 
 _DESCRIPTIONS = {
@@ -135,7 +137,8 @@ def _on_service_error(request: Request, exc: ServiceError) -> Response:
 
 def _on_rules(request: Request, exc: DomainError) -> Response:
     """The engine refuses the action: the rule it names, in a referee's words."""
-    return problem_response(409, exc.rule, "the rules refuse this action", exc.message, request.url.path)
+    extra = {"details": exc.details} if exc.details else {}
+    return problem_response(409, exc.rule, "the rules refuse this action", exc.message, request.url.path, **extra)
 
 
 def _on_tournament_rules(request: Request, exc: ChampionshipRuleError) -> Response:

@@ -300,6 +300,9 @@ class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):
     clock_seat: int | None = None            # the person whose turn clock runs now
     turn_deadline: dt.datetime | None = None  # when it runs out
     calls: list[CallView] = []               # the referee's calls at this table, and his rulings
+    # A person's seat that a bot plays now (his turn clock ran out under on_timeout "bot", or a referee handed
+    # it): the bot's level; None for a seat played by its person, or by the bot it was opened with.
+    played_by_bot: list[str | None] = []
 
 
 class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
@@ -317,6 +320,7 @@ class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
     clock_seat: int | None = None
     turn_deadline: dt.datetime | None = None
     calls: list[CallView] = []
+    played_by_bot: list[str | None] = []     # as a card table's view says
 
 
 AnyTableView = TableView | BalutTableView

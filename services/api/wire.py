@@ -100,7 +100,9 @@ def _frame(table: Table) -> dict:
     return dict(table_id=table.table_id, status=status, seats=list(table.seats), waiting=list(table.waiting),
                 version=table.version, terms=table_terms(opened or table.proposed),
                 clock_seat=work.seat if clock else None, turn_deadline=work.due if clock else None,
-                calls=[call_view(c) for c in table.calls])
+                calls=[call_view(c) for c in table.calls],
+                played_by_bot=[level if level is not None and not user.startswith("bot-") else None     # bot accounts
+                               for user, level in zip(table.seats, table.bots)])
 
 
 def _game_view(table: Table, seat: int | None):

@@ -10,7 +10,7 @@ import random
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from tests.web.conftest import in_four_looks, requested_urls, same_origin
+from tests.web.conftest import in_four_looks, requested_urls, same_origin, screenshot
 from tests.web.people import as_browser, calm, click_offer, offered, shown, sign_up, steady, version_of, wait
 
 
@@ -247,3 +247,283 @@ def test_four_people_meet_in_their_lobbies_and_play_a_deal_by_clicking(served, b
     # Each page showed the deal's result while the next deal is bid.
     assert all(d.find_elements(By.CSS_SELECTOR, "#deal-result[data-deal-no='1']") for d in drivers
                if d.execute_script("return document.getElementById('game')?.dataset.phase") == "bidding")
+
+
+# ---- the table a player plays at (issue 46): cards that move, the last trick, the score sheets, seats said as
+# people, the turn and its sound, refusals in the page's language, the game's end, a phone's one screen ----
+
+# What the page does that a person sees or hears but a test cannot read from the page: every Web Animation
+# started (its element and its first and last transforms) and every tone started, recorded by the browser itself
+# before the page's scripts run.
+WATCH_MOTION_AND_SOUND = """
+  window.__moved = []; window.__tones = 0;
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (frames, options) {
+    const gathered = !!this.closest('.gather');
+    window.__moved.push({card: this.dataset.card ?? null, gathered, first: frames[0].transform ?? '',
+                         last: frames[frames.length - 1].transform ?? ''});
+    return animate.call(this, frames, options);
+  };
+  const start = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...args) { window.__tones += 1; return start.apply(this, args); };
+"""
+
+
+def watch_motion_and_sound(driver) -> None:
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_MOTION_AND_SOUND})
+
+
+def tricks_taken(driver) -> tuple[int, int]:
+    """The deal the page shows and the tricks taken in it so far."""
+    return tuple(driver.execute_script("const g = document.getElementById('game'); "
+                                       "return g ? [Number(g.dataset.dealNo), Number(g.dataset.tricks)] : [0, 0]"))
+
+
+def the_view(driver, base: str, table_id: str) -> dict:
+    with as_browser(driver, base) as me:
+        return me.get(f"/tables/{table_id}/view").json()
+
+
+def test_cards_travel_to_the_trick_and_are_gathered_to_the_winner_and_the_last_trick_is_there(served, browser):
+    served.start_workers()
+    watch_motion_and_sound(browser)
+    sign_up(browser, served.base, "noura", name="Noura")
+    table_id = my_table(browser, served.base, {"seats": [served_me(browser, served), "bot", "bot", "bot"],
+                                               "bot_pace_seconds": 0})
+    url = f"{served.base}/play/table.html?id={table_id}"
+    browser.get(url)
+    wait(browser, lambda d: version_of(d) is not None)
+    # The three bots are told apart, by where they sit: her partner, her right and her left opponents.
+    names = {relation: (name, classes) for relation, name, classes in browser.execute_script(
+        "return [...document.querySelectorAll('#board .seat')].map(s => "
+        "[s.dataset.relation, s.querySelector('.who strong').textContent, s.className])")}
+    assert names["partner"][0] == "Your partner (bot)" and "ours" in names["partner"][1]
+    assert names["right"][0] == "Right opponent (bot)" and "theirs" in names["right"][1]
+    assert names["left"][0] == "Left opponent (bot)" and "theirs" in names["left"][1]
+    assert "Bot (normal)" not in browser.find_element(By.TAG_NAME, "body").text
+    # Two tricks played: each card played travelled from its seat; each trick taken was gathered to its winner.
+    rng = random.Random(5)
+    play_until(browser, lambda d: tricks_taken(d)[1] >= 2, rng)
+    moved = browser.execute_script("return window.__moved")
+    travelled = [m for m in moved if m["first"].startswith("translate(") and m["last"] == "none"]
+    gathered = [m for m in moved if m["gathered"] and m["last"].startswith("translate(")]
+    view = the_view(browser, served.base, table_id)
+    first_trick = {p["card"] for p in view["deal"]["tricks"][0]["cards"]}
+    assert first_trick <= {m["card"] for m in travelled}, (first_trick, travelled)
+    assert first_trick <= {m["card"] for m in gathered}, (first_trick, gathered)
+    # The last trick on demand while the next is played: who played what, and who took it.
+    wait(browser, lambda d: d.find_elements(By.ID, "last-trick-button"))
+    steady(lambda: browser.find_element(By.ID, "last-trick-button").click())
+    view = the_view(browser, served.base, table_id)
+    last = view["deal"]["tricks"][-1]
+    panel = wait(browser, lambda d: d.find_elements(By.ID, "last-trick"))[0]
+    shown_cards = [li.find_element(By.CSS_SELECTOR, ".card").get_attribute("data-card")
+                   for li in panel.find_elements(By.CSS_SELECTOR, "li")]
+    assert shown_cards == [p["card"] for p in last["cards"]]
+    winner_name = browser.find_element(By.CSS_SELECTOR, f"#board .seat[data-seat='{last['winner']}'] .who strong").text
+    assert winner_name in browser.find_element(By.CSS_SELECTOR, "#last-trick .taken-by").text
+    # The turn is marked where it is: when the table waits for her, her hand says so and only her seat is ringed.
+    wait(browser, my_turn)
+    assert browser.find_elements(By.ID, "your-turn")
+    ringed = [e.get_attribute("data-seat") for e in browser.find_elements(By.CSS_SELECTOR, "#board .seat.turn")]
+    assert ringed == [str(the_view(browser, served.base, table_id)["seat"])]
+
+    # Cards on their way, in four looks (she plays when the table waits for her).
+    def moving_now(d) -> bool:
+        offers = offered(d)
+        if offers:
+            click_offer(d, calm(offers, rng))
+            return False
+        return d.execute_script("return document.getAnimations().some(a => a.playState === 'running' "
+                                "&& a.effect?.target?.closest?.('#trick'))")
+    in_four_looks(browser, url, "play-trick-moving", moving_now)
+
+    # Asked for less motion, nothing moves: the next trick is played and gathered still.
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion",
+                                                                         "value": "reduce"}]})
+    browser.get(url)
+    wait(browser, lambda d: version_of(d) is not None)
+    at = tricks_taken(browser)
+    play_until(browser, lambda d: tricks_taken(d) > at, rng)
+    assert browser.execute_script("return window.__moved") == []
+
+
+def test_the_turn_sound_is_off_until_she_turns_it_on_and_her_browser_remembers(served, browser):
+    served.start_workers()
+    watch_motion_and_sound(browser)
+    sign_up(browser, served.base, "noura", name="Noura")
+    table_id = my_table(browser, served.base, {"seats": [served_me(browser, served), "bot", "bot", "bot"],
+                                               "bot_pace_seconds": 0})
+    url = f"{served.base}/play/table.html?id={table_id}"
+    browser.get(url)
+    wait(browser, lambda d: version_of(d) is not None)
+    rng = random.Random(8)
+    sound = lambda d: d.find_element(By.ID, "sound").get_attribute("aria-pressed")
+    assert steady(lambda: sound(browser)) == "false"
+    for _ in range(3):                      # three of her turns go by in silence
+        wait(browser, my_turn)
+        before = version_of(browser)
+        click_offer(browser, calm(offered(browser), rng))
+        wait(browser, lambda d: (version_of(d) or 0) > (before or 0))
+    assert browser.execute_script("return window.__tones") == 0
+    steady(lambda: browser.find_element(By.ID, "sound").click())
+    wait(browser, lambda d: sound(d) == "true")
+    assert browser.execute_script("return window.__tones") == 1          # the tone that says it is on
+    # Her next turn sounds.
+    before = version_of(browser)
+    wait(browser, my_turn)
+    if (version_of(browser) or 0) == before:        # it was her turn already when she turned it on: she plays
+        click_offer(browser, calm(offered(browser), rng))
+        wait(browser, lambda d: (version_of(d) or 0) > before)
+        wait(browser, my_turn)
+    wait(browser, lambda d: d.execute_script("return window.__tones") >= 2)
+    browser.get(url)
+    wait(browser, lambda d: version_of(d) is not None)
+    assert steady(lambda: sound(browser)) == "true"
+
+
+READ_DEAL_SHEET = """
+  const t = document.getElementById('deal-sheet'); if (!t) return null;
+  const rows = {};
+  for (const tr of t.querySelectorAll('tr[data-row]'))
+    rows[tr.dataset.row] = [...tr.querySelectorAll('td')].map(td => Number(td.textContent));
+  return {deal: Number(t.dataset.dealNo), rows};"""
+
+READ_GAME_SHEET = """
+  const t = document.getElementById('game-sheet'); if (!t) return null;
+  return {deals: [...t.querySelectorAll('tbody tr')].map(tr => [Number(tr.dataset.dealNo),
+            ...[...tr.querySelectorAll('td[data-team]')].map(td => Number(td.textContent))]),
+          total: [...t.querySelectorAll('tfoot td[data-team]')].map(td => Number(td.textContent))};"""
+
+# How much of a phone's screen the board, the choices, the hand and the buttons under it (last trick, sheet,
+# sound) take together, top to bottom, while she plays a card into a trick (the page's height beyond it is the terms and the bidding, read when she wants).
+ONE_SCREEN = """
+  const top = document.getElementById('board').getBoundingClientRect().top;
+  const bottom = Math.max(...[...document.querySelectorAll('#my-hand, #choices, #table-tools')]
+                              .map(e => e.getBoundingClientRect().bottom));
+  return [bottom - top, window.innerHeight];"""
+
+
+def audited(client, table_id: str, deal_no: int) -> dict:
+    """Deal ``deal_no``'s hand record (the table's export of it) as the independent auditor scores it."""
+    record = client.get(f"/tables/{table_id}/deals/{deal_no}/record")
+    assert record.status_code == 200, record.text
+    report = client.post("/audit", json=record.json())
+    assert report.status_code == 200, report.text
+    body = report.json()
+    return body.get("report", body)
+
+
+def test_a_whole_game_opened_from_the_lobby_on_an_arabic_phone_and_its_sheets_are_the_records(served, browser):
+    """Acceptance (issue 46): she signs up, turns the page to Arabic, opens a table with three bots from her lobby's
+    form on a phone, plays the whole game by clicking what the page offers, and every figure of the score sheets
+    is the hand records' as the auditor scores them."""
+    served.start_workers()
+    browser.set_window_size(390, 844)
+    try:
+        sign_up(browser, served.base, "noura", name="Noura")
+        browser.find_element(By.ID, "lang").click()
+        wait(browser, lambda d: d.execute_script("return document.documentElement.dir") == "rtl")
+        for seat in (1, 2, 3):
+            assert Select(browser.find_element(By.ID, f"seat-{seat}")).first_selected_option.get_attribute("value") == "bot"
+        steady(lambda: browser.find_element(By.CSS_SELECTOR, "#new-table button[type=submit]").click())
+        wait(browser, lambda d: "/play/table.html?id=" in d.current_url and version_of(d) is not None)
+        table_id = browser.current_url.split("id=")[1].split("&")[0]
+        assert browser.execute_script("return document.documentElement.dir") == "rtl"
+
+        sheets, screens = {}, []
+
+        def done(d) -> bool:
+            seen = d.execute_script(READ_DEAL_SHEET)
+            if seen and seen["deal"] not in sheets:
+                sheets[seen["deal"]] = seen["rows"]
+            if d.find_elements(By.CSS_SELECTOR, "#trick > .slot .card") and \
+                    d.find_elements(By.CSS_SELECTOR, "#my-hand .hand-card.legal:not([disabled])"):
+                screens.append(d.execute_script(ONE_SCREEN))
+            return game_over(d)
+        play_until(browser, done, random.Random(46), limit=5000)
+
+        # During the tricks the board, her choices and her hand were on one phone screen, every time.
+        assert screens and all(used <= height for used, height in screens), screens
+        view = the_view(browser, served.base, table_id)
+        end = browser.find_element(By.ID, "game-end")
+        assert end.get_attribute("data-reason") == view["end_reason"] == "target"
+        # The end says who won, the final score, and why, in Arabic.
+        text = end.text
+        assert str(view["scores"][0]) in text and str(view["scores"][1]) in text and str(view["target"]) in text
+        assert ("فزت" in text) == (view["winner"] == 0) and "seat" not in text.lower()
+        assert browser.find_element(By.ID, "live-state").get_attribute("class").split()[-1] == "ended"
+        # The game's sheet: every deal, both sides' points, as the auditor scores each deal's hand record; the total.
+        game_sheet = browser.execute_script(READ_GAME_SHEET)
+        with as_browser(browser, served.base) as me:
+            reports = [audited(me, table_id, n) for n in range(1, len(view["results"]) + 1)]
+        assert [row[0] for row in game_sheet["deals"]] == list(range(1, len(reports) + 1))
+        assert [row[1:] for row in game_sheet["deals"]] == [list(r["game_points"] or (0, 0)) for r in reports]
+        assert game_sheet["total"] == [sum(r["game_points"][0] for r in reports if r["game_points"]),
+                                       sum(r["game_points"][1] for r in reports if r["game_points"])]
+        assert game_sheet["total"] == view["scores"]
+        # Each deal's sheet she saw: its abnat and its points, as the auditor finds them (she sits in team 0).
+        assert sheets, "no deal's sheet was shown"
+        for n, rows in sheets.items():
+            r = reports[n - 1]
+            assert rows["abnat"] == list(r["card_points"]), (n, rows, r)
+            assert rows["deal_total"] == list(r["game_points"]), (n, rows, r)
+            if "baloot" in rows:
+                assert rows["baloot"] == list(r["baloot"])
+    finally:
+        browser.set_window_size(1200, 900)
+
+    # The finished table in four looks: the game's end, its sheets, and its last trick.
+    url = f"{served.base}/play/table.html?id={table_id}"
+    in_four_looks(browser, url, "play-game-end", lambda d: d.find_elements(By.ID, "end-reason"))
+
+    def in_view(css: str):                 # the screenshot shows the part of the page it is about
+        def ready(d) -> bool:
+            return d.execute_script(f"const e = document.querySelector('{css}'); if (!e) return false; "
+                                    "e.scrollIntoView({block: 'start'}); return true;")
+        return ready
+    in_four_looks(browser, url, "play-sheet", in_view("#deal-result"))
+
+    def last_trick_open(d) -> bool:
+        if not d.find_elements(By.ID, "last-trick-button"):
+            return False
+        if not d.find_elements(By.ID, "last-trick"):
+            d.find_element(By.ID, "last-trick-button").click()
+        return in_view("#last-trick")(d)
+    in_four_looks(browser, url, "play-last-trick", last_trick_open)
+
+
+def test_a_game_a_bot_played_for_her_says_so_and_a_refusal_is_said_in_arabic(served, browser):
+    served.start_workers()
+    sign_up(browser, served.base, "noura", name="Noura")
+    table_id = my_table(browser, served.base, {"seats": [served_me(browser, served), "bot", "bot", "bot"],
+                                               "bot_pace_seconds": 0, "turn_seconds": 5, "on_timeout": "bot"})
+    url = f"{served.base}/play/table.html?id={table_id}&lang=ar"
+    browser.get(url)
+    wait(browser, lambda d: version_of(d) is not None)
+    # She plays until she holds a card the rules do not let her play; the page does not offer it, and when it
+    # is sent all the same the refusal is said in Arabic: her, the card led and the cards she holds, as cards.
+    rng = random.Random(12)
+    barred = "#my-hand.choosing .hand-card:not(.legal)"
+    play_until(browser, lambda d: bool(d.find_elements(By.CSS_SELECTOR, barred)), rng)
+    led = browser.execute_script("return document.querySelector('#trick > .slot[data-led] .card')?.dataset.card")
+    browser.execute_script(f"const b = document.querySelector('{barred}'); b.disabled = false; b.click();")
+    refusal = wait(browser, lambda d: d.find_elements(By.ID, "refusal"))[0]
+    rule = refusal.get_attribute("data-rule")
+    assert rule in ("revoke", "must_trump", "must_overtrump", "closed_trump_lead"), rule
+    said_text = refusal.text
+    assert "seat" not in said_text and "did not" not in said_text and "مقعد" not in said_text
+    assert refusal.find_elements(By.CSS_SELECTOR, "bdi.card-list .card")
+    if rule == "revoke":
+        assert refusal.find_element(By.CSS_SELECTOR, "bdi.card-list .card").get_attribute("data-card") == led
+    browser.set_window_size(390, 844)
+    browser.execute_script("document.getElementById('refusal').scrollIntoView({block: 'center'})")
+    screenshot(browser, "play-refusal-ar-phone")
+    browser.set_window_size(1200, 900)
+    # Then she stops playing: her clock runs out and a bot takes her seat to the game's end, which says so.
+    wait(browser, game_over, timeout=240)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game-end #bot-played"))
+    headline, = shown(browser, "#game-end h2")           # read in one go: the page may draw it again
+    assert "فزت!" not in headline and "آلي" in headline
+    in_four_looks(browser, f"{served.base}/play/table.html?id={table_id}", "play-game-end-bot",
+                  lambda d: d.find_elements(By.ID, "bot-played"))

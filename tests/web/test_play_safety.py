@@ -56,7 +56,10 @@ def test_a_bid_out_of_turn_and_a_card_that_does_not_follow_suit_are_refused_in_p
     steady(lambda: browser.find_element(By.CSS_SELECTOR, "#choices .choice.later[data-value='sun']").click())
     rule, text = refusal(browser)
     assert rule == "not_your_turn"
-    assert f"it is seat {before['deal']['turn']}'s turn" in text and f"not seat {before['seat']}'s" in text
+    # Said as people: the bot whose turn it is by where it sits, and her as "you"; no seat numbers.
+    whose = {1: "Right opponent (bot)", 2: "Your partner (bot)", 3: "Left opponent (bot)"}[
+        (before["deal"]["turn"] - before["seat"]) % 4]
+    assert f"It is {whose}'s turn, not yours" in text and "seat" not in text
     assert view_of(browser, served.base, table_id)["version"] == before["version"]     # nothing stored
 
     # The bots play; when she must follow suit, she forces a card of another suit.
@@ -76,7 +79,8 @@ def test_a_bid_out_of_turn_and_a_card_that_does_not_follow_suit_are_refused_in_p
     browser.execute_script(f"document.querySelector(\"#my-hand .hand-card[data-card='{other}']\").disabled = false")
     steady(lambda: browser.find_element(By.CSS_SELECTOR, f"#my-hand .hand-card[data-card='{other}']").click())
     rule, text = refusal(browser)
-    assert rule == "revoke" and "did not follow" in text
+    assert rule == "revoke" and "You did not follow the suit of" in text and "seat" not in text
+    assert browser.find_element(By.CSS_SELECTOR, "#refusal bdi.card-list .card").get_attribute("data-card") == led
     after = view_of(browser, served.base, table_id)
     assert after["version"] == before["version"] and other in after["deal"]["hand"]
     # A legal card clears the refusal and is played.

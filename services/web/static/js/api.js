@@ -19,6 +19,7 @@ async function problem(r) {
   error.status = r.status;
   error.rule = body.rule;
   error.field = body.field;
+  error.details = body.details;            // what an engine's refusal names (seat, cards), for the page's own words
   error.errors = body.errors;              // a file's bad lines (an import's 422 bad_import)
   error.errorCount = body.error_count;
   return error;

@@ -1,10 +1,12 @@
 // A table to play at (/play/table.html?id=T), drawn from my seat's view and its live stream only: my hand sorted
 // by suit and order with the legal cards playable, the bids, doubles, projects, Baloot, Sawa and Qayd the rules
-// allow now, the trick with who led it and who is winning it, the score and contract, the turn clock, and every
-// refusal in the server's words where it happened. The dice game has its own panel (play_balut.js).
+// allow now, the trick with who led it and who is winning it (each card travelling there from its seat, the trick
+// gathered to its winner), the last trick on demand, the score and contract, the deal's and the game's score
+// sheets, the turn clock and a turn tone, the game's end said in words, and every refusal in the page's language
+// where it happened. The dice game has its own panel (play_balut.js).
 import {follow, get, send, signedIn, userNames, whenSignedOut} from "./api.js";
 import {backEl, cardEl, cardLabel, fill, h, suitName} from "./cards.js";
-import {listText, onChange, setUp, t} from "./i18n.js";
+import {listText, onChange, setUp, t, tOr} from "./i18n.js";
 import {balutKeys, balutPlayEl} from "./play_balut.js";
 import {termsEl} from "./terms.js";
 import "./words_play.js";
@@ -13,13 +15,22 @@ import "./words_referee.js";
 const main = document.getElementById("main");
 const id = new URLSearchParams(location.search).get("id");
 let me = null, v = null, nameOf = () => undefined, liveState = "live";
-let refusal = null;          // the server's last refusal of my action: {rule, text}
+let refusal = null;          // the server's last refusal of my action: {rule, text, details}
 let busy = false;            // an action of mine is on its way
 let announceBaloot = true;   // play a king or queen of trumps that makes Baloot with the announcement
 let qayd = null;             // the Qayd dialog's choice: {trick, position}
 let calling = null;          // the call-the-referee dialog's choice: {reason, note}
 let ticker = null;
-let lastDeal = null;         // the deal just over ({deal_no, result}), shown while the next one is bid
+let lastDeal = null;         // the deal just over ({deal_no, result, contract}), shown while the next one is bid
+let moves = new Map();       // cards travelling from their seat to the trick: card -> {seat, start}
+let gather = null;           // the trick just taken, gathered toward its winner: {cards, winner, start}
+let showLast = false;        // the last trick's review is open
+let termsOpen = false;       // the terms unfolded, kept so by every redraw (a view arrives each bot action)
+let bidsOpen = null;         // the bidding unfolded or folded by the player; null: open while the deal is bid
+const MOVE_MS = 380, HOLD_MS = 650, GATHER_MS = 450;
+const SOUND_KEY = "baloot.play.sound";
+let audio = null;            // the turn tone's AudioContext, made on the first click that turns sound on
+let rung = null;             // the decision of mine the turn tone last said (deal, bids, doubles, cards played)
 
 const PLACES = ["south", "east", "north", "west"];    // my seat at the bottom; play goes round to the right
 const SUITS = ["S", "H", "C", "D"];                   // black, red, black, red
@@ -28,11 +39,32 @@ const ORDER = {plain: "ATKQJ987", trump: "J9ATKQ87"};
 const place = seat => PLACES[(seat - (v.seat ?? 0) + 4) % 4];
 const teamOf = seat => seat % 2;
 
+// Where a seat sits from mine: my partner across, an opponent on my right (plays after me) and on my left.
+const RELATIONS = ["me", "right", "partner", "left"];
+const relation = seat => RELATIONS[(seat - (v.seat ?? 0) + 4) % 4];
+
+// A seat said as a person: "You", a name, or a bot told apart by where it sits ("Your partner (bot)") — never a
+// seat number. A dice table's bots have no partner: they are told apart by their place in the round.
 function seatName(seat) {
   if (seat === v.seat) return t("you");
-  const user = nameOf(v.seats[seat]);
-  if (v.terms?.bots?.[seat]) return `${t("bot")} (${t(`level_${v.terms.bots[seat]}`)})`;
-  return user?.name ?? `${t("seat")} ${seat + 1}`;
+  const user = isBot(v.seats[seat]) ? null : nameOf(v.seats[seat]);
+  if (user?.name) return user.name;
+  if (v.game === "balut") return `${t("bot")} ${seat + 1}`;
+  return t(`bot_${relation(seat)}`);
+}
+
+// A bot's own account (not a person a bot plays for): all the bots of a level share one, named by the level.
+const isBot = user => user === "bot" || /^bot-/.test(user ?? "");
+
+// Where a name sits inside a sentence: isolated, so that a Latin name or a card list keeps its order in Arabic.
+const bdi = (...children) => h("bdi", {}, ...children);
+const cardsText = cards => h("bdi", {dir: "ltr", class: "card-list"}, cards.map(cardEl));
+
+// A sentence of ours with elements in its places ("{who} did not follow {led}"): the words in the page's
+// language, each {name} an element.
+function said(key, parts) {
+  const marks = Object.fromEntries(Object.keys(parts).map(k => [k, `\uE000${k}\uE001`]));
+  return t(key, marks).split(/\uE000(\w+)\uE001/).map((piece, k) => k % 2 ? parts[piece] : piece);
 }
 
 function sortHand(hand, contract) {
@@ -46,11 +78,13 @@ function bidText(b) {
   return b.bid === "hokum" && b.suit ? `${t("hokum")} ${suitName(b.suit)}` : t(b.bid);
 }
 
-function contractText(c) {
-  if (!c) return "—";
-  return [c.ashkal ? t("ashkal") : t(c.type), c.type === "hokum" && c.suit ? suitName(c.suit) : "",
-          `· ${t("buyer")}: ${seatName(c.buyer)}`, c.multiplier > 1 ? `×${c.multiplier}` : "",
-          c.gahwa ? t("gahwa") : "", c.closed ? t("closed") : ""].filter(Boolean).join(" ");
+// The contract as a player says it: "Hokum ♠ spades · bought by Your partner (bot) · ×2" (the word for the
+// contract itself left out: in Arabic it is spelt nearly as the buyer is, المشترى beside المشتري).
+function contractEl(c) {
+  if (!c) return null;
+  return h("span", {id: "contract"}, [c.ashkal ? t("ashkal") : t(c.type), c.type === "hokum" && c.suit ? ` ${suitName(c.suit)}` : "",
+    " · ", ...said("bought_by", {who: bdi(seatName(c.buyer))}),
+    c.multiplier > 1 ? ` · ×${c.multiplier}` : "", c.gahwa ? ` · ${t("gahwa")}` : "", c.closed ? ` · ${t("closed")}` : ""]);
 }
 
 // ---- acting ----
@@ -66,7 +100,7 @@ async function act(action, path = "commands") {
     const answer = await send("POST", `/tables/${encodeURIComponent(id)}/${path}`, body);
     await showView(answer.view);
   } catch (error) {
-    refusal = {rule: error.rule ?? "", text: error.message};
+    refusal = {rule: error.rule ?? "", text: error.message, details: error.details ?? null};
   } finally {
     busy = false;
     render();
@@ -75,22 +109,28 @@ async function act(action, path = "commands") {
 
 // ---- the board ----
 
+// A seat: its name, a mark that tells partner from opponents (the colour of its side, and the side said), the
+// dealer, Baloot, its last bid, and — the seat whose turn it is — a ring and an arrow.
 function seatEl(seat) {
   const d = v.deal;
   const mine = seat === v.seat;
   const lastBid = [...d.bids].reverse().find(b => b.seat === seat);
-  const marks = [d.dealer === seat ? t("dealer") : null, d.turn === seat ? t("to_play") : null,
-                 d.baloot.includes(seat) ? t("baloot") : null].filter(Boolean);
+  const marks = [d.dealer === seat ? t("dealer") : null, d.baloot.includes(seat) ? t("baloot") : null].filter(Boolean);
   const open = d.hands ? d.hands[seat] : null;
-  return h("section", {class: `seat ${place(seat)}${d.turn === seat ? " turn" : ""}`, "data-seat": seat,
-                       "aria-label": seatName(seat)},
-    h("div", {class: "who"}, h("strong", {}, seatName(seat)),
-      ` · ${t(teamOf(seat) === teamOf(v.seat) ? "us" : "them")}`,
+  const ours = teamOf(seat) === teamOf(v.seat);
+  const level = v.played_by_bot?.[seat] ?? v.terms?.bots?.[seat] ?? null;
+  return h("section", {class: `seat ${place(seat)} ${ours ? "ours" : "theirs"}${d.turn === seat ? " turn" : ""}`,
+                       "data-seat": seat, "data-relation": relation(seat), "aria-label": seatName(seat),
+                       "aria-current": d.turn === seat ? "true" : null},
+    h("div", {class: "who"}, h("span", {class: "side-mark", "aria-hidden": "true"}, ours ? "●" : "◆"), " ",
+      h("strong", {title: level ? `${t("bot")} (${t(`level_${level}`)})` : null}, bdi(seatName(seat))),
+      mine ? null : h("span", {class: "side"}, ` · ${t(ours ? "partner_side" : "opponent_side")}`),
+      d.turn === seat ? h("span", {class: "turn-mark"}, mine ? t("your_turn_now") : t("to_play")) : null,
       marks.length ? h("span", {class: "marks"}, ` (${listText(marks)})`) : null,
       d.phase === "bidding" && lastBid ? h("span", {class: "last-bid"}, ` — ${bidText(lastBid)}`) : null),
     mine ? null : h("div", {class: "hand"}, open ? sortHand(open, d.contract).map(cardEl)
       : Array.from({length: d.hand_sizes[seat]}, backEl)),
-    d.turn === seat ? clockEl(seat) : null);
+    d.turn === seat && !mine ? clockEl(seat) : null);
 }
 
 function trickEl() {
@@ -102,8 +142,73 @@ function trickEl() {
     faceup ? h("div", {class: "faceup-now", id: "faceup"}, t("faceup"), cardEl(d.faceup)) : null,
     [0, 1, 2, 3].map(s => h("div", {class: `slot ${place(s)}${d.winning === s ? " winning" : ""}`, "data-seat": s,
                                 "data-led": s === led && onTable.has(s)},
-      onTable.has(s) ? [cardEl(onTable.get(s)), h("span", {class: "slot-note"},
-        [s === led ? t("led") : null, d.winning === s ? t("winning") : null].filter(Boolean).join(" · "))] : null)));
+      onTable.has(s) ? [moving(cardEl(onTable.get(s)), s), h("span", {class: "slot-note"},
+        [s === led ? t("led") : null, d.winning === s ? t("winning") : null].filter(Boolean).join(" · "))] : null)),
+    gatherEl());
+}
+
+// ---- cards that move ----
+// A card played travels from its seat to its place in the trick; a trick taken stays a moment, then is gathered
+// toward its winner. Each movement is a Web Animation started when the view that shows it arrives, and taken up
+// again where it was by every redraw until it ends (a redraw makes new elements). Nothing moves for a person
+// who asks his system for less motion.
+const stillness = matchMedia("(prefers-reduced-motion: reduce)");
+
+function moving(el, seat) {
+  const m = moves.get(el.dataset.card);
+  if (m && m.seat === seat && performance.now() - m.start < MOVE_MS) el.dataset.moveFrom = seat;
+  return el;
+}
+
+function gatherEl() {
+  if (!gather || performance.now() - gather.start >= HOLD_MS + GATHER_MS) return null;
+  return h("div", {class: "gather", id: "gather", "data-winner": gather.winner, "aria-hidden": "true"},
+    gather.cards.map(p => h("div", {class: `slot ${place(p.seat)}${p.seat === gather.winner ? " winning" : ""}`},
+      moving(cardEl(p.card), p.seat))));
+}
+
+const centre = el => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+const origin = seat => seat === v.seat ? document.getElementById("my-hand")
+  : document.querySelector(`#board .seat[data-seat="${seat}"]`);
+
+function animate() {
+  if (stillness.matches) return;
+  const now = performance.now();
+  const layer = document.getElementById("gather");
+  if (layer) {
+    const to = origin(gather.winner);
+    const total = HOLD_MS + GATHER_MS;
+    for (const el of layer.querySelectorAll(".card")) {
+      const [x0, y0] = centre(el), [x1, y1] = to ? centre(to) : [x0, y0];
+      el.animate([{transform: "none", opacity: 1}, {transform: "none", opacity: 1, offset: HOLD_MS / total},
+                  {transform: `translate(${x1 - x0}px, ${y1 - y0}px) scale(.4)`, opacity: 0}],
+                 {duration: total, delay: gather.start - now, easing: "ease-in", fill: "forwards"});
+    }
+  }
+  for (const el of document.querySelectorAll("#trick .slot > .card[data-move-from]")) {
+    const from = origin(Number(el.dataset.moveFrom));
+    const m = moves.get(el.dataset.card);
+    if (!from || !m) continue;
+    const [x0, y0] = centre(from), [x1, y1] = centre(el);
+    el.animate([{transform: `translate(${x0 - x1}px, ${y0 - y1}px) scale(.8)`}, {transform: "none"}],
+               {duration: MOVE_MS, delay: m.start - now, easing: "ease-out", fill: "backwards"});
+  }
+}
+
+// What moved between two views of the same deal: the cards newly on the table, and a trick just taken.
+function noteMoves(before, after) {
+  const now = performance.now();
+  const a = after.deal, b = before?.deal;
+  if (!a || !b || before.deal_no !== after.deal_no) { moves = new Map(); gather = null; return; }
+  const seen = new Set(b.trick.map(p => p.card));
+  const taken = a.tricks.length > b.tricks.length ? a.tricks[a.tricks.length - 1] : null;
+  for (const p of [...(taken ? taken.cards : []), ...a.trick]) {
+    if (!seen.has(p.card) && !b.tricks.some(tr => tr.cards.some(q => q.card === p.card))) moves.set(p.card, {seat: p.seat, start: now});
+  }
+  if (taken) {
+    gather = {cards: taken.cards, winner: taken.winner, start: now};
+    setTimeout(render, HOLD_MS + GATHER_MS + 20);
+  }
 }
 
 function boardEl() {
@@ -118,7 +223,10 @@ function handEl() {
   const legal = new Set(plays.map(a => a.card));
   const withBaloot = new Set(plays.filter(a => a.baloot).map(a => a.card));
   const hand = sortHand(d.hand ?? [], d.contract);
-  return h("div", {class: `my-hand${legal.size ? " choosing" : ""}`, id: "my-hand", role: "group", "aria-label": t("your_hand")},
+  const myTurn = d.turn === v.seat && ["bidding", "doubling", "playing"].includes(d.phase);
+  return h("div", {class: `my-hand${legal.size ? " choosing" : ""}${myTurn ? " my-turn-now" : ""}`, id: "my-hand", role: "group",
+                   "aria-label": t("your_hand")},
+    myTurn ? h("p", {class: "your-turn", id: "your-turn", role: "status"}, t("your_turn_now"), clockEl(v.seat)) : null,
     hand.map((card, k) => {
       const playable = legal.has(card) && !busy;
       return h("button", {type: "button", class: `hand-card${legal.has(card) ? " legal" : ""}`, "data-card": card,
@@ -154,13 +262,14 @@ function choicesEl() {
   const later = waitingBids(d);
   if (!others.length && !later.length && !d.may_claim_sawa && v.table !== "recorded") return null;
   return h("div", {class: "choices", id: "choices"},
-    d.phase === "bidding" ? h("p", {class: "prompt"}, d.turn === v.seat ? t(d.round === 2 ? "bid_round_2" : "bid_round_1")
-      : t("bids_of", {name: seatName(d.turn)})) : null,
+    d.phase === "bidding" && d.turn !== null ? h("p", {class: "prompt"}, d.turn === v.seat ? t(d.round === 2 ? "bid_round_2" : "bid_round_1")
+      : said("bids_of", {name: bdi(seatName(d.turn))})) : null,
+    others.some(a => a.bid === "wala") ? h("p", {class: "hint wala-hint", id: "wala-hint"}, t("wala_explained")) : null,
     later.map(a => h("button", {type: "button", class: "choice bid later", "data-action": "bid", "data-value": a.bid,
                                 "data-suit": a.suit ?? "", disabled: true, onclick: () => act(a)}, actionLabel(a))),
     others.map(a => h("button", {type: "button", class: `choice ${a.type}`, "data-action": a.type,
                                  "data-value": a.bid ?? a.call ?? "", "data-suit": a.suit ?? "", disabled: busy,
-                                 onclick: () => act(a)},
+                                 title: a.bid === "wala" ? t("wala_explained") : null, onclick: () => act(a)},
       actionLabel(a), a.type === "declare" ? h("span", {class: "declared"}, a.projects.flat().map(cardEl)) : null)),
     d.may_claim_sawa ? h("button", {type: "button", class: "choice sawa", id: "sawa", disabled: busy,
                                     onclick: () => act({type: "sawa"})}, t("claim_sawa")) : null,
@@ -296,67 +405,246 @@ function clockNoteEl() {
   return h("p", {class: "hint", id: "clock-note"}, t(`clock_then_${v.terms.on_timeout}`));
 }
 
+// The bar above the board: the deal, the score, the contract, and the table's state ("Live", or the game over:
+// never a green "Live" at a finished table).
 function scoreEl() {
   const d = v.deal;
   const us = teamOf(v.seat);
+  const state = v.status === "finished" || v.phase === "ended" ? "ended" : liveState;
   return h("div", {class: "scorebar", id: "score"},
     h("span", {}, `${t("deal")} ${v.deal_no}`),
-    h("span", {id: "score-us"}, `${t("us")}: ${v.scores[us]}`),
-    h("span", {id: "score-them"}, `${t("them")}: ${v.scores[1 - us]}`),
-    h("span", {}, `${t("target")} ${v.target}`),
-    d ? h("span", {id: "contract"}, `${t("contract")}: ${contractText(d.contract)}`) : null,
-    h("span", {class: `state ${liveState}`, id: "live-state"}, t(liveState)));
+    h("span", {id: "score-us", class: "ours"}, `${t("us")}: ${v.scores[us]}`),
+    h("span", {id: "score-them", class: "theirs"}, `${t("them")}: ${v.scores[1 - us]}`),
+    h("span", {class: "target"}, `${t("target")} ${v.target}`),
+    d?.contract ? contractEl(d.contract) : null,
+    h("span", {class: `state ${state}`, id: "live-state"}, t(state)));
+}
+
+// What a player asks for besides playing, under his hand where his thumb is: the last trick, the score sheet,
+// the turn sound.
+function toolsEl() {
+  const d = v.deal;
+  return h("div", {class: "table-tools", id: "table-tools"},
+    d?.tricks.length ? h("button", {type: "button", id: "last-trick-button", "aria-expanded": String(showLast),
+                                     onclick: () => { showLast = !showLast; render(); reveal("last-trick"); }},
+                         t("last_trick")) : null,
+    v.phase === "ended" ? null            // the game's end shows the sheet
+      : h("button", {type: "button", id: "sheet-button", "aria-expanded": String(sheetOpen),
+                     onclick: () => { sheetOpen = !sheetOpen; render(); reveal("sheet-box"); }}, t("score_sheet")),
+    soundEl());
+}
+
+// What a button opened, brought into sight (on a phone it opens under the hand, near the screen's foot).
+const reveal = id => document.getElementById(id)?.scrollIntoView({block: "nearest", behavior: stillness.matches ? "auto" : "smooth"});
+
+// ---- the turn sound: off until the player turns it on (remembered on this browser), a tone made here ----
+
+const soundOn = () => localStorage.getItem(SOUND_KEY) === "on";
+
+function soundEl() {
+  const on = soundOn();
+  return h("button", {type: "button", id: "sound", "aria-pressed": String(on), title: t("sound_hint"),
+                      onclick: () => {
+                        localStorage.setItem(SOUND_KEY, on ? "off" : "on");
+                        if (!on) tone();            // a click lets a page make sound: the tone says it is on
+                        render();
+                      }}, on ? t("sound_on") : t("sound_off"));
+}
+
+function tone() {
+  try {
+    audio ??= new AudioContext();
+    if (audio.state === "suspended") audio.resume();
+    const now = audio.currentTime;
+    const osc = audio.createOscillator(), gain = audio.createGain();
+    osc.type = "sine";
+    osc.frequency.setValueAtTime(660, now);
+    osc.frequency.setValueAtTime(880, now + 0.09);
+    gain.gain.setValueAtTime(0.0001, now);
+    gain.gain.exponentialRampToValueAtTime(0.25, now + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, now + 0.28);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(now);
+    osc.stop(now + 0.3);
+  } catch { /* no sound on this browser: the turn is shown all the same */ }
+}
+
+// ---- the last trick, on demand ----
+
+function lastTrickEl() {
+  const d = v.deal;
+  const last = d?.tricks[d.tricks.length - 1];
+  if (!showLast || !last) return null;
+  return h("section", {class: "last-trick", id: "last-trick", "data-winner": last.winner, "aria-label": t("last_trick")},
+    h("h2", {}, t("last_trick_n", {n: d.tricks.length})),
+    h("ol", {}, last.cards.map((p, k) => h("li", {"data-seat": p.seat, class: p.seat === last.winner ? "won" : null},
+      cardEl(p.card), " ", bdi(seatName(p.seat)), k === 0 ? ` (${t("led")})` : ""))),
+    h("p", {class: "taken-by"}, ...said("trick_taken_by", {who: bdi(seatName(last.winner))})),
+    h("button", {type: "button", onclick: () => { showLast = false; render(); }}, t("close")));
+}
+
+// ---- the score sheet: a deal's, and the game's ----
+
+let sheetOpen = false;
+
+const projectName = kind => tOr(`project_${kind}`, kind);
+
+// Why the deal went as it did, as the table says it: the buyer made it, failed (his side's points against the
+// other's), Kaboot, Gahwa, a split, a void deal, a referee's award.
+function outcomeEl(r, c) {
+  const us = teamOf(v.seat);
+  const side = team => bdi(team === us ? t("side_us") : t("side_them"));
+  if (r.void) return h("p", {class: "outcome", "data-outcome": "void"}, t("deal_void_said"));
+  const buyerTeam = c ? teamOf(c.buyer) : null;
+  const points = team => String(r.card_gp[team] + r.project_gp[team]);
+  const mine = c && c.buyer === v.seat ? "_you" : "";          // "You bought": a verb of its own in Arabic
+  const buyer = c ? {buyer: bdi(seatName(c.buyer)), own: points(buyerTeam), other: points(1 - buyerTeam)} : {};
+  const lines = [];
+  if (r.kaboot) lines.push(said("outcome_kaboot", {side: side(r.winner ?? buyerTeam)}));
+  else if (r.awarded) lines.push(said("outcome_awarded", {side: side(r.winner)}));
+  else if (r.qayd) lines.push(said(r.qayd.proven ? "outcome_qayd_proven" : "outcome_qayd_not_proven",
+    {who: bdi(seatName(r.qayd.proven ? r.qayd.accused : r.qayd.caller)), rule: ruleWords(r.qayd.rule)}));
+  else if (r.split) lines.push([t("outcome_split")]);
+  else if (c && r.failed) lines.push(said(`${buyer.own === buyer.other ? "outcome_failed_tie" : "outcome_failed"}${mine}`, buyer));
+  else if (c) lines.push(said(`outcome_made${mine}`, buyer));
+  if (c && c.multiplier > 1 && !r.kaboot) lines.push(said("outcome_doubled", {x: `×${c.multiplier}`, side: side(r.winner ?? buyerTeam)}));
+  if (r.gahwa_winner !== null && r.gahwa_winner !== undefined) lines.push(said("outcome_gahwa", {side: side(r.gahwa_winner)}));
+  return h("p", {class: `outcome${r.failed ? " bad" : ""}`, "data-outcome": r.kaboot ? "kaboot" : r.failed ? "failed" : "made"},
+    lines.map((l, k) => k ? [" ", ...l] : l));
+}
+
+function dealSheetEl(over) {
+  const r = over.result, c = over.contract;
+  const us = teamOf(v.seat), pair = [us, 1 - us];
+  const row = (key, values, extra = null) => h("tr", {"data-row": key}, h("th", {scope: "row"}, t(`sheet_${key}`), extra),
+    pair.map((team, k) => h("td", {"data-team": k ? "them" : "us"}, String(values[team]))));
+  const projects = r.projects.length ? h("ul", {class: "sheet-projects"}, r.projects.map(p =>
+    h("li", {}, projectName(p.kind), " · ", bdi(seatName(p.seat))))) : null;
+  return h("table", {class: "sheet deal-sheet", id: "deal-sheet", "data-deal-no": over.deal_no},
+    h("caption", {}, c ? [c.ashkal ? t("ashkal") : t(c.type), c.type === "hokum" && c.suit ? ` ${suitName(c.suit)}` : "", " · ",
+                          ...said("bought_by", {who: bdi(seatName(c.buyer))}), c.multiplier > 1 ? ` · ×${c.multiplier}` : "",
+                          c.gahwa ? ` · ${t("gahwa")}` : ""] : t("deal_void_said")),
+    h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {scope: "col"}, t("us")), h("th", {scope: "col"}, t("them")))),
+    h("tbody", {},
+      row("abnat", r.card_points),
+      r.card_gp.some(Boolean) ? row("card_gp", r.card_gp) : null,
+      r.project_gp.some(Boolean) ? row("projects", r.project_gp, projects) : null,
+      r.baloot.some(Boolean) ? row("baloot", r.baloot) : null),
+    h("tfoot", {}, row("deal_total", r.game_points)));
+}
+
+// Every deal of the game so far, both sides' points and the running total, as a scorer's sheet (النشرة) reads.
+function gameSheetEl() {
+  const us = teamOf(v.seat);
+  let a = 0, b = 0;
+  const results = v.results ?? [];
+  return h("table", {class: "sheet game-sheet", id: "game-sheet"},
+    h("caption", {}, t("game_sheet")),
+    h("thead", {}, h("tr", {}, h("th", {scope: "col"}, t("deal")), h("th", {scope: "col"}, t("us")),
+      h("th", {scope: "col"}, t("them")), h("th", {scope: "col", class: "running"}, t("running_total")))),
+    h("tbody", {}, results.map((gp, k) => {
+      a += gp[us]; b += gp[1 - us];
+      return h("tr", {"data-deal-no": k + 1}, h("th", {scope: "row"}, String(k + 1)),
+        h("td", {"data-team": "us"}, String(gp[us])), h("td", {"data-team": "them"}, String(gp[1 - us])),
+        h("td", {class: "running"}, `${a} – ${b}`));          // ours first, in the reading direction
+    })),
+    h("tfoot", {}, h("tr", {"data-row": "total"}, h("th", {scope: "row"}, t("sheet_total")),
+      h("td", {"data-team": "us"}, String(v.scores[us])), h("td", {"data-team": "them"}, String(v.scores[1 - us])),
+      h("td", {class: "running"}, `${t("target")} ${v.target}`))));
+}
+
+function sheetBoxEl() {
+  if (!sheetOpen || v.phase === "ended") return null;
+  return h("section", {class: "sheet-box", id: "sheet-box"}, gameSheetEl(),
+    h("button", {type: "button", onclick: () => { sheetOpen = false; render(); }}, t("close")));
 }
 
 function dealEndEl() {
   const d = v.deal;
-  const over = d?.result ? {deal_no: v.deal_no, result: d.result}
+  const over = d?.result ? {deal_no: v.deal_no, result: d.result, contract: d.contract}
     : lastDeal && d && d.phase === "bidding" ? lastDeal : null;
   if (!over) return null;
-  const r = over.result;
-  const us = teamOf(v.seat);
   return h("section", {class: "deal-end", id: "deal-result", "data-deal-no": over.deal_no, "aria-live": "polite"},
     h("h2", {}, t("deal_no_over", {n: over.deal_no})),
-    h("p", {}, `${t("us")}: ${r.game_points[us]} · ${t("them")}: ${r.game_points[1 - us]}`
-      + (r.kaboot ? ` · ${t("kaboot")}` : "") + (r.failed ? ` · ${t("failed")}` : "") + (r.void ? ` · ${t("void_deal")}` : "")),
-    r.qayd ? h("p", {id: "verdict", class: r.qayd.proven ? "ok" : "bad"},
-      `${t("qayd")}: ${r.qayd.proven ? t("proven") : t("not_proven")}${r.qayd.rule ? ` (${r.qayd.rule})` : ""} — ${r.qayd.message}`) : null);
+    outcomeEl(over.result, over.contract),
+    over.result.void ? null : dealSheetEl(over));
 }
 
+// The game's end: who won and how (the final score, the deals played, the reason in words), and — where a bot
+// played a person's seat — that it did, rather than a bare "You won!".
 function gameEndEl() {
   if (v.phase !== "ended") return null;
   const winners = v.game === "balut" ? v.result?.winners ?? [] : v.winner === null ? [] : [v.winner];
   const won = v.game === "balut" ? winners.includes(v.seat) : winners.includes(teamOf(v.seat));
-  return h("section", {class: "game-end", id: "game-end", "data-won": String(won)},
-    h("h2", {}, !winners.length ? t("game_over") : won ? t("you_won") : t("you_lost")),
-    h("p", {}, h("a", {href: `/watch/table.html?id=${encodeURIComponent(id)}&at=1`}, t("replay")), " · ",
-      h("a", {href: "/play/"}, t("back_to_lobby"))));
+  const links = h("p", {}, h("a", {href: `/watch/table.html?id=${encodeURIComponent(id)}&at=1`}, t("replay")), " · ",
+    h("a", {href: "/play/"}, t("back_to_lobby")));
+  if (v.game === "balut") {
+    return h("section", {class: "game-end", id: "game-end", "data-won": String(won)},
+      h("h2", {}, !winners.length ? t("game_over") : won ? t("you_won") : t("you_lost")), links);
+  }
+  const us = teamOf(v.seat);
+  const botForMe = v.played_by_bot?.[v.seat] ?? null;
+  const botForPartner = v.played_by_bot?.[(v.seat + 2) % 4] ?? null;
+  const headline = !winners.length ? t("game_over") : botForMe ? t(won ? "your_side_won_bot" : "your_side_lost_bot")
+    : won ? t("you_won") : t("you_lost");
+  const reason = v.end_reason ?? "target";
+  const leader = v.winner === null ? null : v.winner === us ? t("side_us") : t("side_them");
+  return h("section", {class: `game-end ${won ? "won" : "lost"}`, id: "game-end", "data-won": String(won),
+                       "data-reason": reason},
+    h("h2", {}, headline),
+    h("p", {class: "final-score", id: "final-score"}, h("span", {class: "ours"}, `${t("us")} ${v.scores[us]}`), " – ",
+      h("span", {class: "theirs"}, `${t("them")} ${v.scores[1 - us]}`), " · ", t("deals_played", {n: (v.results ?? []).length})),
+    h("p", {class: "end-reason", id: "end-reason"}, ...said(`end_${reason}`, {side: bdi(leader ?? ""), target: String(v.target),
+                                                                             deals: String((v.results ?? []).length)})),
+    botForMe ? h("p", {class: "note", id: "bot-played"}, t("bot_played_for_you", {level: t(`level_${botForMe}`)})) : null,
+    botForPartner ? h("p", {class: "note"}, t("bot_played_for_partner", {level: t(`level_${botForPartner}`)})) : null,
+    gameSheetEl(), links);
 }
+
+// A refusal in the page's language, from its rule and what it names (the seat said as a person, the cards as
+// cards); a rule this page has no words for is said generally, the server's words kept for a referee in a title.
+const ruleWords = rule => tOr(`rule_${rule}`, t("rule_other"));
 
 function refusalEl() {
   if (!refusal) return null;
-  return h("p", {class: "error refusal", role: "alert", id: "refusal", "data-rule": refusal.rule},
-    refusal.rule ? h("code", {}, refusal.rule) : null, refusal.rule ? " — " : "", refusal.text);
+  const x = refusal.details ?? {};
+  const who = x.seat !== undefined && x.seat !== null && v ? bdi(seatName(x.seat)) : bdi(t("you"));
+  const parts = {who, card: x.card ? cardsText([x.card]) : "", led: x.led ? cardsText([x.led]) : "",
+                 held: x.held?.length ? cardsText(x.held) : "", turn: x.turn !== undefined && v ? bdi(seatName(x.turn)) : ""};
+  const sentence = `refuse_${refusal.rule}`;
+  const detailed = tOr(sentence, null) !== null && (refusal.details || !NEEDS_DETAILS.has(refusal.rule));
+  return h("p", {class: "error refusal", role: "alert", id: "refusal", "data-rule": refusal.rule, title: refusal.text},
+    h("strong", {}, ruleWords(refusal.rule)), " — ",
+    detailed ? said(sentence, parts) : t("refused_generally"));
 }
+
+// The rules whose sentence names what only the server's details give (without them: the rule's name only).
+const NEEDS_DETAILS = new Set(["revoke", "must_trump", "must_overtrump", "closed_trump_lead", "card_not_held", "not_your_turn"]);
 
 function cardGameEl() {
   const d = v.deal;
-  return [scoreEl(),
-    d ? h("div", {class: "play", id: "game", "data-version": v.version, "data-phase": d.phase, "data-deal-no": v.deal_no},
-      boardEl(), refusalEl(), choicesEl(), handEl(), clockNoteEl(), dealEndEl(),
+  const ended = v.phase === "ended";
+  return [scoreEl(), gameEndEl(), ended ? dealEndEl() : null,
+    d ? h("div", {class: "play", id: "game", "data-version": v.version, "data-phase": d.phase, "data-deal-no": v.deal_no,
+                  "data-turn": d.turn ?? "", "data-tricks": d.tricks.length},
+      // Once the game is over, the board is shown only with cards on it (a game cut short lays its hands open).
+      ended && !d.hands?.some(hand => hand.length) ? null : boardEl(), refusalEl(), choicesEl(),
+      ended ? null : handEl(), toolsEl(), lastTrickEl(), sheetBoxEl(), ended ? null : dealEndEl(),
+      clockNoteEl(),
       qayd ? qaydDialogEl() : null,
-      h("details", {class: "terms-box"}, h("summary", {}, t("table_terms")), termsEl(v.terms, nameOf)),
-      bidsEl()) : h("p", {}, t("waiting_for_deal")),
-    gameEndEl()];
+      h("details", {class: "terms-box", open: termsOpen, ontoggle: e => { termsOpen = e.target.open; }},
+        h("summary", {}, t("table_terms")), termsEl(v.terms, nameOf, seatName)),
+      bidsEl()) : h("p", {}, t("waiting_for_deal"))];
 }
 
 function bidsEl() {
   const d = v.deal;
   if (!d.bids.length) return null;
-  return h("details", {class: "bids-box", open: d.phase === "bidding" || d.phase === "doubling"},
+  const open = bidsOpen ?? (d.phase === "bidding" || d.phase === "doubling");
+  return h("details", {class: "bids-box", open, ontoggle: e => { if (e.target.open !== open) bidsOpen = e.target.open; }},
     h("summary", {}, t("bidding")),
-    h("ol", {class: "bids", id: "bids"}, d.bids.map(b => h("li", {}, `${seatName(b.seat)}: ${bidText(b)}`)),
-      d.doubles.map(x => h("li", {}, `${seatName(x.seat)}: ${x.call === "pass" ? t("no_double") : t(x.call)}`))));
+    h("ol", {class: "bids", id: "bids"}, d.bids.map(b => h("li", {"data-seat": b.seat}, bdi(seatName(b.seat)), `: ${bidText(b)}`)),
+      d.doubles.map(x => h("li", {"data-seat": x.seat}, bdi(seatName(x.seat)), `: ${x.call === "pass" ? t("no_double") : t(x.call)}`))));
 }
 
 // What has the keyboard's focus, to give it back after a redraw (a view arrives while a player is choosing).
@@ -373,6 +661,7 @@ function render() {
   draw();
   const again = focused && document.querySelector(focused);
   if (again && !again.disabled) again.focus();
+  if (v?.game !== "balut" && v?.deal) animate();
 }
 
 function draw() {
@@ -413,7 +702,18 @@ async function showView(view) {
   if (v && view.version < v.version) return;            // an older view arriving late changes nothing
   if (!v || v.seats.join() !== view.seats.join()) nameOf = await userNames(
     [...view.seats.filter(u => u !== "bot"), view.terms?.referee].filter(Boolean));
-  if (v?.deal?.result && view.deal_no > v.deal_no) lastDeal = {deal_no: v.deal_no, result: v.deal.result};
+  if (v?.deal?.result && view.deal_no > v.deal_no) lastDeal = {deal_no: v.deal_no, result: v.deal.result, contract: v.deal.contract};
+  const before = v;
+  if (view.game !== "balut") {
+    noteMoves(before, view);
+    // The turn comes to me: a tone, once for each decision, if the player turned the sound on.
+    const d = view.deal;
+    const decision = d && d.turn === view.seat && ["bidding", "doubling", "playing"].includes(d.phase)
+      ? `${view.deal_no}:${d.bids.length}:${d.doubles.length}:${d.tricks.length * 4 + d.trick.length}` : null;
+    if (decision && decision !== rung && before && soundOn()) tone();
+    rung = decision ?? rung;
+    if (view.deal?.tricks.length !== before?.deal?.tricks.length && showLast && !view.deal?.tricks.length) showLast = false;
+  }
   v = view;
   render();
 }

@@ -18,8 +18,9 @@ function switchText(name, value) {
   return `${t(`switch_${name}`)}: ${shown}`;
 }
 
-export function termsEl(terms, nameOf = () => undefined) {
-  const bots = terms.bots.map((level, seat) => level ? `${t("seat")} ${seat + 1}: ${t(`level_${level}`)}` : null)
+// ``seatName``: how the page says a seat (at the table: "Your partner (bot)"); by default its number from 1.
+export function termsEl(terms, nameOf = () => undefined, seatName = seat => `${t("seat")} ${seat + 1}`) {
+  const bots = terms.bots.map((level, seat) => level ? `${seatName(seat)}: ${t(`level_${level}`)}` : null)
     .filter(Boolean);
   const switches = Object.entries(terms.switches);
   const clock = terms.turn_seconds
