@@ -131,17 +131,19 @@ async def test_a_private_tables_referee_is_named_in_the_terms_every_invitee_read
     assert (await api.get(f"/tables/{seated}/view", headers=players[0][1])).json()["terms"]["referee"] is None
 
 
+def refused(fn, *args) -> str | None:
+    """The rule a policy call refuses with, or None when it allows."""
+    try:
+        fn(*args)
+    except Forbidden as refusal:
+        return refusal.rule
+    return None
+
+
 def test_the_policy_table_by_hand():
     """A few cells of docs/access.md, the relations and facts written by hand (no database)."""
     shared = TableFacts("t", ("a", "b", "c", "d"), "held", boards_in_play=True, why_hidden="until the round ends")
     closed = TableFacts("t", ("a", "b", "c", "d"), "closed", hands_policy="never")
-
-    def refused(fn, *args) -> str | None:
-        try:
-            fn(*args)
-        except Forbidden as refusal:
-            return refusal.rule
-        return None
 
     player, stranger = Relations("a"), Relations("x")
     organiser, playing = Relations("o", organiser=True), Relations("o", organiser=True, member=True, plays_round=True)
@@ -168,13 +170,6 @@ def test_the_platform_referee_by_hand():
     """The platform's referee role (docs/access.md): an official of every table he neither sits at nor is
     invited to, the daily deal's aside; a referee of every championship; a playing official of his own round
     like a championship's, and never the referee of a table where he plays."""
-
-    def refused(fn, *args) -> str | None:
-        try:
-            fn(*args)
-        except Forbidden as refusal:
-            return refusal.rule
-        return None
 
     plat = Relations("p", platform=frozenset({"referee"}))
     organiser_only = Relations("p", platform=frozenset({"organiser"}))

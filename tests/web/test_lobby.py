@@ -154,10 +154,14 @@ def test_a_whole_balut_game_opened_from_the_lobby_on_an_arabic_phone_matches_its
     choose(browser, "players", "3")
     assert options(browser, "bot-level") == ["simple", "strong"]
     choose(browser, "bot-level", "strong")
+    assert options(browser, "bot-pace") == ["1", "0.5", "0"]
+    choose(browser, "bot-pace", "0")
     choose(browser, "clock", "0")
     browser.find_element(By.CSS_SELECTOR, "#new-table button[type=submit]").click()
     wait(browser, lambda d: "/play/table.html" in d.current_url and d.find_elements(By.ID, "play-balut"))
     table_id = browser.current_url.split("id=")[1].split("&")[0]
+    with as_browser(browser, served.base) as me:       # the pace she chose is the table's term
+        assert me.get(f"/tables/{table_id}/view").json()["terms"]["bot_pace_seconds"] == 0
     table_url = f"{served.base}/play/table.html?id={table_id}"
 
     # Mid-game (her turn in round 4), in four looks; then on, on the Arabic phone.

@@ -284,15 +284,21 @@ def the_view(driver, base: str, table_id: str) -> dict:
         return me.get(f"/tables/{table_id}/view").json()
 
 
-def test_cards_travel_to_the_trick_and_are_gathered_to_the_winner_and_the_last_trick_is_there(served, browser):
-    served.start_workers()
-    watch_motion_and_sound(browser)
+def at_a_table_with_three_bots(browser, served) -> tuple[str, str]:
+    """Noura signs up and sits at a table of her own with three bots that play at once; its page is open."""
     sign_up(browser, served.base, "noura", name="Noura")
     table_id = my_table(browser, served.base, {"seats": [served_me(browser, served), "bot", "bot", "bot"],
                                                "bot_pace_seconds": 0})
     url = f"{served.base}/play/table.html?id={table_id}"
     browser.get(url)
     wait(browser, lambda d: version_of(d) is not None)
+    return table_id, url
+
+
+def test_cards_travel_to_the_trick_and_are_gathered_to_the_winner_and_the_last_trick_is_there(served, browser):
+    served.start_workers()
+    watch_motion_and_sound(browser)
+    table_id, url = at_a_table_with_three_bots(browser, served)
     # The three bots are told apart, by where they sit: her partner, her right and her left opponents.
     names = {relation: (name, classes) for relation, name, classes in browser.execute_script(
         "return [...document.querySelectorAll('#board .seat')].map(s => "
@@ -330,12 +336,14 @@ def test_cards_travel_to_the_trick_and_are_gathered_to_the_winner_and_the_last_t
 
     # Cards on their way, in four looks (she plays when the table waits for her).
     def moving_now(d) -> bool:
+        # A card on its way first (the bots' cards arrive with her own, her next turn with them), else she plays.
+        if d.execute_script("return document.getAnimations().some(a => a.playState === 'running' "
+                            "&& a.effect?.target?.closest?.('#trick'))"):
+            return True
         offers = offered(d)
         if offers:
             click_offer(d, calm(offers, rng))
-            return False
-        return d.execute_script("return document.getAnimations().some(a => a.playState === 'running' "
-                                "&& a.effect?.target?.closest?.('#trick'))")
+        return False
     in_four_looks(browser, url, "play-trick-moving", moving_now)
 
     # Asked for less motion, nothing moves: the next trick is played and gathered still.
@@ -351,12 +359,7 @@ def test_cards_travel_to_the_trick_and_are_gathered_to_the_winner_and_the_last_t
 def test_the_turn_sound_is_off_until_she_turns_it_on_and_her_browser_remembers(served, browser):
     served.start_workers()
     watch_motion_and_sound(browser)
-    sign_up(browser, served.base, "noura", name="Noura")
-    table_id = my_table(browser, served.base, {"seats": [served_me(browser, served), "bot", "bot", "bot"],
-                                               "bot_pace_seconds": 0})
-    url = f"{served.base}/play/table.html?id={table_id}"
-    browser.get(url)
-    wait(browser, lambda d: version_of(d) is not None)
+    table_id, url = at_a_table_with_three_bots(browser, served)
     rng = random.Random(8)
     sound = lambda d: d.find_element(By.ID, "sound").get_attribute("aria-pressed")
     assert steady(lambda: sound(browser)) == "false"
@@ -426,6 +429,8 @@ def test_a_whole_game_opened_from_the_lobby_on_an_arabic_phone_and_its_sheets_ar
         wait(browser, lambda d: d.execute_script("return document.documentElement.dir") == "rtl")
         for seat in (1, 2, 3):
             assert Select(browser.find_element(By.ID, f"seat-{seat}")).first_selected_option.get_attribute("value") == "bot"
+        # The bots as fast as they play (the form's own choice; a second a move by default).
+        steady(lambda: Select(browser.find_element(By.ID, "bot-pace")).select_by_value("0"))
         steady(lambda: browser.find_element(By.CSS_SELECTOR, "#new-table button[type=submit]").click())
         wait(browser, lambda d: "/play/table.html?id=" in d.current_url and version_of(d) is not None)
         table_id = browser.current_url.split("id=")[1].split("&")[0]

@@ -20,7 +20,7 @@ from domain.baloot.deal import INITIAL
 from tests.web.people import (
     PASSWORD, as_browser, calm, click_offer, offered, shown, sign_in, sign_up, steady, type_into, version_of, wait,
 )
-from tests.web.test_play import my_table, play_until, served_me
+from tests.web.test_play import at_a_table_with_three_bots, my_table, play_until, served_me
 
 CARD = re.compile(rb'"([AKQJT987][SHDC])"')
 
@@ -177,12 +177,7 @@ def test_no_card_of_another_seat_reaches_the_player_at_any_step(served, browser,
 def test_a_server_restart_mid_deal_is_ridden_out_and_a_second_device_sees_the_same_table(served, browser,
                                                                                           more_browsers):
     served.start_workers()
-    sign_up(browser, served.base, "noura", name="Noura")
-    table_id = my_table(browser, served.base, {"seats": [served_me(browser, served), "bot", "bot", "bot"],
-                                               "bot_pace_seconds": 0})
-    url = f"{served.base}/play/table.html?id={table_id}"
-    browser.get(url)
-    wait(browser, lambda d: version_of(d) is not None)
+    table_id, url = at_a_table_with_three_bots(browser, served)
     playing = lambda d: d.find_elements(By.CSS_SELECTOR, "#my-hand .hand-card.legal:not([disabled])")
     play_until(browser, playing, random.Random(17))
     browser.execute_script("window.notReloaded = true")

@@ -118,7 +118,7 @@ function box(node, x, y, W, H, rtl) {
   const selected = node.match_id === view.match;
   const g = s("g", {class: `match${selected ? " selected" : ""}`, "data-match": node.match_id, tabindex: 0, role: "button",
                     "data-score": sa ? `${sa} – ${sb}` : "", transform: `translate(${x},${y})`,
-                    "aria-label": `${t("match")} ${node.match_id}: ${node.team_a ? isolated(teamName(node.team_a)) : t("bye")} `
+                    "aria-label": `${t("match_word")} ${node.match_id}: ${node.team_a ? isolated(teamName(node.team_a)) : t("bye")} `
                       + `${t("versus")} ${node.team_b ? isolated(teamName(node.team_b)) : t("bye")}${sa ? ` ${sa} – ${sb}` : ""}`},
     s("rect", {width: W, height: H, rx: 6}), s("line", {x1: 0, x2: W, y1: H / 2, y2: H / 2}),
     row(node.team_a, sa, 0), row(node.team_b, sb, 1));
@@ -233,7 +233,7 @@ async function tableItem(tb) {
   return h("li", {"data-table": tb.table_id, "data-status": tb.status},
     h("strong", {}, `${t("table")} ${tb.game_no}`),
     h("span", {class: `table-state${live ? " live" : ""}`, title: hidden ? deals.message : null},
-      hidden ? t("table_hidden") : tOr(`table_${tb.status}`, tb.status)),
+      hidden ? t("match_table_hidden") : tOr(`match_table_${tb.status}`, tb.status)),
     hidden ? null : [
       live ? h("a", {href: at, class: "live-link"}, t("live_view")) : null,
       h("a", {href: `${at}&at=1`, class: "replay-link"}, t("replay_link")),
@@ -302,7 +302,7 @@ function renderStandings() {
       h("tbody", {}, rows.map(r => h("tr", {"data-team": r.team_id}, cols.map(c => h("td", {}, c === "team" ? cell(r, c) : String(cell(r, c))))))))
       : h("p", {class: "muted"}, t("no_standings")),
     more ? h("button", {type: "button", id: "more", onclick: () => moreStandings().then(renderStandings).catch(shout)},
-      t("more_teams")) : null);
+      t("show_more_teams")) : null);
 }
 
 function render() {

@@ -120,7 +120,7 @@ function invitation() {
     h("p", {}, t("daily_play_hint", {boards: set.boards})), action,
     played.length ? h("ul", {id: "my-boards"}, played.map(b => h("li", {"data-board": b.board},
       h("a", {href: tableLink(b.table_id)}, `${t("board")} ${b.board}`),
-      b.margin === null || b.margin === undefined ? ` — ${t("table_live")}` : [" — ", signed(b.margin)]))) : null);
+      b.margin === null || b.margin === undefined ? ` — ${t("match_table_live")}` : [" — ", signed(b.margin)]))) : null);
 }
 
 // The day as written in the link (YYYY-MM-DD), read left to right in Arabic too.

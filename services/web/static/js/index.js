@@ -29,7 +29,7 @@ function tablesList(tables, championships, id) {
     return h("li", {},
       h("a", {href: `/watch/table.html?id=${tb.table_id}`, "data-table": tb.table_id}, playersText(tb)),
       tb.championship_id ? h("span", {class: "muted"}, " · ", champ ? who(champ) : t("a_championship"),
-        `, ${t("match")} `, who(tb.match_id)) : null,
+        `, ${t("match_word")} `, who(tb.match_id)) : null,
       BALUT_PROFILES.includes(tb.profile) ? h("span", {class: "game", "data-game": "balut"},
         ` · ${t("balut_game")} (${tb.profile.toUpperCase()})`)
         : tb.profile !== "saudi" ? h("span", {class: "muted"}, ` · ${t(`profile_${tb.profile}`)}`) : null);

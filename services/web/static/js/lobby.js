@@ -19,7 +19,7 @@ let games = null;             // GET /games: what a table of each game takes (se
 // redraws the page): a form never forgets what its person chose, nor switches the game under him.
 const typed = {};
 const draft = {game: null, players: 3, seats: {}, level: null, profile: null, mode: null, hands: "after_deal",
-               clock: 30, timeout: "auto_play"};
+               clock: 30, timeout: "auto_play", pace: 1};
 
 function who(userId) {
   if (userId === "bot") return t("bot");
@@ -289,6 +289,9 @@ function newTableEl() {
     h("div", {id: "seat-choices"}, labels.map((label, k) => seatChoiceEl(k + 1, label))),
     bots ? choiceEl("bot-level", t("bot_level"), g.bot_levels, draft.level, l => t(`level_${l}`),
                     v => { draft.level = v; }) : null,
+    // How fast the bots play: a second apart lets one follow each card; at once for a quick game.
+    bots ? choiceEl("bot-pace", t("pace_choice"), [1, 0.5, 0], draft.pace, n => t(`pace_${String(n).replace(".", "_")}`),
+                    v => { draft.pace = Number(v); }) : null,
     choiceEl("profile", t("profile"), g.profiles, draft.profile, p => t(`profile_${p}`), v => { draft.profile = v; }),
     g.table_modes.length > 1 ? [choiceEl("table-mode", t("table_mode"), g.table_modes, draft.mode,
                                          m => t(`mode_${m}_choice`), v => { draft.mode = v; }),
@@ -323,7 +326,10 @@ async function openTable() {
       seats.push((await get(`/accounts/${encodeURIComponent(login)}`)).user_id);
     }
     const body = {seats, game: g.name, profile: draft.profile, mode: draft.mode, on_timeout: draft.timeout};
-    if (seats.includes("bot")) body.bot_level = draft.level;        // a level for the bots that sit, if any does
+    if (seats.includes("bot")) {                                    // a level and a pace for the bots that sit
+      body.bot_level = draft.level;
+      body.bot_pace_seconds = draft.pace;
+    }
     if (draft.clock) body.turn_seconds = draft.clock;
     if (g.name === "baloot") {
       body.hands_policy = draft.hands;

@@ -196,7 +196,7 @@ function listEl() {
       h("a", {href: `/organise/?id=${enc(c.championship_id)}`}, h("strong", {}, c.name)),
       ` · ${t(`format_${c.format}`)} · ${t(`status_${c.status}`)} · ${t("teams_count", {n: c.teams})}`
       + (c.rounds ? ` · ${t("rounds_count", {n: c.rounds})}` : ""))))
-      : h("p", {class: "hint"}, t("no_championships")),
+      : h("p", {class: "hint"}, t("no_organised_championships")),
     noticeEl("create"), createForm ??= createEl()];
 }
 

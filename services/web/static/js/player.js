@@ -34,7 +34,7 @@ function render() {
         "data-table": m.table_id ?? ""},
       m.match_id
         ? h("a", {href: `/watch/championship.html?id=${encodeURIComponent(m.championship_id)}&match=${encodeURIComponent(m.match_id)}`},
-            names.has(m.championship_id) ? who(names.get(m.championship_id)) : t("a_championship"), ` · ${t("match")} `, who(m.match_id))
+            names.has(m.championship_id) ? who(names.get(m.championship_id)) : t("a_championship"), ` · ${t("match_word")} `, who(m.match_id))
         : h("a", {href: `/watch/table.html?id=${encodeURIComponent(m.table_id)}`}, `${t("balut_game")} · ${t("table")}`),
       // Whom it was against: the match's other team, or the others at the dice table.
       m.opponents?.length ? [" ", h("span", {class: "opponents"},

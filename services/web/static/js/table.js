@@ -47,7 +47,7 @@ function titleEl(v) {
   const cid = v.terms?.championship_id;
   return [h("h1", {id: "title", title: id}, sides),
     cid ? h("p", {class: "hint"}, h("a", {href: `/watch/championship.html?id=${encodeURIComponent(cid)}`, id: "championship-link"},
-      championshipName ? who(championshipName) : t("championship_page")), v.terms.match_id ? ` · ${t("match")} ${v.terms.match_id}` : "") : null];
+      championshipName ? who(championshipName) : t("championship_page")), v.terms.match_id ? ` · ${t("match_word")} ${v.terms.match_id}` : "") : null];
 }
 
 // A finished game: who won it, and by what score.

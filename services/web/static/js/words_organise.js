@@ -5,7 +5,7 @@ import "./words_watch.js";         // the formats' names, shared with the champi
 addWords({
   en: {
     to_the_desk: "to the referee's desk",
-    organise_title: "Organise", my_championships: "My championships", no_championships: "You organise no championship yet.",
+    organise_title: "Organise", my_championships: "My championships", no_organised_championships: "You organise no championship yet.",
     not_an_organiser: "This console is for organisers.", sign_in_first: "Sign in to organise",
     new_championship: "New championship", name: "Name", format: "Format", game: "Game", best_of: "Best of",
     seeding: "Seeding", seeding_draw: "random draw (committed seed)", seeding_rating: "by rating", seeding_manual: "in my order (the teams' list, as imported)",
@@ -90,7 +90,7 @@ addWords({
   },
   ar: {
     to_the_desk: "إلى مكتب الحكم",
-    organise_title: "التنظيم", my_championships: "بطولاتي", no_championships: "لا تنظّم أي بطولة بعد.",
+    organise_title: "التنظيم", my_championships: "بطولاتي", no_organised_championships: "لا تنظّم أي بطولة بعد.",
     not_an_organiser: "هذه الصفحة للمنظّمين.", sign_in_first: "سجّل الدخول لتنظّم",
     new_championship: "بطولة جديدة", name: "الاسم", format: "النظام", game: "اللعبة", best_of: "أفضل من",
     seeding: "التوزيع", seeding_draw: "قرعة عشوائية (بذرة ملتزم بها)", seeding_rating: "حسب التصنيف", seeding_manual: "بترتيبي (قائمة الفرق كما استوردت)",
