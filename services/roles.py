@@ -32,11 +32,10 @@ async def has_role(db, user_id: str, role: str, *scopes: tuple[str, str | None])
 
 
 async def holders(db, scope: str, scope_id: str, role: str) -> list[dict]:
-    """Who holds ``role`` on the scope, each with his public name and login (None for an account without one),
-    by name."""
-    rows = await db.fetch("SELECT g.user_id, u.name, c.login FROM grants g JOIN users u USING (user_id) "
-                          "LEFT JOIN credentials c USING (user_id) WHERE g.scope = $1 AND g.scope_id = $2 "
-                          "AND g.role = $3 ORDER BY u.name, g.user_id", scope, scope_id, role)
+    """Who holds ``role`` on the scope, each with his public name, by name."""
+    rows = await db.fetch("SELECT g.user_id, u.name FROM grants g JOIN users u USING (user_id) "
+                          "WHERE g.scope = $1 AND g.scope_id = $2 AND g.role = $3 ORDER BY u.name, g.user_id",
+                          scope, scope_id, role)
     return [dict(r) for r in rows]
 
 

@@ -3,8 +3,11 @@ everyone reads standings, brackets and matches."""
 
 from __future__ import annotations
 
+import asyncio
+
 import datetime as dt
 import uuid
+import weakref
 from typing import Annotated, Literal
 
 import msgspec
@@ -295,9 +298,11 @@ class RefereeGranted(msgspec.Struct):
 
 
 class RefereeOut(msgspec.Struct):
+    """A referee as his organiser sees him: his public name, never his login (half of a sign-in: anyone may make
+    a championship and name anybody its referee, so the list must not turn a name into a login)."""
+
     user_id: str
     name: str
-    login: str | None                         # None: an account without a login (made through the API)
 
 
 # ---- helpers ----
@@ -885,13 +890,27 @@ async def find_teams(championship_id: FromPath[str], user: Caller, championships
     return [TeamFound(t, names[t], list(state.teams[t].players), (paths.get(t) or (None,))[-1]) for t in found]
 
 
+# The next round's pairings by (championship, version), per championship service (one per app and database):
+# a version's pairings never change.
+_PAIRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 @get("/{championship_id:str}/pairings", operation_id="getPairings",
      summary="The next round's pairings, known and not started yet: round 1's once the draw is made (the draw is "
              "public), a later round's once the last one is decided; none otherwise")
 async def get_pairings(championship_id: FromPath[str], user: Caller, championships: Championships,
                        pool: Pool) -> PairingsOut:
-    state = (await championships.load(championship_id)).state
-    waiting = waiting_round(state)
+    champ = await championships.load(championship_id)
+    state = champ.state
+    known = _PAIRINGS.setdefault(championships, {})
+    key = (championship_id, champ.version)
+    if key not in known:
+        # A Swiss round's pairing is a matching over the whole field: worked out once per stored version, off the
+        # event loop, however often the console and its spectators ask.
+        known[key] = await asyncio.to_thread(waiting_round, state)
+        while len(known) > 64:
+            known.pop(next(iter(known)))
+    waiting = known[key]
     if waiting is None:
         return PairingsOut(None, [], {})
     number, matches = waiting

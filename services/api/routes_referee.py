@@ -23,6 +23,7 @@ from domain.baloot.events import (
 from domain.baloot.result import decide_qayd
 from domain.baloot.views import view as deal_view
 from domain.errors import DomainError
+from domain.games import FIRST
 from domain.table import CallClaimed, CallReason, CallReferee, ClaimCall, RefereeCalled, RulingMade, game_of
 from domain.tournament.state import parse_match_id
 from services.accounts import user_names
@@ -181,14 +182,16 @@ async def claim_call(table_id: FromPath[str], call: FromPath[int], data: JSONBod
 
 
 async def _match(pool, championships, championship_id: str | None, match_id: str | None, seats,
-                 names: dict[str, str]) -> tuple[str | None, int | None, list[str]]:
+                 names: dict[str, str], game: str) -> tuple[str | None, int | None, list[str]]:
     """Which match a table is: its championship's name, the round, and its two sides (seats 0 and 2, then 1 and
-    3) by their teams' names at a championship's table, else by their players'."""
-    sides = [" & ".join(names.get(u, u) for u in seats[side::2]) for side in (0, 1)]
+    3) by their teams' names at a championship's table, else by their players'; the dice game's table has no
+    sides (each plays for himself)."""
+    paired = game == FIRST
+    sides = [" & ".join(names.get(u, u) for u in seats[side::2]) for side in (0, 1)] if paired else []
     if championship_id is None:
         return None, None, sides
     state = (await championships.load(championship_id)).state
-    teams = [state.players.get(seats[side]) for side in (0, 1)]
+    teams = [state.players.get(seats[side]) for side in (0, 1)] if paired else []
     named = await team_names(pool, state, [t for t in teams if t])
     where = parse_match_id(match_id or "")
     return (state.settings.name, where[0] if where else None,
@@ -203,7 +206,8 @@ async def _refereed_tables(tables, access, viewer, table_ids: list[str]) -> dict
         table = await tables.load(table_id)
         if await access.is_referee(viewer, table):
             o = table.opened or table.proposed
-            out[table_id] = {"championship_id": o.championship_id, "match_id": o.match_id, "seats": o.seats}
+            out[table_id] = {"championship_id": o.championship_id, "match_id": o.match_id, "seats": o.seats,
+                             "game": o.game}
     return out
 
 
@@ -245,7 +249,8 @@ async def referee_queue(user: Caller, pool: Pool, championships: Championships, 
     matches = {}
     for table_id in {c["table_id"] for c in shown}:
         t = refereed[table_id]
-        matches[table_id] = await _match(pool, championships, t["championship_id"], t["match_id"], t["seats"], names)
+        matches[table_id] = await _match(pool, championships, t["championship_id"], t["match_id"], t["seats"], names,
+                                         t["game"])
     out = []
     for c in shown:
         t = refereed[c["table_id"]]
@@ -373,7 +378,7 @@ async def desk(table_id: FromPath[str], deal_no: FromPath[int], pool: Pool, tabl
         r for r in (receipt_of_ruling(stored, x["version"], x["part_no"], x["call"]) for x in rulings) if r is not None]
     opened = table.opened
     title, round_no, sides = await _match(pool, championships, opened.championship_id, opened.match_id,
-                                          table.seats, names)
+                                          table.seats, names, opened.game)
     players = [names.get(u, u) for u in table.seats]
     return DeskDeal(table_id, deal_no, len(spans), players, opened.table_mode, opened.championship_id, title,
                     _steps(evs, players, names), calls, rulings, receipts, *QAYD_SECTION, opened.match_id, round_no,

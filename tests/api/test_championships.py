@@ -425,7 +425,8 @@ async def test_the_organiser_names_a_referee_by_name_lists_and_removes_him(api):
     assert r.status_code == 422 and (r.json()["rule"], r.json()["field"]) == ("unknown_user", "person")
     r = await api.post(path, json={"person": "Hakam Saad", "user_id": hakam_id}, headers=organiser)
     assert r.status_code == 400 and r.json()["rule"] == "invalid_field"
-    assert (await api.get(path, headers=organiser)).json() == [{"user_id": hakam_id, "name": "Hakam Saad", "login": None}]
+    # Listed by his public name, never his login (an organiser names anybody: the list must not tell logins).
+    assert (await api.get(path, headers=organiser)).json() == [{"user_id": hakam_id, "name": "Hakam Saad"}]
     assert (await api.get(f"/championships/{cid}/monitor", headers=hakam)).status_code == 200
     assert (await api.get(path, headers=hakam)).json()["rule"] == "not_organiser"
     assert (await api.delete(f"{path}/{hakam_id}", headers=organiser)).status_code == 204

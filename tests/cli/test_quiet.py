@@ -26,8 +26,8 @@ def free_port() -> int:
 
 
 async def serve_while_bots_play(url: str, pool, *options: str) -> list[str]:
-    """The server's output while the demo's bot tables add 300 events (its workers' doing, as nothing else
-    runs), then Ctrl+C."""
+    """The server's output while the demo's bot tables add 150 events (its workers' doing, as nothing else
+    runs), then Ctrl+C; a server that stops playing fails the test in a minute rather than hanging it."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "BALOOT_RECONCILE_SECONDS": "0.5"}
     env.pop("BALOOT_LOG_LEVEL", None)
@@ -44,8 +44,12 @@ async def serve_while_bots_play(url: str, pool, *options: str) -> list[str]:
                 except httpx.TransportError:
                     await asyncio.sleep(0.1)
         before = await pool.fetchval("SELECT count(*) FROM events")
-        while server.poll() is None and await pool.fetchval("SELECT count(*) FROM events") < before + 300:
+        for _ in range(600):
+            if server.poll() is not None or await pool.fetchval("SELECT count(*) FROM events") >= before + 150:
+                break
             await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the server's workers stored fewer than 150 events in a minute")
     finally:
         server.send_signal(signal.SIGINT)
         out, _ = server.communicate(timeout=60)
@@ -55,7 +59,7 @@ async def serve_while_bots_play(url: str, pool, *options: str) -> list[str]:
 async def test_serve_says_its_start_lines_and_then_nothing_while_bots_play_unless_asked(database_url, db_schema,
                                                                                         pool, capsys):
     url = schema_url(database_url, db_schema)
-    assert await asyncio.to_thread(main, ["demo", "--database-url", url, "--pace", "0", "--teams", "4"]) == 0
+    assert await asyncio.to_thread(main, ["demo", "--database-url", url, "--pace", "0", "--teams", "16"]) == 0
     capsys.readouterr()
     quiet = await serve_while_bots_play(url, pool)
     assert [line for line in quiet if not line.startswith(STARTS)] == [], quiet

@@ -402,7 +402,7 @@ function refereesEl() {
   return h("section", {class: "panel", id: "referees"}, h("h2", {}, t("referees")),
     h("p", {class: "hint"}, t("referees_hint")),
     referees?.length ? h("ul", {class: "list", id: "referee-list"}, referees.map(r => h("li", {"data-user": r.user_id},
-      h("bdi", {}, r.name), r.login ? [" ", h("span", {class: "hint"}, "(", h("bdi", {dir: "ltr"}, r.login), ")")] : null, " ",
+      h("bdi", {}, r.name), " ",
       askOnce(`referee/${r.user_id}`, t("remove_referee"), {class: "remove-referee"},
         () => send("DELETE", `${base()}/referees/${enc(r.user_id)}`)))))
       : h("p", {class: "hint", id: "referee-list"}, t("no_referees")),

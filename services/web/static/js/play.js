@@ -496,7 +496,11 @@ function outcomeEl(r, c) {
   const side = team => bdi(team === us ? t("side_us") : t("side_them"));
   if (r.void) return h("p", {class: "outcome", "data-outcome": "void"}, t("deal_void_said"));
   const buyerTeam = c ? teamOf(c.buyer) : null;
-  const points = team => String(r.card_gp[team] + r.project_gp[team]);
+  // What decides whether the buyer made it: Saudi scoring compares the converted points with projects; the French
+  // profiles (card-point scoring) compare card points, declarations and Belote.
+  const cardScoring = v.deal?.rules?.scoring === "card_points";
+  const points = team => String(cardScoring ? r.card_points[team] + r.project_gp[team] + r.baloot[team]
+                                            : r.card_gp[team] + r.project_gp[team]);
   const mine = c && c.buyer === v.seat ? "_you" : "";          // "You bought": a verb of its own in Arabic
   const buyer = c ? {buyer: bdi(seatName(c.buyer)), own: points(buyerTeam), other: points(1 - buyerTeam)} : {};
   const lines = [];
@@ -505,6 +509,7 @@ function outcomeEl(r, c) {
   else if (r.qayd) lines.push(said(r.qayd.proven ? "outcome_qayd_proven" : "outcome_qayd_not_proven",
     {who: bdi(seatName(r.qayd.proven ? r.qayd.accused : r.qayd.caller)), rule: ruleWords(r.qayd.rule)}));
   else if (r.split) lines.push([t("outcome_split")]);
+  else if (c && r.held) lines.push(said("outcome_held", buyer));
   else if (c && r.failed) lines.push(said(`${buyer.own === buyer.other ? "outcome_failed_tie" : "outcome_failed"}${mine}`, buyer));
   else if (c) lines.push(said(`outcome_made${mine}`, buyer));
   if (c && c.multiplier > 1 && !r.kaboot) lines.push(said("outcome_doubled", {x: `×${c.multiplier}`, side: side(r.winner ?? buyerTeam)}));

@@ -34,7 +34,8 @@ function localised(x) {
     const bot = BOT.exec(x.seats?.[i] ?? "");
     return bot ? t("bot_of_level", {level: t(`level_${bot[1]}`)}) : name;
   });
-  const sides = x.championship_name ? x.sides : [0, 1].map(side => players.filter((_, i) => i % 2 === side));
+  const sides = x.championship_name || !x.sides?.length ? x.sides        // the dice game: no sides
+    : [0, 1].map(side => players.filter((_, i) => i % 2 === side));
   return {...x, names, players, sides};
 }
 // A side: its team's name, or a private table's two players, each name isolated, in the page's direction.
