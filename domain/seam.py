@@ -104,6 +104,7 @@ class GameInfo:
     record: RecordFormat
     record_scope: Literal["deal", "game"]      # what one record holds: a deal (the card game) or the game
     shares_boards: bool = False                # its deals may be boards played at several tables (duplicate)
+    partnerships: bool = False                 # seats across the table play together (0 and 2, 1 and 3)
     rated_by: Literal["match", "table"] = "match"  # ratings: a championship match rates its teams' players (the
                                                # card game), or each finished table each player by his place
     # The fair-play analysis of one finished deal: ``fair_play(events, seed=, samples=)`` -> its decisions

@@ -15,6 +15,7 @@ from domain.seam import Decided, Format, GameInfo, GameResult, MatchGame
 INFO = GameInfo(
     name="baloot",
     seat_counts=range(4, 5),
+    partnerships=True,
     profile_names=tuple(profiles_mod.PROFILES),
     default_profile=SAUDI.name,
     bot_levels=tuple(bots.BOTS),

@@ -23,7 +23,7 @@ from domain.baloot.events import (
 from domain.baloot.result import decide_qayd
 from domain.baloot.views import view as deal_view
 from domain.errors import DomainError
-from domain.games import FIRST
+from domain.games import GAMES
 from domain.table import CallClaimed, CallReason, CallReferee, ClaimCall, RefereeCalled, RulingMade, game_of
 from domain.tournament.state import parse_match_id
 from services.accounts import user_names
@@ -186,7 +186,7 @@ async def _match(pool, championships, championship_id: str | None, match_id: str
     """Which match a table is: its championship's name, the round, and its two sides (seats 0 and 2, then 1 and
     3) by their teams' names at a championship's table, else by their players'; the dice game's table has no
     sides (each plays for himself)."""
-    paired = game == FIRST
+    paired = GAMES[game].info.partnerships
     sides = [" & ".join(names.get(u, u) for u in seats[side::2]) for side in (0, 1)] if paired else []
     if championship_id is None:
         return None, None, sides
