@@ -20,8 +20,7 @@ from dataclasses import dataclass, replace
 from domain.seam import GameResult
 from domain.table import game_of
 from domain.tournament.state import ChampionshipState
-from services.accounts import user_names
-from services.championships import ChampionshipService
+from services.championships import ChampionshipService, team_names
 from services.championships.checkins import closes_at
 from services.proposals import PER_INVITEE
 from services.tables import Table, TableService
@@ -130,7 +129,7 @@ class LobbyService:
             team = state.players.get(user_id)
             if team is not None:
                 nxt = await self._next_match(cid, champ, state, team, user_id)
-                names = await _team_names(self.pool, state, (team, state.champion, nxt and nxt.opponent))
+                names = await team_names(self.pool, state, (team, state.champion, nxt and nxt.opponent))
                 if nxt is not None and nxt.opponent is not None:
                     nxt = replace(nxt, opponent_name=names[nxt.opponent])
                 mine.append(MyChampionship(cid, state.settings.name, state.status, team, names[team], state.champion,
@@ -154,12 +153,3 @@ class LobbyService:
                     closes_at(champ, m.round, checks), user_id in checks.of(m.round, m.match_id),
                     tuple(r["table_id"] for r in tables))
         return None
-
-
-async def _team_names(pool, state: ChampionshipState, team_ids) -> dict[str, str]:
-    """What people call each of these teams (a player reads names, not the ids the draw keeps): the name its
-    organiser gave it, else its players' names."""
-    teams = [state.teams[t] for t in set(team_ids) if t in state.teams]
-    people = await user_names(pool, [p for team in teams for p in team.players])
-    return {team.team_id: (team.info.name if team.info and team.info.name else None)
-            or " & ".join(people.get(p, p) for p in team.players) for team in teams}

@@ -35,7 +35,6 @@ from domain.tournament import (
 from domain.tournament.formats import waiting_round
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
-from services.accounts import user_names
 from services.ratings import team_ratings
 from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User
@@ -51,6 +50,7 @@ from services.championships import (
     decode_switches,
     encode_switches,
     stream_of,
+    team_names,
 )
 from services.api.problems import Problem
 from services.championships import duplicate, imports
@@ -306,14 +306,6 @@ class RefereeOut(msgspec.Struct):
 
 
 # ---- helpers ----
-
-async def team_names(pool: Pool, state: ChampionshipState, team_ids) -> dict[str, str]:
-    """What people call each of these teams: the name it was given, else its players' names."""
-    teams = [state.teams[t] for t in set(team_ids) if t in state.teams]
-    people = await user_names(pool, [p for team in teams for p in team.players])
-    return {team.team_id: (team.info.name if team.info and team.info.name else None)
-            or " & ".join(people.get(p, p) for p in team.players) for team in teams}
-
 
 async def _organiser(access: Gate, viewer: Who, championship_id: str) -> Championship:
     """The championship, which the caller must organise (``policy.organiser``)."""

@@ -32,7 +32,8 @@ from services.accounts import user_names
 from services.anchor import receipts_of
 from services.api.deps import Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
-from services.api.routes_championships import named_standings, summary, team_names
+from services.api.routes_championships import named_standings, summary
+from services.championships import team_names
 from services.api.routes_tables import _visible_events, _whole_game, deal_record
 from services.championships import duplicate
 from services.errors import ServiceError

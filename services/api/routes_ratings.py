@@ -12,7 +12,7 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from services.accounts import user_names
 from services.api.deps import Caller, Championships, Pool
 from services.api.problems import Problem
-from services.api.routes_championships import team_names
+from services.championships import team_names
 from services.ratings import RATED_GAMES, RatedPlayer, RecentResult, championships_of, leaderboard, ratings_of, \
     recent_results
 

@@ -31,7 +31,7 @@ from services.anchor import Receipt, receipt_of_ruling, receipts_of
 from services.api import schemas
 from services.api.deps import Caller, Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
-from services.api.routes_championships import team_names
+from services.championships import team_names
 from services.api.schemas import DealOnWire, Strict
 from services.api.wire import table_view
 from services.roles import referees_anything

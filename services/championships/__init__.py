@@ -9,6 +9,7 @@ from services.championships.invitations import INVITES_CODEC, fold_invites, invi
 from services.championships.matches import (
     SYSTEM_ACTOR, decode_switches, encode_switches, table_id_for, table_profile,
 )
+from services.championships.names import team_names
 from services.championships.service import (
     CODEC, Championship, ChampionshipService, RunSettings, championship_id_for, event_id, fold_rows, stream_of,
 )
@@ -19,5 +20,5 @@ __all__ = [
     "ChampionshipService", "CommandOutcome", "PlayerCheckedIn", "RunSettings", "TeamInvitation",
     "TeamInvitationAnswered", "TeamProposed", "championship_id_for", "check_in_stream", "closes_at",
     "decode_switches", "encode_switches", "event_id", "fold_check_ins", "fold_invites", "fold_rows",
-    "invites_stream", "stream_of", "table_id_for", "table_profile", "team_checked_in",
+    "invites_stream", "stream_of", "table_id_for", "table_profile", "team_checked_in", "team_names",
 ]
