@@ -31,6 +31,7 @@ async def serve_while_bots_play(url: str, pool, *options: str) -> list[str]:
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "BALOOT_RECONCILE_SECONDS": "0.5"}
     env.pop("BALOOT_LOG_LEVEL", None)
+    env.pop("BROKER_URL", None)                  # its own workers, in-process (as `baloot serve` runs by default)
     server = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "--port", str(port), *options],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
