@@ -4,7 +4,7 @@ A role is the platform's, not a rule of a game or a tournament: a grant is a row
 
 from __future__ import annotations
 
-import unicodedata
+from services.accounts import name_key
 
 
 async def grant(db, scope: str, scope_id: str, user_id: str, role: str) -> None:
@@ -49,7 +49,7 @@ async def revoke(db, scope: str, scope_id: str, user_id: str, role: str) -> bool
 async def person_named(db, text: str) -> str | None:
     """The person (a human account) whose login is ``text``, else the one whose public name it is (no two
     people hold one name), compared as the accounts compare them; None if nobody."""
-    key = unicodedata.normalize("NFKC", text).casefold().strip()
+    key = name_key(text).strip()
     return await db.fetchval("SELECT u.user_id FROM users u LEFT JOIN credentials c USING (user_id) "
                              "WHERE u.kind = 'human' AND (c.login = $1 OR u.name_key = $1) "
                              "ORDER BY (c.login = $1) DESC NULLS LAST LIMIT 1", key)

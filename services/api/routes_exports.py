@@ -33,9 +33,8 @@ from services.anchor import receipts_of
 from services.api.deps import Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
 from services.api.routes_championships import named_standings, summary
-from services.championships import team_names
 from services.api.routes_tables import _visible_events, _whole_game, deal_record
-from services.championships import duplicate
+from services.championships import duplicate, team_names
 from services.errors import ServiceError
 from services.access import policy
 from services.tables import deal_spans, stream_of
