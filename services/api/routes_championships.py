@@ -4,7 +4,6 @@ everyone reads standings, brackets and matches."""
 from __future__ import annotations
 
 import asyncio
-
 import datetime as dt
 import uuid
 import weakref
@@ -532,7 +531,7 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
 
 
 @get("/{championship_id:str}/referees", operation_id="listReferees", refuses=(403,),
-     summary="Organiser: the championship's referees, with their names and logins")
+     summary="Organiser: the championship's referees, by their public names (never their logins)")
 async def list_referees(championship_id: FromPath[str], access: Gate, viewer: Who, pool: Pool) -> list[RefereeOut]:
     await _organiser(access, viewer, championship_id)
     return [RefereeOut(**r) for r in await holders(pool, "championship", championship_id, "referee")]
