@@ -34,9 +34,10 @@ from tests.workers.helpers import assert_exactly_once, stream_rows  # noqa: E402
 
 RUN_TAG = os.urandom(3).hex()            # names this run's users apart from an earlier run's
 
-LB = os.environ.get("SMOKE_LB", "http://127.0.0.1:38080")
-REPLICAS = {"api1": "http://127.0.0.1:38001", "api2": "http://127.0.0.1:38002"}
-DATABASE_URL = os.environ.get("SMOKE_DATABASE_URL", "postgresql://postgres@127.0.0.1:35432/baloot")
+LB = os.environ.get("SMOKE_LB", "http://127.0.0.1:21880")
+REPLICAS = {"api1": "http://127.0.0.1:21801", "api2": "http://127.0.0.1:21802"}
+DATABASE_URL = os.environ.get("SMOKE_DATABASE_URL", "postgresql://postgres@127.0.0.1:21432/baloot")
+RABBITMQ_PORT = 21672
 PROJECT = os.environ.get("SMOKE_PROJECT", "baloot")
 TIMEOUT = 120.0          # seconds any one step may take before the smoke fails
 
@@ -321,10 +322,21 @@ async def drill_restart_rabbitmq(api: Api, game: Game, results: dict) -> None:
     await asyncio.sleep(5)          # RabbitMQ stays away a while; the human seats keep acting when it is theirs
     stored_away = game.actions - humans_before
     podman("start", container("rabbitmq"))
+    back = await until("RabbitMQ accepts connections again", _rabbitmq_answers, timeout=120, every=0.2)
     took = await game.moved_on(t0)
     results["restart RabbitMQ: work delayed, then done"] = took
-    say(f"drill restart RabbitMQ: {stored_away} command(s) stored while it was away; bot turns went on "
-        f"{took:.2f} s after the stop")
+    say(f"drill restart RabbitMQ: {stored_away} command(s) stored while it was away; it answered again "
+        f"{back - t0:.2f} s after the stop, and bot turns went on {took:.2f} s after the stop")
+
+
+async def _rabbitmq_answers() -> float | None:
+    """When RabbitMQ's AMQP port took a connection (the clock's reading), None while it does not."""
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", RABBITMQ_PORT), 2)
+    except (OSError, asyncio.TimeoutError):
+        return None
+    writer.close()
+    return time.monotonic()
 
 
 async def drill_restart_postgres(api: Api, game: Game, results: dict) -> None:

@@ -91,8 +91,8 @@ def test_haproxy_balances_the_compose_files_api_replicas_on_their_ports():
     services = compose()["services"]
     replicas = sorted(int(s["environment"]["PORT"]) for name, s in services.items() if name.startswith("api"))
     bind, servers = haproxy_ports()
-    assert sorted(servers) == replicas == [38001, 38002]
-    assert bind == 38080
+    assert sorted(servers) == replicas == [21801, 21802]
+    assert bind == 21880
     text = (DEPLOY / "haproxy.cfg").read_text()
     assert "balance roundrobin" in text and "option httpchk GET /health" in text
     assert re.search(r"timeout tunnel\s+1h", text) and re.search(r"timeout server\s+1h", text)
@@ -101,8 +101,8 @@ def test_haproxy_balances_the_compose_files_api_replicas_on_their_ports():
 def test_the_compose_services_meet_on_the_same_ports():
     services = compose()["services"]
     env = services["api1"]["environment"]
-    assert ":35432/" in env["DATABASE_URL"] and "-p 35432" in services["postgres"]["command"][-1]
-    assert ":35672/" in env["BROKER_URL"] and services["rabbitmq"]["environment"]["RABBITMQ_NODE_PORT"] == "35672"
+    assert ":21432/" in env["DATABASE_URL"] and "-p 21432" in services["postgres"]["command"][-1]
+    assert ":21672/" in env["BROKER_URL"] and services["rabbitmq"]["environment"]["RABBITMQ_NODE_PORT"] == "21672"
     assert {"migrate", "api1", "api2", "worker1", "worker2", "haproxy", "postgres", "rabbitmq"} == set(services)
     assert services["migrate"]["command"] == ["baloot", "migrate"]
     assert all(services[w]["command"][:2] == ["baloot", "worker"] for w in ("worker1", "worker2"))
@@ -119,3 +119,16 @@ def test_haproxy_accepts_its_configuration(tmp_path):
     config.write_text((DEPLOY / "haproxy.cfg").read_text().replace("/etc/haproxy/503.http", str(page)))
     result = subprocess.run([haproxy, "-c", "-f", str(config)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_hosts_ports_lie_below_the_ephemeral_range():
+    # Linux hands outgoing connections ports from 32768 up: a service listening there may find its port taken.
+    text = (DEPLOY / "compose.yml").read_text() + (DEPLOY / "haproxy.cfg").read_text()
+    ports = {int(p) for p in re.findall(r"(?:127\.0\.0\.1:|PORT: \"|-p )(\d{4,5})", text)}
+    assert {21432, 21672, 21673, 21369, 21801, 21802, 21880} <= ports
+    assert max(ports) < 32768, sorted(ports)
+
+
+def test_the_broker_stops_cleanly():
+    # A stop sends SIGTERM; without an init process the shell wrapper as PID 1 never passes it on.
+    assert compose()["services"]["rabbitmq"]["init"] is True
