@@ -138,9 +138,9 @@ export async function download(path, filename) {
 // for each message after version `from`; reconnects after the last id seen until an `end` event. Returns a stop
 // function.
 export function follow(path, onEvent, onState = () => {}, from = 0) {
-  let after = Math.max(0, from), stopped = false, controller = null;
+  let after = Math.max(0, from), stopped = false, away = false, controller = null;
   async function run() {
-    while (!stopped) {
+    while (!stopped && !away) {
       controller = new AbortController();
       try {
         onState("live");
@@ -170,12 +170,17 @@ export function follow(path, onEvent, onState = () => {}, from = 0) {
           }
         }
       } catch (error) {
-        if (stopped) return;
+        if (stopped || away) return;
         if (error.status && error.status < 500 && error.status !== 429) { onState("error", error); return; }
       }
-      if (!stopped) { onState("reconnecting"); await new Promise(done => setTimeout(done, 2000)); }
+      if (!stopped && !away) { onState("reconnecting"); await new Promise(done => setTimeout(done, 2000)); }
     }
   }
+  // A page left for another lets its stream go: kept in the back-forward cache it would hold one of the six
+  // connections a browser opens to a host, and the next page's requests would wait for it. Brought back, it
+  // follows on from the last version it showed.
+  addEventListener("pagehide", () => { away = true; if (controller) controller.abort(); });
+  addEventListener("pageshow", event => { if (event.persisted && away && !stopped) { away = false; run(); } });
   run();
   return () => { stopped = true; if (controller) controller.abort(); };
 }
