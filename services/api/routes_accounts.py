@@ -26,6 +26,7 @@ from services.api.limits import Limits, client_address
 from services.api.problems import Problem
 from services.api.schemas import NUL_FREE, Name, Strict
 from services.api.sessions import cleared_cookies, session_cookies
+from services.people import platform_roles
 from services.roles import referees_anything
 
 Login = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=NUL_FREE)]
@@ -73,15 +74,9 @@ def _accounts(state: State) -> Accounts:
     return state.platform.accounts
 
 
-async def _roles(accounts: Accounts, user_id: str) -> list[str]:
-    rows = await accounts.pool.fetch("SELECT role FROM grants WHERE scope = 'platform' AND scope_id = '' "
-                                     "AND user_id = $1 ORDER BY role", user_id)
-    return [r["role"] for r in rows]
-
-
 async def _signed_in(accounts: Accounts, account: Account, via: str, expires_at: dt.datetime) -> SignedIn:
     return SignedIn(account.user_id, account.name, account.kind, account.login,
-                    await _roles(accounts, account.user_id), via, expires_at,
+                    await platform_roles(accounts.pool, account.user_id), via, expires_at,
                     await referees_anything(accounts.pool, account.user_id))
 
 

@@ -39,6 +39,8 @@ from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User
 from services.bots import BOT_SEAT, team_bots
 from services.access import policy
+from services import people
+from services.eventstore.queries_doors import championships_created
 from services.roles import grant, holders, person_named, revoke
 from services.api.deps import Caller, Championships, Gate, Pool, Who
 from services.championships import (
@@ -319,9 +321,7 @@ async def _referee(access: Gate, viewer: Who, championship_id: str, match_id: st
 
 
 async def _check_users(pool: Pool, user_ids: list[str], field: str) -> None:
-    known = {r["user_id"] for r in await pool.fetch(
-        "SELECT user_id FROM users WHERE user_id = ANY($1)", user_ids)}
-    missing = [u for u in user_ids if u not in known]
+    missing = await people.unknown(pool, user_ids)
     if missing:
         raise Problem(422, "unknown_user", f"there is no user {missing[0]!r}", field=field)
 
@@ -766,18 +766,13 @@ async def list_championships(user: Caller, pool: Pool, championships: Championsh
                              organised: FromQuery[bool] = False) -> list[ChampionshipListed]:
     if organised:
         await access.organiser_console(viewer)
-    rows = await pool.fetch(
-        "SELECT g.scope_id, e.recorded_at FROM grants g JOIN events e ON e.stream_id = $2 || g.scope_id "
-        "AND e.version = 1 WHERE g.scope = 'championship' AND g.role = 'organiser' "
-        "AND ($3::text IS NULL OR g.user_id = $3) "
-        "ORDER BY e.recorded_at DESC, g.scope_id LIMIT $1", limit, stream_of(""), user.user_id if organised else None)
     out = []
-    for r in rows:
-        state = (await championships.load(r["scope_id"])).state
+    for championship_id, created in await championships_created(pool, stream_of(""), limit,
+                                                                user.user_id if organised else None):
+        state = (await championships.load(championship_id)).state
         champion = (await team_names(pool, state, [state.champion])).get(state.champion, "") if state.champion else ""
-        out.append(ChampionshipListed(r["scope_id"], state.settings.name, state.settings.format, state.status,
-                                      len(state.team_order), len(state.rounds), state.champion, r["recorded_at"],
-                                      champion))
+        out.append(ChampionshipListed(championship_id, state.settings.name, state.settings.format, state.status,
+                                      len(state.team_order), len(state.rounds), state.champion, created, champion))
     return out
 
 
@@ -869,12 +864,9 @@ async def find_teams(championship_id: FromPath[str], user: Caller, championships
                      limit: Annotated[int, QueryParameter(ge=1, le=50)] = 10) -> list[TeamFound]:
     champ = await championships.load(championship_id)
     state, wanted = champ.state, q.casefold()
-    rows = await pool.fetch(
-        "SELECT user_id FROM users WHERE user_id = ANY($1) AND strpos(lower(name), $2) > 0",
-        [p for t in state.team_order for p in state.teams[t].players], wanted)
-    people = {r["user_id"] for r in rows}
+    named = await people.named_like(pool, [p for t in state.team_order for p in state.teams[t].players], wanted)
     found = [t for t in state.team_order
-             if wanted in t.casefold() or any(p in people for p in state.teams[t].players)
+             if wanted in t.casefold() or any(p in named for p in state.teams[t].players)
              or (state.teams[t].info is not None and wanted in state.teams[t].info.name.casefold())][:limit]
     names = await team_names(pool, state, found)
     paths = champ.bracket.paths

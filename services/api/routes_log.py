@@ -26,6 +26,7 @@ from services.anchor.checkpoints import (
 from services.anchor.keys import ALGORITHM
 from services.anchor.leaves import leaf_data
 from services.anchor.merkle import leaf_hash
+from services.anchor.sizes import check_sizes
 from services.anchor.tree import TreeNotReady, consistency, inclusion, leaf_index
 from services.api.deps import Pool, ServerSigner
 from services.api.problems import Problem
@@ -100,22 +101,6 @@ def _cache(state: State) -> _Lru:
     return cache
 
 
-async def _check_sizes(pool, **sizes: int) -> None:
-    """Each named size must be a checkpoint's (0 is the empty tree): 400 beyond the latest, 404 otherwise."""
-    largest, known = await pool.fetchrow(
-        """SELECT (SELECT coalesce(max(tree_size), 0) FROM checkpoints),
-                  ARRAY(SELECT tree_size FROM checkpoints WHERE tree_size = ANY($1::bigint[]))""",
-        list(sizes.values()))
-    for field, size in sizes.items():
-        if size > largest:
-            raise Problem(400, "invalid_field", f"{field} ({size}) is beyond the latest checkpoint ({largest} events)",
-                          field=field)
-    for field, size in sizes.items():
-        if size and size not in known:
-            raise Problem(404, "unknown_checkpoint", f"no checkpoint covers exactly {size} events: proofs are "
-                          "between the sizes of checkpoints (GET /log/checkpoints)", field=field)
-
-
 def _not_ready(exc: TreeNotReady) -> Problem:
     problem = Problem(503, "proofs_unavailable", f"{exc}; retry in a minute", title="proofs not available yet")
     problem.headers = {"Retry-After": str(NOT_READY_RETRY_SECONDS)}
@@ -152,7 +137,7 @@ async def log_consistency(pool: Pool, state: State,
         return answer
     # Only sizes a checkpoint has covered are final (beyond, the order of events is not settled yet), and
     # a proof is of use only against two signed roots.
-    await _check_sizes(pool, to=to_size, **{"from": from_size})
+    await check_sizes(pool, to=to_size, **{"from": from_size})
     try:
         proof = await consistency(pool, from_size, to_size)
     except TreeNotReady as exc:
@@ -182,7 +167,7 @@ async def log_inclusion(pool: Pool, state: State,
     key = ("inclusion", size, index, stream, version, hash)
     if (answer := cache.get(key)) is not None:
         return answer
-    await _check_sizes(pool, size=size)
+    await check_sizes(pool, size=size)
     unknown = Problem(404, "unknown_event", f"the tree of {size} events holds no event {stream} version "
                       f"{version} with chain hash {(hash or '')[:16]}…", field="stream")
     try:

@@ -31,6 +31,7 @@ from services.anchor.keys import Signer
 from services.api import schemas
 from services.api.schemas import Strict
 from services.bots import BOT_SEAT, table_bot
+from services.people import kinds as user_kinds
 from services.roles import grant
 from services.api.auth import tokens_stream
 from services.api.deps import Auth, Caller, Feeds, Gate, Pool, ServerSigner, Streams, Tables, Who
@@ -53,8 +54,7 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable], user:
     profile = _game_options(game, data)
     level = data.bot_level or game.info.default_bot
     people = [s for s in data.seats if s != BOT_SEAT]
-    kinds = {r["user_id"]: r["kind"] for r in await pool.fetch(
-        "SELECT user_id, kind FROM users WHERE user_id = ANY($1)", people)}
+    kinds = await user_kinds(pool, people)
     missing = [s for s in people if s not in kinds]
     if missing:
         raise Problem(422, "unknown_user", f"no user {missing[0]!r} to seat", field="seats")
