@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as dt
 
-import msgspec
 from litestar import Request, Router, delete, get, post
 from litestar.params import JSONBody, Parameter
 
@@ -14,26 +12,9 @@ from services.api.auth import User, register
 from services.api.deps import Auth, Caller, Pool
 from services.api.problems import Problem
 from services import people
+from services.api.schemas_auth import CreatedUser, TokenIssued, TokensRevoked
 
 MAX_LIVE_TOKENS = 50          # per user: a bound on what one account can make the server store
-
-
-class CreatedUser(msgspec.Struct):
-    user_id: str
-    name: str
-    kind: str
-    token: str                     # shown once; only its SHA-256 is stored
-    expires_at: dt.datetime
-
-
-class TokenIssued(msgspec.Struct):
-    user_id: str
-    token: str
-    expires_at: dt.datetime
-
-
-class TokensRevoked(msgspec.Struct):
-    revoked: int                   # the caller's tokens that were still good
 
 
 @post("/users", operation_id="createUser", summary="Create a user and its first bearer token", status_code=201,

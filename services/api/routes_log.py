@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Router, get
 from litestar.datastructures import State
 from litestar.params import QueryParameter
@@ -20,7 +19,6 @@ from litestar.params import QueryParameter
 from services.anchor.checkpoints import (
     MAX_PAGE_LIMIT,
     PAGE_LIMIT,
-    SignedCheckpoint,
     checkpoints_page,
 )
 from services.anchor.keys import ALGORITHM
@@ -30,49 +28,13 @@ from services.anchor.sizes import check_sizes
 from services.anchor.tree import TreeNotReady, consistency, inclusion, leaf_index
 from services.api.deps import Pool, ServerSigner
 from services.api.problems import Problem
+from services.api.schemas_log import SigningKey, Checkpoints, ConsistencyProof, InclusionProof
 
 PROOF_CACHE_SIZE = 4096      # answers kept per process (each well under 3 kB)
 NOT_READY_RETRY_SECONDS = 60
 # The largest numbers the database takes (bigint: checkpoints' seq and tree sizes; integer: an event's version):
 # a number beyond is a 400 naming the parameter, never a 500 from the driver.
 BIGINT, INTEGER = 2**63 - 1, 2**31 - 1
-
-
-class SigningKey(msgspec.Struct):
-    """The server's public key: receipts and checkpoints verify against it."""
-
-    algorithm: str
-    public_key: str      # raw 32 bytes, hex
-    key_id: str          # first 16 hex digits of sha256(public key)
-
-
-class Checkpoints(msgspec.Struct, omit_defaults=True):
-    """A page of the signed checkpoints, oldest first; `next` (absent on the last page) is the `after` of the next."""
-
-    key_id: str
-    checkpoints: list[SignedCheckpoint]    # `last_*`: the last event each one covers, in read order
-    next: int | None = None
-
-
-class ConsistencyProof(msgspec.Struct):
-    """RFC 9162 proof that the tree of `from_size` events is a prefix of the tree of `to_size`."""
-
-    from_size: int
-    to_size: int
-    proof: list[str]
-
-
-class InclusionProof(msgspec.Struct):
-    """RFC 9162 audit path (bottom up) of leaf `index` (0-based, read order) in the tree of `size` events.
-
-    `leaf_hash` is sha256(0x00 || leaf data), the leaf data being the compact JSON array
-    [stream_id, version, hash hex] of the event; verify with `merkle.verify_inclusion`.
-    """
-
-    index: int
-    size: int
-    leaf_hash: str
-    proof: list[str]
 
 
 class _Lru:

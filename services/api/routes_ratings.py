@@ -12,45 +12,11 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from services.api.deps import Caller, Championships, Pool
 from services.api.problems import Problem
 from services import people
-from services.ratings import RATED_GAMES, RatedPlayer, RecentResult, championships_of, leaderboard, opponents, \
+from services.ratings import RATED_GAMES, championships_of, leaderboard, opponents, \
     ratings_of, recent_results
+from services.api.schemas_ratings import LeaderboardPage, GameRating, PlayedIn, RecentOut, PlayerOut
 
 Game = Annotated[str, msgspec.Meta(pattern="^[a-z_]{1,32}$")]
-
-
-class LeaderboardPage(msgspec.Struct):
-    game: str
-    rows: list[RatedPlayer]
-    next_after_ordinal: float | None          # the next page: after_ordinal and after_user set to these
-    next_after_user: str | None
-
-
-class GameRating(msgspec.Struct):
-    game: str
-    mu: float
-    sigma: float                              # the uncertainty: it shrinks with every game
-    ordinal: float                            # mu - 3 sigma: what the leaderboard ranks by
-    games: int
-
-
-class PlayedIn(msgspec.Struct):
-    championship_id: str
-    name: str
-
-
-class RecentOut(RecentResult):
-    """A rated result with whom it was against: the other team of the match, or the others at a dice table."""
-
-    opponents: list[str] = []
-
-
-class PlayerOut(msgspec.Struct):
-    user_id: str
-    name: str
-    kind: str
-    ratings: list[GameRating]
-    recent: list[RecentOut]                   # the newest first
-    championships: list[PlayedIn]
 
 
 @get("/ratings/{game:str}", operation_id="ratingsLeaderboard",
