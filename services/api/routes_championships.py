@@ -37,6 +37,7 @@ from services.api.auth import User
 from services.bots import BOT_SEAT, team_bots
 from services.access import policy
 from services import people
+from services.game_options import game_profile
 from services.eventstore.queries_doors import championships_created
 from services.roles import grant, holders, person_named, revoke
 from services.api.deps import Caller, Championships, Gate, Pool, Who
@@ -149,18 +150,8 @@ async def create_championship(request: Request, data: JSONBody[NewChampionship],
     if data.format == "duplicate" and not game.info.shares_boards:
         raise Problem(400, "invalid_field", f"a duplicate event plays the same deals at every table: {data.game} has "
                                             "no deals to share", field="format")
-    for field, value, allowed in (("profile", data.profile, (None, *game.info.profile_names)),
-                                  ("table_mode", data.table_mode, game.info.table_modes),
-                                  ("on_timeout", data.on_timeout, game.info.timeout_rules),
-                                  ("bot_level", data.bot_level, (None, *game.info.bot_levels))):
-        if value not in allowed:
-            raise Problem(400, "invalid_field", f"{game.info.name} takes {field} "
-                                                f"{', '.join(str(a) for a in allowed if a)}, not {value!r}",
-                          field=field)
-    try:
-        profile = game.profile(data.profile, switches)
-    except ValueError as exc:
-        raise Problem(400, "invalid_field", str(exc), field="switches") from None
+    profile = game_profile(data.game, profile=data.profile, switches=switches, table_mode=data.table_mode,
+                           on_timeout=data.on_timeout, bot_levels=(("bot_level", data.bot_level),))
     settings = Settings(
         name=data.name, format=data.format, profile=profile.name, switches=encode_switches(switches),
         match_games=data.match_games, table_mode=data.table_mode, game=game.info.name,

@@ -31,6 +31,7 @@ from services.anchor.keys import Signer
 from services.api import schemas
 from services.api.schemas import Strict
 from services.bots import BOT_SEAT, table_bot
+from services.game_options import game_profile
 from services.people import kinds as user_kinds
 from services.roles import grant
 from services.api.auth import tokens_stream
@@ -51,7 +52,9 @@ from services.tables.feeds import Cut
 async def create_table(request: Request, data: JSONBody[schemas.NewTable], user: Caller, pool: Pool,
                        tables: Tables) -> schemas.TableCreated:
     game = GAMES[data.game]
-    profile = _game_options(game, data)
+    profile = game_profile(data.game, seats=len(data.seats), profile=data.profile, switches=data.switches,
+                           table_mode=data.table_mode, mode_field="mode", on_timeout=data.on_timeout,
+                           bot_levels=(("bot_level", data.bot_level), ("timeout_bot_level", data.timeout_bot_level)))
     level = data.bot_level or game.info.default_bot
     people = [s for s in data.seats if s != BOT_SEAT]
     kinds = await user_kinds(pool, people)
@@ -84,30 +87,6 @@ async def create_table(request: Request, data: JSONBody[schemas.NewTable], user:
         await grant(pool, "table", table_id, user.user_id, "referee")
     return schemas.TableCreated(table_id, table.version, "live" if table.opened else "invited",
                                 list(table.waiting))
-
-
-def _game_options(game, data: JSONBody[schemas.NewTable]):
-    """The table's options checked against what its game takes (seats, profile, modes, clocks, bot levels):
-    a problem naming the field, else the game's profile."""
-    def refuse(field: str, what: str, value, allowed) -> Problem:
-        return Problem(400, "invalid_field", f"{game.info.name} takes {what} {', '.join(map(str, allowed))}, "
-                                             f"not {value}", field=field)
-
-    if len(data.seats) not in game.info.seat_counts:
-        raise refuse("seats", "a number of seats of", len(data.seats), list(game.info.seat_counts))
-    if data.profile is not None and data.profile not in game.info.profile_names:
-        raise refuse("profile", "the profiles", repr(data.profile), game.info.profile_names)
-    if data.table_mode not in game.info.table_modes:
-        raise refuse("mode", "the table modes", repr(data.table_mode), game.info.table_modes)
-    if data.on_timeout not in game.info.timeout_rules:
-        raise refuse("on_timeout", "the turn-clock rules", repr(data.on_timeout), game.info.timeout_rules)
-    for field in ("bot_level", "timeout_bot_level"):
-        if getattr(data, field) not in (None, *game.info.bot_levels):
-            raise refuse(field, "the bot levels", repr(getattr(data, field)), game.info.bot_levels)
-    try:
-        return game.profile(data.profile, data.switches)
-    except ValueError as exc:
-        raise Problem(400, "invalid_field", str(exc), field="switches") from None
 
 
 async def _answer(tables: Tables, access: Gate, table_id: str, viewer: Who, accept: bool
