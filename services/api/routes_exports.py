@@ -33,7 +33,7 @@ from services.anchor import receipts_of
 from services.api.deps import Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
 from services.api.routes_championships import named_standings, summary
-from services.api.routes_tables import _visible_events, _whole_game, deal_record
+from services.records import deal_record, visible_events, whole_game
 from services.championships import duplicate, team_names
 from services.errors import ServiceError
 from services.access import policy
@@ -206,14 +206,14 @@ async def _table_records(row, pool: Pool, tables: Tables, access: Gate, viewer: 
     and what the caller may not have yet, as (deal_no, rule, detail)."""
     table_id = row["table_id"]
     try:
-        events = await _visible_events(tables, access, table_id, viewer, hands=True)
+        events = await visible_events(tables, access, table_id, viewer, hands=True)
         table = await tables.load(table_id)
     except (Problem, ServiceError) as refused:       # a table the caller may not read the hands of
         return [], [(None, refused.rule, refused.detail)]
     game = game_of(table)
     if game.info.record_scope == "game":              # GET /tables/{t}/record
         try:
-            game, played = _whole_game(table, events)
+            game, played = whole_game(table, events)
         except Problem as refused:
             return [], [(None, refused.rule, refused.detail)]
         record = msgspec.to_builtins(game.info.record.export(played))
