@@ -3,9 +3,7 @@ everyone reads standings, brackets and matches."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-import weakref
 from typing import Annotated
 
 import msgspec
@@ -13,23 +11,18 @@ from litestar import Request, Router, delete, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
-from domain.table import terms_problem
-from domain.games import GAMES
 from domain.tournament import (
     CreateChampionship,
     FinishChampionship,
     RecordDoubleForfeit,
     RecordForfeit,
     RegisterTeam,
-    RoundSlot,
-    Settings,
     StartRound,
     SubstitutePlayer,
     ChampionshipState,
     WithdrawTeam,
     decide,
 )
-from domain.tournament.formats import waiting_round
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from services.ratings import team_ratings
@@ -37,22 +30,22 @@ from services.api.auth import User
 from services.bots import BOT_SEAT, team_bots
 from services.access import policy
 from services import people
-from services.game_options import game_profile
 from services.eventstore.queries_doors import championships_created
 from services.roles import grant, holders, person_named, revoke
 from services.api.deps import Caller, Championships, Gate, Pool, Who
 from services.championships import (
     Championship,
-    RunSettings,
     championship_id_for,
     closes_at,
     decode_switches,
-    encode_switches,
     stream_of,
     team_names,
 )
 from services.api.problems import Problem
 from services.championships import duplicate, imports
+from services.championships.creation import new_settings
+from services.championships.pairings import next_pairings
+from services.championships.standings import named_standings
 from services.championships.imports import Imported
 from services.championships.monitor import Monitor, State as MonitorState, monitor
 from services.api.schemas import CommandId, Strict
@@ -119,15 +112,6 @@ def _outcome(championship_id: str, outcome, champ: Championship) -> Championship
                           summary(championship_id, champ))
 
 
-async def named_standings(championships: Championships, pool: Pool, championship_id: str, offset: int = 0,
-                          limit: int | None = None) -> list[StandingRow]:
-    """The standings (a page of them), each row with its team's name."""
-    rows = await championships.standings(championship_id)
-    rows = rows[offset:None if limit is None else offset + limit]
-    names = await team_names(pool, (await championships.load(championship_id)).state, [r.team_id for r in rows])
-    return [msgspec.structs.replace(r, name=names.get(r.team_id, "")) for r in rows]
-
-
 # ---- organisers ----
 
 @post("/", operation_id="createChampionship", refuses=(409,), status_code=201,
@@ -135,37 +119,8 @@ async def named_standings(championships: Championships, pool: Pool, championship
       dto=Strict[NewChampionship], return_dto=None)
 async def create_championship(request: Request, data: JSONBody[NewChampionship], user: Caller, pool: Pool,
                               championships: Championships) -> ChampionshipCommandOut:
-    switches = dict(data.switches)
-    if "target" in switches:
-        raise Problem(400, "invalid_field", "set the game target with game_target, not as a switch",
-                      field="switches")
-    naive = next((s for s in data.schedule if s.starts_at.tzinfo is None), None)
-    if naive is not None:
-        raise Problem(400, "invalid_field", f"round {naive.round}'s time {naive.starts_at.isoformat()} has no time "
-                                            "zone: say which, e.g. 2026-12-01T18:00:00+03:00", field="schedule")
-    game = GAMES[data.game]
-    problem = terms_problem(data)                       # what its tables will show spectators, and how late
-    if problem is not None:
-        raise Problem(400, "invalid_field", problem[1], field=problem[0])
-    if data.format == "duplicate" and not game.info.shares_boards:
-        raise Problem(400, "invalid_field", f"a duplicate event plays the same deals at every table: {data.game} has "
-                                            "no deals to share", field="format")
-    profile = game_profile(data.game, profile=data.profile, switches=switches, table_mode=data.table_mode,
-                           on_timeout=data.on_timeout, bot_levels=(("bot_level", data.bot_level),))
-    settings = Settings(
-        name=data.name, format=data.format, profile=profile.name, switches=encode_switches(switches),
-        match_games=data.match_games, table_mode=data.table_mode, game=game.info.name,
-        # A game with no target (Balut) keeps the setting's default, which its tables never read.
-        **({"game_target": target} if (target := data.game_target or getattr(profile, "target", None)) else {}),
-        schedule=tuple(RoundSlot(s.round, s.starts_at.isoformat()) for s in data.schedule),
-        seeding=data.seeding, swiss_rounds=data.swiss_rounds, group_size=data.group_size,
-        qualifiers_per_group=data.qualifiers_per_group, grand_final_reset=data.grand_final_reset,
-        duplicate_boards=data.duplicate_boards)
+    settings, run = new_settings(data)
     cid = championship_id_for(user.user_id, data.command_id)
-    run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
-                      on_timeout=data.on_timeout, bot_level=data.bot_level or game.info.default_bot,
-                      bot_pace_seconds=data.bot_pace_seconds, hands_policy=data.hands_policy,
-                      delay_seconds=data.delay_seconds)
     outcome, champ = await championships.execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
                                                  actor=user.user_id, digest=_digest(request, data), new=True,
@@ -597,27 +552,12 @@ async def find_teams(championship_id: FromPath[str], user: Caller, championships
     return [TeamFound(t, names[t], list(state.teams[t].players), (paths.get(t) or (None,))[-1]) for t in found]
 
 
-# The next round's pairings by (championship, version), per championship service (one per app and database):
-# a version's pairings never change.
-_PAIRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 @get("/{championship_id:str}/pairings", operation_id="getPairings",
      summary="The next round's pairings, known and not started yet: round 1's once the draw is made (the draw is "
              "public), a later round's once the last one is decided; none otherwise")
 async def get_pairings(championship_id: FromPath[str], user: Caller, championships: Championships,
                        pool: Pool) -> PairingsOut:
-    champ = await championships.load(championship_id)
-    state = champ.state
-    known = _PAIRINGS.setdefault(championships, {})
-    key = (championship_id, champ.version)
-    if key not in known:
-        # A Swiss round's pairing is a matching over the whole field: worked out once per stored version, off the
-        # event loop, however often the console and its spectators ask.
-        known[key] = await asyncio.to_thread(waiting_round, state)
-        while len(known) > 64:
-            known.pop(next(iter(known)))
-    waiting = known[key]
+    state, waiting = await next_pairings(championships, championship_id)
     if waiting is None:
         return PairingsOut(None, [], {})
     number, matches = waiting

@@ -32,7 +32,8 @@ from services.accounts import user_names
 from services.anchor import receipts_of
 from services.api.deps import Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
-from services.api.routes_championships import named_standings, summary
+from services.api.routes_championships import summary
+from services.championships.standings import named_standings
 from services.records import deal_record, visible_events, whole_game
 from services.championships import duplicate, team_names
 from services.errors import ServiceError
@@ -214,7 +215,7 @@ async def _table_records(row, pool: Pool, tables: Tables, access: Gate, viewer: 
     if game.info.record_scope == "game":              # GET /tables/{t}/record
         try:
             game, played = whole_game(table, events)
-        except Problem as refused:
+        except ServiceError as refused:
             return [], [(None, refused.rule, refused.detail)]
         record = msgspec.to_builtins(game.info.record.export(played))
         return [(None, game.info.record.name, msgspec.json.encode(record))], []
@@ -225,7 +226,7 @@ async def _table_records(row, pool: Pool, tables: Tables, access: Gate, viewer: 
     for deal_no in range(1, len(deal_spans(events)) + 1):
         try:
             record = deal_record(events, deal_no, receipts)
-        except Problem as refused:
+        except ServiceError as refused:
             left.append((deal_no, refused.rule, refused.detail))
             continue
         records.append((deal_no, game.info.record.name, msgspec.json.encode(record)))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import uuid
 from typing import Any
 
 import msgspec
@@ -15,28 +14,24 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, Parameter
 from litestar.types import ASGIApp
 
-from domain.games import GAMES, record_format_of
-from domain.table import terms_problem
+from domain.games import record_format_of
 from services.anchor import Receipt, receipts_of
 from services.anchor.audit import AnchorCheck, check_anchor
 from services.anchor.keys import Signer
 from services.api import schemas
 from services.api.schemas import Strict
-from services.bots import BOT_SEAT, table_bot
-from services.game_options import game_profile
+from services.new_tables import propose_table
 from services.records import (
     HandRecord, audit_deal, deal_record, deal_summaries, finished_deal, seed_check, visible_events, whole_game,
 )
 from services.tables.rulings import ruling_command
-from services.people import kinds as user_kinds
-from services.roles import grant
 from services.api.auth import tokens_stream
 from services.api.deps import Auth, Caller, Feeds, Gate, Pool, ServerSigner, Streams, Tables, Who
 from services.api.live import LiveStream, frame
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command, view_json
 from services.eventstore import read_stream, verify_stream
-from services.tables import Table, TableOpened, command_digest, deal_spans, stream_of
+from services.tables import Table, command_digest, deal_spans, stream_of
 from services.tables.feeds import Cut
 
 
@@ -47,41 +42,8 @@ from services.tables.feeds import Cut
       dto=Strict[schemas.NewTable], return_dto=None)
 async def create_table(request: Request, data: JSONBody[schemas.NewTable], user: Caller, pool: Pool,
                        tables: Tables) -> schemas.TableCreated:
-    game = GAMES[data.game]
-    profile = game_profile(data.game, seats=len(data.seats), profile=data.profile, switches=data.switches,
-                           table_mode=data.table_mode, mode_field="mode", on_timeout=data.on_timeout,
-                           bot_levels=(("bot_level", data.bot_level), ("timeout_bot_level", data.timeout_bot_level)))
-    level = data.bot_level or game.info.default_bot
-    people = [s for s in data.seats if s != BOT_SEAT]
-    kinds = await user_kinds(pool, people)
-    missing = [s for s in people if s not in kinds]
-    if missing:
-        raise Problem(422, "unknown_user", f"no user {missing[0]!r} to seat", field="seats")
-    twice = next((s for i, s in enumerate(people) if kinds[s] == "human" and s in people[:i]), None)
-    if twice is not None:
-        raise Problem(422, "seated_twice", f"user {twice} is named for two seats: a person plays one seat",
-                      field="seats")
-    bot_account = f"bot-{level}"                # services/bots.py: made once the table is accepted below
-    seats = tuple(bot_account if s == BOT_SEAT else s for s in data.seats)
-    kinds[bot_account] = "bot"
-    table_id = uuid.uuid4().hex[:16]
-    bots = tuple(level if kinds[s] == "bot" else None for s in seats)
-    opened = TableOpened(table_id=table_id, seats=seats, table_mode=data.table_mode,
-                         hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
-                         opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
-                         on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level or game.info.default_bot,
-                         max_timeouts=data.max_timeouts, bot_pace=data.bot_pace_seconds, game=game.info.name,
-                         **game.profile_fields(profile))
-    problem = terms_problem(opened)
-    if problem is not None:
-        raise Problem(400, "invalid_field", problem[1], field=problem[0])
-    if BOT_SEAT in data.seats:
-        await table_bot(pool, level)
-    accepted = {user.user_id} | {s for s in seats if kinds[s] == "bot"}
-    table = await tables.propose_table(opened, accepted)
-    if user.user_id not in data.seats:          # a seated creator plays; he is never his own referee
-        await grant(pool, "table", table_id, user.user_id, "referee")
-    return schemas.TableCreated(table_id, table.version, "live" if table.opened else "invited",
+    table = await propose_table(pool, tables, user.user_id, data)
+    return schemas.TableCreated(table.table_id, table.version, "live" if table.opened else "invited",
                                 list(table.waiting))
 
 
