@@ -37,7 +37,6 @@ from services.championships import (
     Championship,
     championship_id_for,
     closes_at,
-    decode_switches,
     stream_of,
     team_names,
 )
@@ -51,10 +50,10 @@ from services.championships.monitor import Monitor, State as MonitorState, monit
 from services.api.schemas import CommandId, Strict
 from services.tables import command_digest
 from services.api.schemas_championships import (
-    NewChampionship, NewTeam, Command, WithReason, Substitution, Draw, Forfeit, CheckIn, NewReferee,
-    ChampionshipSettings, TeamOut, RankOut, ChampionshipSummary, CheckInOut, ChampionshipCommandOut, MatchTable,
-    RoundStarted, MatchOut, PairingOut, PairingsOut, BracketOut, BracketSectionOut, TeamFound, ChampionshipListed,
-    RefereeGranted, RefereeOut, TeamRegistration, ProposalOut, Extension, CheckInWindow,
+    summary, NewChampionship, NewTeam, Command, WithReason, Substitution, Draw, Forfeit, CheckIn, NewReferee,
+    ChampionshipSummary, CheckInOut, ChampionshipCommandOut, MatchTable, RoundStarted, MatchOut, PairingOut,
+    PairingsOut, BracketOut, BracketSectionOut, TeamFound, ChampionshipListed, RefereeGranted, RefereeOut,
+    TeamRegistration, ProposalOut, Extension, CheckInWindow,
 )
 
 
@@ -83,23 +82,6 @@ def _team_of(state: ChampionshipState, team_id: str):
     if team is None:
         raise Problem(404, "unknown_team", f"team {team_id} is not registered in this championship")
     return team
-
-
-def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
-    state = champ.state
-    s = state.settings
-    settings = ChampionshipSettings(s.format, s.game, s.profile, decode_switches(s.switches), s.match_games, s.game_target,
-                                    s.table_mode, list(s.schedule), s.seeding, s.swiss_rounds, s.group_size,
-                                    s.qualifiers_per_group, s.grand_final_reset, s.duplicate_boards)
-    teams = [TeamOut(t.team_id, list(t.players), list(t.substitutes), t.late, t.withdrawn,
-                     **(msgspec.structs.asdict(t.info) if t.info else {}))
-             for t in (state.teams[tid] for tid in state.team_order)]
-    draw = state.draw
-    return ChampionshipSummary(
-        championship_id, s.name, state.status, settings, teams, len(state.rounds), state.commitment or None,
-        (draw.seed or None) if draw else None, list(draw.order) if draw else [], state.champion,
-        [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version, len(state.team_order),
-        champ.run)
 
 
 def _digest(request: Request, data) -> str:

@@ -32,7 +32,7 @@ from services.accounts import user_names
 from services.anchor import receipts_of
 from services.api.deps import Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
-from services.api.routes_championships import summary
+from services.api.schemas_championships import summary
 from services.championships.standings import named_standings
 from services.records import deal_record, visible_events, whole_game
 from services.championships import duplicate, team_names

@@ -22,7 +22,7 @@ from services.api.schemas import (
     ProfileName,
     TurnSeconds,
 )
-from services.championships import RunSettings
+from services.championships import RunSettings, decode_switches
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
 Reason = Annotated[str, msgspec.Meta(max_length=500, pattern=NUL_FREE)]
@@ -290,3 +290,21 @@ class CheckInWindow(msgspec.Struct):
     championship_id: str
     round: int
     closes_at: str
+
+
+def summary(championship_id: str, champ) -> ChampionshipSummary:
+    """A championship as ``GET /championships/{id}`` gives it (``champ``: the service's ``Championship``)."""
+    state = champ.state
+    s = state.settings
+    settings = ChampionshipSettings(s.format, s.game, s.profile, decode_switches(s.switches), s.match_games, s.game_target,
+                                    s.table_mode, list(s.schedule), s.seeding, s.swiss_rounds, s.group_size,
+                                    s.qualifiers_per_group, s.grand_final_reset, s.duplicate_boards)
+    teams = [TeamOut(t.team_id, list(t.players), list(t.substitutes), t.late, t.withdrawn,
+                     **(msgspec.structs.asdict(t.info) if t.info else {}))
+             for t in (state.teams[tid] for tid in state.team_order)]
+    draw = state.draw
+    return ChampionshipSummary(
+        championship_id, s.name, state.status, settings, teams, len(state.rounds), state.commitment or None,
+        (draw.seed or None) if draw else None, list(draw.order) if draw else [], state.champion,
+        [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version, len(state.team_order),
+        champ.run)
