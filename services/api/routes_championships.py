@@ -3,7 +3,6 @@ everyone reads standings, brackets and matches."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Annotated
 
 import msgspec
@@ -16,18 +15,15 @@ from domain.tournament import (
     FinishChampionship,
     RecordDoubleForfeit,
     RecordForfeit,
-    RegisterTeam,
     StartRound,
     SubstitutePlayer,
     ChampionshipState,
     WithdrawTeam,
-    decide,
 )
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from services.ratings import team_ratings
 from services.api.auth import User
-from services.bots import BOT_SEAT, team_bots
 from services.access import policy
 from services import people
 from services.eventstore.queries_doors import championships_created
@@ -41,9 +37,11 @@ from services.championships import (
     team_names,
 )
 from services.api.problems import Problem
-from services.championships import duplicate, imports
+from services.championships import imports
 from services.championships.creation import new_settings
 from services.championships.pairings import next_pairings
+from services.championships import registration
+from services.championships.brackets import bracket_section
 from services.championships.standings import named_standings
 from services.championships.imports import Imported
 from services.championships.monitor import Monitor, State as MonitorState, monitor
@@ -69,12 +67,6 @@ async def _referee(access: Gate, viewer: Who, championship_id: str, match_id: st
     (``policy.forfeit``: never his own team's)."""
     await access.championship(viewer, championship_id, policy.forfeit if match_id else policy.championship_official,
                               match_id=match_id)
-
-
-async def _check_users(pool: Pool, user_ids: list[str], field: str) -> None:
-    missing = await people.unknown(pool, user_ids)
-    if missing:
-        raise Problem(422, "unknown_user", f"there is no user {missing[0]!r}", field=field)
 
 
 def _team_of(state: ChampionshipState, team_id: str):
@@ -211,7 +203,7 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
             raise Problem(422, "unknown_user", f"nobody has the login or the name {data.person!r}", field="person")
     else:
         user_id = data.user_id
-        await _check_users(pool, [user_id], "user_id")
+        await registration.check_users(pool, [user_id], "user_id")
     await grant(pool, "championship", championship_id, user_id, "referee")
     return RefereeGranted(championship_id, user_id, "referee")
 
@@ -282,35 +274,16 @@ async def import_teams(request: Request, championship_id: FromPath[str], user: C
       dto=Strict[NewTeam], return_dto=None)
 async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam], user: Caller,
                         pool: Pool, championships: Championships, access: Gate, viewer: Who) -> TeamRegistration:
-    champ = await championships.load(championship_id)
-    size = duplicate.team_size(champ.state.settings.format)
-    if len(data.players) != size:
-        raise Problem(422, "team_players", f"a team of a {champ.state.settings.format} championship is {size} "
-                      f"players{' (two pairs: one at each table of a match)' if size == 4 else ''}, "
-                      f"not {len(data.players)}", field="players")
-    bot_places = [i for i, p in enumerate(data.players) if p == BOT_SEAT]
-    _, rel = await access.championship(viewer, championship_id, policy.register_team,
-                                       in_team=user.user_id in data.players, bots=bool(bot_places))
-    organiser = rel.organiser
-    await _check_users(pool, [p for p in data.players if p != BOT_SEAT] + data.substitutes, "players")
-    team_id = data.team_id or uuid.uuid5(uuid.NAMESPACE_URL, f"{championship_id}/{data.command_id}").hex[:12]
-    players = list(data.players)
-    if bot_places:
-        decide(champ.state, RegisterTeam(team_id, tuple(f"bot #{i}" if p == BOT_SEAT else p
-                                                        for i, p in enumerate(players)), tuple(data.substitutes)))
-        for i, uid in (await team_bots(pool, championship_id, team_id, bot_places)).items():
-            players[i] = uid
-    command = RegisterTeam(team_id, tuple(players), tuple(data.substitutes))
-    if organiser:
-        outcome, champ = await championships.execute(championship_id, data.command_id, lambda _: [command],
-                                           actor=user.user_id, digest=_digest(request, data))
-        return TeamRegistration(**msgspec.structs.asdict(_outcome(championship_id, outcome, champ)),
-                                team_id=team_id, status="registered", waiting=[])
-    invitation, replayed = await championships.invitations.propose(championship_id, command, user.user_id)
-    status = "declined" if invitation.declined else "invited" if invitation.waiting else "registered"
-    return TeamRegistration(championship_id, champ.version, replayed, [] if replayed else ["team_proposed"],
-                            summary(championship_id, champ), team_id=team_id, status=status,
-                            waiting=list(invitation.waiting))
+    done = await registration.register_team(
+        pool, championships, access, viewer, championship_id, by=user.user_id, command_id=data.command_id,
+        digest=_digest(request, data), players=data.players, substitutes=data.substitutes, team_id=data.team_id)
+    champ = done.championship
+    if done.outcome is not None:
+        return TeamRegistration(**msgspec.structs.asdict(_outcome(championship_id, done.outcome, champ)),
+                                team_id=done.team_id, status=done.status, waiting=done.waiting)
+    return TeamRegistration(championship_id, champ.version, done.replayed, [] if done.replayed else ["team_proposed"],
+                            summary(championship_id, champ), team_id=done.team_id, status=done.status,
+                            waiting=done.waiting)
 
 
 async def _answer_team(championships: Championships, championship_id: str, team_id: str, user: User,
@@ -493,27 +466,8 @@ async def get_bracket_section(championship_id: FromPath[str], user: Caller, cham
                               depth: Annotated[int, QueryParameter(ge=1, le=8)] = 4,
                               match: FromQuery[str | None] = None) -> BracketSectionOut:
     champ = await championships.load(championship_id)
-    b = champ.bracket
-    by_stage = bracket_projection.by_stage(b)          # one pass over the matches, for all that follows
-    if match is not None:
-        where = bracket_projection.place(b, match, by_stage)
-        if where is None:
-            raise Problem(404, "no_such_match", f"no knock-out match {match!r} in this championship", field="match")
-        stage, round_no, position = where
-        number = position // size + 1
-    stages = bracket_projection.outline(by_stage)
-    if not stages:
-        raise Problem(409, "no_bracket", "this championship has no knock-out match paired yet")
-    stage = stage or stages[0].stage
-    known = next((s for s in stages if s.stage == stage), None)
-    if known is None:
-        raise Problem(404, "no_such_stage", f"no knock-out stage {stage!r} in this championship", field="stage")
-    round_no = round_no or known.rounds[0][0]
-    part = bracket_projection.section(b, stage, round_no, number, size, depth, by_stage)
-    if part is None:
-        raise Problem(404, "no_such_round", f"stage {stage!r} has no round {round_no}", field="round")
-    shown = [t for col in part.columns for slot in col.slots if slot.node is not None
-             for t in (slot.node.team_a, slot.node.team_b) if t is not None]
+    part, shown = bracket_section(champ.bracket, stage=stage, round_no=round_no, number=number, size=size,
+                                  depth=depth, match=match)
     return BracketSectionOut(part, await team_names(pool, champ.state, shown))
 
 
