@@ -106,7 +106,8 @@ class Step(msgspec.Struct):
 
 
 class Desk(msgspec.Struct):
-    """One deal at the desk (the fields of the API's ``DeskDeal``, its steps with the engine's view)."""
+    """One deal at the desk: the table and its match, the deal's steps with every hand, its calls with the
+    engine's verdicts, its rulings and their signed receipts, and the Qayd rule's text."""
 
     table_id: str
     deal_no: int
