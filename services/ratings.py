@@ -17,7 +17,8 @@ import msgspec
 from domain.games import GAMES
 from domain.tournament import events as e
 from projections.ratings import Rating, rate, rate_match
-from services.championships import CODEC
+from services.accounts import user_names
+from services.championships import CODEC, team_names
 from services.eventstore import RecordedEvent, projection
 from services.tables import CODEC as TABLE_CODEC
 
@@ -194,3 +195,25 @@ async def championships_of(db, user_id: str) -> list[str]:
     return [r["championship_id"] for r in await db.fetch(
         "SELECT DISTINCT championship_id FROM ratings_rosters WHERE $1 = ANY(players) ORDER BY championship_id",
         user_id)]
+
+
+async def opponents(db, championships, user_id: str, recent: list[RecentResult]) -> list[list[str]]:
+    """Whom each of ``recent`` was against, by name: the match's other team (as the championship's pages call
+    it), or the other players of a dice table (finished and rated: nothing hidden). ``championships`` is the
+    championship service the match is read from."""
+    out = []
+    for r in recent:
+        against: list[str] = []
+        if r.championship_id and r.match_id:
+            state = (await championships.load(r.championship_id)).state
+            match = next((m for rnd in state.rounds for m in rnd.matches if m.match_id == r.match_id), None)
+            mine = state.players.get(user_id)
+            other = None if match is None else match.team_b if match.team_a == mine else match.team_a
+            if other:
+                against = [(await team_names(db, state, [other]))[other]]
+        elif r.table_id:
+            seats = await db.fetchval("SELECT seats FROM tables_index WHERE table_id = $1", r.table_id) or []
+            names = await user_names(db, [s for s in seats if s != user_id])
+            against = [names.get(s, s) for s in seats if s != user_id]
+        out.append(against)
+    return out

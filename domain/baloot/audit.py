@@ -58,25 +58,40 @@ class AuditReport(msgspec.Struct, kw_only=True):
     seed_check: str | None = None
 
 
-def _action_text(index: int, e) -> str | None:
+class Narration(msgspec.Struct, frozen=True):
+    """What an action of a deal was, in a referee's words, in parts: the action's index, the seat that acted and
+    what it did (``what``, after the seat: "bids sun", "plays 7♠  ← illegal: revoke"), so that each reader
+    names the seat his way (the audit "seat 2", the referee's desk the player's name)."""
+
+    index: int
+    seat: int
+    what: str
+
+    def line(self) -> str:
+        """The audit's line: "#3 seat 2 bids sun"."""
+        return f"#{self.index} seat {self.seat} {self.what}"
+
+
+def narrate(index: int, e) -> Narration | None:
+    """The words of the event ``e`` of action ``index``, or None for an event that is no player's action."""
     match e:
         case BidMade():
             suit = f" {suit_name(e.suit)}" if e.suit is not None else ""
-            return f"#{index} seat {e.seat} bids {e.bid}{suit}"
+            return Narration(index, e.seat, f"bids {e.bid}{suit}")
         case DoubleCalled():
             closed = " (closed)" if e.closed else " (open)" if e.closed is False else ""
-            return f"#{index} seat {e.seat} says {e.call}{closed}"
+            return Narration(index, e.seat, f"says {e.call}{closed}")
         case ProjectsDeclared():
             groups = "; ".join(" ".join(card_label(c) for c in g) for g in e.projects)
-            return f"#{index} seat {e.seat} declares {groups}"
+            return Narration(index, e.seat, f"declares {groups}")
         case CardPlayed():
             extra = " announcing Baloot (بلوت)" if e.baloot else ""
             bad = f"  ← illegal: {e.offence}" if e.offence else ""
-            return f"#{index} seat {e.seat} plays {card_label(e.card)}{extra}{bad}"
+            return Narration(index, e.seat, f"plays {card_label(e.card)}{extra}{bad}")
         case SawaClaimed():
-            return f"#{index} seat {e.seat} claims Sawa (سوا): {'holds' if e.valid else 'FALSE'}"
+            return Narration(index, e.seat, f"claims Sawa (سوا): {'holds' if e.valid else 'FALSE'}")
         case QaydCalled():
-            return f"#{index} seat {e.verdict.caller} calls Qayd (قيد) on action {e.verdict.index}"
+            return Narration(index, e.verdict.caller, f"calls Qayd (قيد) on action {e.verdict.index}")
     return None
 
 
@@ -111,9 +126,9 @@ def audit_record(record: HandRecord) -> AuditReport:
             stopped = True
             break
         for e in events:
-            text = _action_text(index, e)
-            if text:
-                lines.append(text)
+            told = narrate(index, e)
+            if told:
+                lines.append(told.line())
             if isinstance(e, ContractFixed):
                 lines.append(f"   contract: {describe_contract(evolve(state, e).contract)}")
             if isinstance(e, QaydCalled):

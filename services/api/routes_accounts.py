@@ -11,9 +11,7 @@ Organiser and referee are roles on the account (``grants`` on the scope "platfor
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
 
-import msgspec
 from litestar import Request, Response, Router, delete, get, post, put
 from litestar.datastructures import State
 from litestar.params import FromPath, JSONBody
@@ -24,64 +22,22 @@ from services.api.auth import Authenticator
 from services.api.deps import Auth, Caller
 from services.api.limits import Limits, client_address
 from services.api.problems import Problem
-from services.api.schemas import NUL_FREE, Name, Strict
+from services.api.schemas import Strict
 from services.api.sessions import cleared_cookies, session_cookies
+from services.people import platform_roles
 from services.roles import referees_anything
+from services.api.schemas_accounts import NewAccount, SignIn, NewCredentials, PasswordChange, SignedIn, Claim, Found
 
-Login = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=NUL_FREE)]
-Password = Annotated[str, msgspec.Meta(min_length=1, max_length=256, pattern=NUL_FREE)]
 ACCOUNT_ROLES = ("organiser", "referee")
-
-
-class NewAccount(msgspec.Struct, forbid_unknown_fields=True):
-    login: Login
-    password: Password
-    name: Name | None = None             # the name others see; default: the login
-
-
-class SignIn(msgspec.Struct, forbid_unknown_fields=True):
-    login: Login
-    password: Password
-
-
-class NewCredentials(msgspec.Struct, forbid_unknown_fields=True):
-    login: Login
-    password: Password
-
-
-class PasswordChange(msgspec.Struct, forbid_unknown_fields=True):
-    current_password: Password
-    new_password: Password
-
-
-class SignedIn(msgspec.Struct):
-    """Who the session (or token) is: ``login`` None for a user with a token only; ``roles`` on the account;
-    ``via``: "session" (a browser's cookie) or "bearer"; ``referees``: he referees a table or a championship
-    (the desk at /referee/ has calls for him to see)."""
-
-    user_id: str
-    name: str
-    kind: str
-    login: str | None
-    roles: list[str]
-    via: str
-    expires_at: dt.datetime
-    referees: bool = False
 
 
 def _accounts(state: State) -> Accounts:
     return state.platform.accounts
 
 
-async def _roles(accounts: Accounts, user_id: str) -> list[str]:
-    rows = await accounts.pool.fetch("SELECT role FROM grants WHERE scope = 'platform' AND scope_id = '' "
-                                     "AND user_id = $1 ORDER BY role", user_id)
-    return [r["role"] for r in rows]
-
-
 async def _signed_in(accounts: Accounts, account: Account, via: str, expires_at: dt.datetime) -> SignedIn:
     return SignedIn(account.user_id, account.name, account.kind, account.login,
-                    await _roles(accounts, account.user_id), via, expires_at,
+                    await platform_roles(accounts.pool, account.user_id), via, expires_at,
                     await referees_anything(accounts.pool, account.user_id))
 
 
@@ -112,12 +68,6 @@ async def create_account(request: Request, data: JSONBody[NewAccount], auth: Aut
     accounts = _accounts(state)
     account = await accounts.create(data.login, data.password, data.name)
     return await _start_session(request, auth, accounts, account, 201)
-
-
-class Claim(msgspec.Struct, forbid_unknown_fields=True):
-    code: Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=NUL_FREE)]
-    password: Password
-    name: Name | None = None
 
 
 @post("/accounts/claim", operation_id="claimAccount", refuses=(409,),
@@ -202,12 +152,6 @@ async def change_password(request: Request, data: JSONBody[PasswordChange], user
     # old password may have minted tokens with it; only the request's own credential is kept.
     await auth.revoke_all(user.user_id, keep=session.token_hash)
     return await _signed_in(accounts, account, session.via, session.expires_at)
-
-
-class Found(msgspec.Struct):
-    user_id: str
-    name: str
-    login: str
 
 
 @get("/accounts/{login:str}", operation_id="findAccount",

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as dt
 
-import msgspec
 from litestar import Request, Router, delete, get, post
 from litestar.params import JSONBody, Parameter
 
@@ -13,26 +11,10 @@ from services.api.schemas import Strict
 from services.api.auth import User, register
 from services.api.deps import Auth, Caller, Pool
 from services.api.problems import Problem
+from services import people
+from services.api.schemas_auth import CreatedUser, TokenIssued, TokensRevoked
 
 MAX_LIVE_TOKENS = 50          # per user: a bound on what one account can make the server store
-
-
-class CreatedUser(msgspec.Struct):
-    user_id: str
-    name: str
-    kind: str
-    token: str                     # shown once; only its SHA-256 is stored
-    expires_at: dt.datetime
-
-
-class TokenIssued(msgspec.Struct):
-    user_id: str
-    token: str
-    expires_at: dt.datetime
-
-
-class TokensRevoked(msgspec.Struct):
-    revoked: int                   # the caller's tokens that were still good
 
 
 @post("/users", operation_id="createUser", summary="Create a user and its first bearer token", status_code=201,
@@ -59,18 +41,14 @@ async def list_users(user: Caller, pool: Pool,
     wanted = list(dict.fromkeys(ids.split(",")))
     if len(wanted) > 100:
         raise Problem(400, "invalid_field", f"{len(wanted)} ids asked for; at most 100 at once", field="ids")
-    rows = await pool.fetch(
-        "SELECT user_id, name, kind FROM users WHERE user_id = ANY($1) ORDER BY user_id", wanted)
-    return [User(r["user_id"], r["name"], r["kind"]) for r in rows]
+    return [User(u["user_id"], u["name"], u["kind"]) for u in await people.users(pool, wanted)]
 
 
 @post("/tokens", operation_id="createToken", refuses=(401, 403, 409), status_code=201,
       summary="A new bearer token for the caller (e.g. another device, or before this one expires)")
 async def create_token(request: Request, auth: Auth, pool: Pool) -> TokenIssued:
     session = await auth.session(request.scope)
-    live = await pool.fetchval(
-        "SELECT count(*) FROM tokens WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()",
-        session.user.user_id)
+    live = await people.live_tokens(pool, session.user.user_id)
     if live >= MAX_LIVE_TOKENS:
         raise Problem(409, "too_many_tokens", f"you hold {live} valid tokens, the most one user may; revoke some "
                                               "(DELETE /tokens/current, POST /tokens/revoke-all) first")

@@ -3,305 +3,56 @@ everyone reads standings, brackets and matches."""
 
 from __future__ import annotations
 
-import asyncio
-import datetime as dt
-import uuid
-import weakref
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 from litestar import Request, Router, delete, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
-from domain.table import OnTimeout, terms_problem
-from domain.events import HandsPolicy, TableMode
-from domain.games import GAMES
 from domain.tournament import (
     CreateChampionship,
     FinishChampionship,
     RecordDoubleForfeit,
     RecordForfeit,
-    RegisterTeam,
-    RoundSlot,
-    Settings,
     StartRound,
     SubstitutePlayer,
     ChampionshipState,
     WithdrawTeam,
-    decide,
 )
-from domain.tournament.formats import waiting_round
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from services.ratings import team_ratings
-from services.api.schemas import AnyBotLevel, GameName, ProfileName
 from services.api.auth import User
-from services.bots import BOT_SEAT, team_bots
 from services.access import policy
+from services import people
+from services.eventstore.queries_doors import championships_created
 from services.roles import grant, holders, person_named, revoke
 from services.api.deps import Caller, Championships, Gate, Pool, Who
 from services.championships import (
     Championship,
-    RunSettings,
     championship_id_for,
     closes_at,
-    decode_switches,
-    encode_switches,
     stream_of,
     team_names,
 )
 from services.api.problems import Problem
-from services.championships import duplicate, imports
+from services.championships import imports
+from services.championships.creation import new_settings
+from services.championships.pairings import next_pairings
+from services.championships import registration
+from services.championships.brackets import bracket_section
+from services.championships.standings import named_standings
 from services.championships.imports import Imported
 from services.championships.monitor import Monitor, State as MonitorState, monitor
-from services.api.schemas import NUL_FREE, BotPace, CommandId, Name, Strict, TurnSeconds
+from services.api.schemas import CommandId, Strict
 from services.tables import command_digest
-
-Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9._:-]+$")]
-Reason = Annotated[str, msgspec.Meta(max_length=500, pattern=NUL_FREE)]
-Format = Literal["single_elimination", "groups_knockout", "double_elimination", "swiss", "round_robin", "duplicate"]
-
-
-# ---- request bodies ----
-
-class ScheduleSlot(msgspec.Struct, forbid_unknown_fields=True):
-    round: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
-    starts_at: dt.datetime
-
-
-class NewChampionship(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-    name: Name
-    format: Format = "single_elimination"
-    game: GameName = "baloot"                 # the game the tables play: the card game, or Balut (pairs of players)
-    profile: ProfileName | None = None        # None: the game's own default
-    switches: dict[str, bool | int | str | None] = {}
-    match_games: Annotated[int, msgspec.Meta(ge=1, le=15)] = 1          # best of N (odd)
-    game_target: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None   # None: the profile's
-    table_mode: TableMode = "strict"
-    schedule: Annotated[list[ScheduleSlot], msgspec.Meta(max_length=1000)] = []
-    seeding: Literal["draw", "rating", "manual"] = "draw"   # manual: the draw gives the order of the field
-    swiss_rounds: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
-    group_size: Annotated[int, msgspec.Meta(ge=2, le=1024)] = 16
-    qualifiers_per_group: Annotated[int, msgspec.Meta(ge=1, le=512)] = 2
-    grand_final_reset: bool = True
-    duplicate_boards: Annotated[int, msgspec.Meta(ge=1, le=32)] = 4     # duplicate: boards a match (at each table)
-    # How the platform runs the matches (kept with the creation, not a tournament rule):
-    check_in_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)] | None = None   # None: no check-in
-    turn_seconds: TurnSeconds | None = None                                             # None: no turn clock
-    on_timeout: OnTimeout = "auto_play"
-    bot_level: AnyBotLevel | None = None    # bot players' seats and seats handed to a bot (None: the game's default)
-    bot_pace_seconds: BotPace = 0.0         # the tables' least time between two bot actions; 0: full speed
-    hands_policy: HandsPolicy = "after_deal"  # what the tables show spectators of the hands ("always": 1800 s late)
-    delay_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 0.0
-
-
-class NewTeam(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-    players: Annotated[list[str], msgspec.Meta(min_length=2, max_length=4)]   # four in a duplicate event
-    substitutes: Annotated[list[str], msgspec.Meta(max_length=4)] = []
-    team_id: Id | None = None                 # None: derived from the command id
-
-
-class Command(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-
-
-class WithReason(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-    reason: Reason = ""
-
-
-class Substitution(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-    player_out: str
-    player_in: str
-
-
-class Draw(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-    ratings: dict[str, float] = {}            # seeding by rating: every team's rating (none: those imported)
-    order: Annotated[list[str], msgspec.Meta(max_length=100_000)] = []   # manual: the field, best seed first
-                                                                        # (none: the teams' registration order)
-
-
-class Forfeit(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-    absent: str                               # the team that did not play
-    reason: Reason = "no-show"
-
-
-class CheckIn(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-
-
-class NewReferee(msgspec.Struct, forbid_unknown_fields=True):
-    user_id: str | None = None
-    person: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None   # a login, or a public name
-
-
-# ---- response bodies ----
-
-class ChampionshipSettings(msgspec.Struct):
-    format: str
-    game: str
-    profile: str
-    switches: dict[str, bool | int | str | None]
-    match_games: int
-    game_target: int
-    table_mode: str
-    schedule: list[RoundSlot]
-    seeding: str
-    swiss_rounds: int
-    group_size: int
-    qualifiers_per_group: int
-    grand_final_reset: bool
-    duplicate_boards: int = 4
-
-
-class TeamOut(msgspec.Struct):
-    team_id: str
-    players: list[str]
-    substitutes: list[str]
-    late: bool
-    withdrawn: bool
-    name: str = ""                    # what the organiser named it (an imported team), else ""
-    club: str = ""
-    region: str = ""
-    rating: float | None = None
-
-
-class RankOut(msgspec.Struct):
-    rank: int
-    team_id: str
-    reached: str
-
-
-class ChampionshipSummary(msgspec.Struct):
-    championship_id: str
-    name: str
-    status: str
-    settings: ChampionshipSettings
-    teams: list[TeamOut]
-    rounds: int                               # rounds paired so far
-    draw_commitment: str | None               # sha256(seed), published when registration closes
-    draw_seed: str | None                     # revealed by the draw
-    draw_order: list[str]
-    champion: str | None
-    ranking: list[RankOut]
-    version: int
-    team_count: int
-    run: RunSettings                          # check-in window, turn clock, bots' level and pace
-    names: dict[str, str] = {}                # teams=false: the champion's and the first eight's names
-
-
-class CheckInOut(msgspec.Struct):
-    championship_id: str
-    round: int
-    match_id: str
-    replayed: bool
-    checked_in: list[str]                     # the match's players checked in so far
-    closes_at: str                            # when the window closes: who is not in by then forfeits
-    tables: list[str]                         # the match's table, once both teams are in
-
-
-class ChampionshipCommandOut(msgspec.Struct):
-    championship_id: str
-    version: int
-    replayed: bool
-    events: list[str]
-    summary: ChampionshipSummary
-
-
-class MatchTable(msgspec.Struct):
-    table_id: str
-    game_no: int
-    status: str
-    seats: list[str]
-
-
-class RoundStarted(ChampionshipCommandOut):
-    round: int
-    tables: list[MatchTable]
-
-
-class MatchOut(msgspec.Struct):
-    match_id: str
-    round: int
-    stage: str
-    team_a: str | None
-    team_b: str | None
-    note: str
-    status: Literal["waiting", "playing", "decided"]
-    outcome: str | None                       # played, forfeit, double_forfeit, bye, walkover, void
-    winner: str | None
-    games: tuple[int, int] | None             # game wins of team A and team B
-    tables: list[MatchTable]
-
-
-class PairingOut(msgspec.Struct):
-    match_id: str
-    stage: str
-    team_a: str | None
-    team_b: str | None                        # None: a bye
-    note: str
-
-
-class PairingsOut(msgspec.Struct):
-    round: int | None                         # None: no round waits to start (not drawn yet, or one is played)
-    matches: list[PairingOut]
-    names: dict[str, str]                     # what people call each team paired
-
-
-class BracketOut(msgspec.Struct):
-    """The bracket projection as it is: its matches (nodes), the winner/loser edges, each team's path."""
-
-    nodes: list[bracket_projection.Node]
-    edges: list[bracket_projection.Edge]
-    paths: dict[str, list[str]]
-    names: dict[str, str] = {}                # round= or team=: the names of the teams in its matches
-
-
-class BracketSectionOut(msgspec.Struct):
-    """A section of a bracket as a page draws it: ``size`` matches of one stage's round and, column by column,
-    the matches their winners go on to (slots not paired yet are empty); the stages' outline; the teams' names."""
-
-    section: bracket_projection.Section
-    names: dict[str, str]
-
-
-class TeamFound(msgspec.Struct):
-    team_id: str
-    name: str                                 # its own name, else its players' names
-    players: list[str]
-    last_match: str | None                    # where it is (or went out) in the bracket
-
-
-class ChampionshipListed(msgspec.Struct):
-    championship_id: str
-    name: str
-    format: str
-    status: str
-    teams: int
-    rounds: int                               # rounds paired so far
-    champion: str | None
-    created_at: dt.datetime
-    champion_name: str = ""                   # what people call the champion (its name, else its players')
-
-
-class RefereeGranted(msgspec.Struct):
-    championship_id: str
-    user_id: str
-    role: str
-
-
-class RefereeOut(msgspec.Struct):
-    """A referee as his organiser sees him: his public name, never his login (half of a sign-in: anyone may make
-    a championship and name anybody its referee, so the list must not turn a name into a login)."""
-
-    user_id: str
-    name: str
+from services.api.schemas_championships import (
+    summary, NewChampionship, NewTeam, Command, WithReason, Substitution, Draw, Forfeit, CheckIn, NewReferee,
+    ChampionshipSummary, CheckInOut, ChampionshipCommandOut, MatchTable, RoundStarted, MatchOut, PairingOut,
+    PairingsOut, BracketOut, BracketSectionOut, TeamFound, ChampionshipListed, RefereeGranted, RefereeOut,
+    TeamRegistration, ProposalOut, Extension, CheckInWindow,
+)
 
 
 # ---- helpers ----
@@ -318,36 +69,11 @@ async def _referee(access: Gate, viewer: Who, championship_id: str, match_id: st
                               match_id=match_id)
 
 
-async def _check_users(pool: Pool, user_ids: list[str], field: str) -> None:
-    known = {r["user_id"] for r in await pool.fetch(
-        "SELECT user_id FROM users WHERE user_id = ANY($1)", user_ids)}
-    missing = [u for u in user_ids if u not in known]
-    if missing:
-        raise Problem(422, "unknown_user", f"there is no user {missing[0]!r}", field=field)
-
-
 def _team_of(state: ChampionshipState, team_id: str):
     team = state.teams.get(team_id)
     if team is None:
         raise Problem(404, "unknown_team", f"team {team_id} is not registered in this championship")
     return team
-
-
-def summary(championship_id: str, champ: Championship) -> ChampionshipSummary:
-    state = champ.state
-    s = state.settings
-    settings = ChampionshipSettings(s.format, s.game, s.profile, decode_switches(s.switches), s.match_games, s.game_target,
-                                    s.table_mode, list(s.schedule), s.seeding, s.swiss_rounds, s.group_size,
-                                    s.qualifiers_per_group, s.grand_final_reset, s.duplicate_boards)
-    teams = [TeamOut(t.team_id, list(t.players), list(t.substitutes), t.late, t.withdrawn,
-                     **(msgspec.structs.asdict(t.info) if t.info else {}))
-             for t in (state.teams[tid] for tid in state.team_order)]
-    draw = state.draw
-    return ChampionshipSummary(
-        championship_id, s.name, state.status, settings, teams, len(state.rounds), state.commitment or None,
-        (draw.seed or None) if draw else None, list(draw.order) if draw else [], state.champion,
-        [RankOut(r.rank, r.team_id, r.reached) for r in state.ranking], champ.version, len(state.team_order),
-        champ.run)
 
 
 def _digest(request: Request, data) -> str:
@@ -360,15 +86,6 @@ def _outcome(championship_id: str, outcome, champ: Championship) -> Championship
                           summary(championship_id, champ))
 
 
-async def named_standings(championships: Championships, pool: Pool, championship_id: str, offset: int = 0,
-                          limit: int | None = None) -> list[StandingRow]:
-    """The standings (a page of them), each row with its team's name."""
-    rows = await championships.standings(championship_id)
-    rows = rows[offset:None if limit is None else offset + limit]
-    names = await team_names(pool, (await championships.load(championship_id)).state, [r.team_id for r in rows])
-    return [msgspec.structs.replace(r, name=names.get(r.team_id, "")) for r in rows]
-
-
 # ---- organisers ----
 
 @post("/", operation_id="createChampionship", refuses=(409,), status_code=201,
@@ -376,47 +93,8 @@ async def named_standings(championships: Championships, pool: Pool, championship
       dto=Strict[NewChampionship], return_dto=None)
 async def create_championship(request: Request, data: JSONBody[NewChampionship], user: Caller, pool: Pool,
                               championships: Championships) -> ChampionshipCommandOut:
-    switches = dict(data.switches)
-    if "target" in switches:
-        raise Problem(400, "invalid_field", "set the game target with game_target, not as a switch",
-                      field="switches")
-    naive = next((s for s in data.schedule if s.starts_at.tzinfo is None), None)
-    if naive is not None:
-        raise Problem(400, "invalid_field", f"round {naive.round}'s time {naive.starts_at.isoformat()} has no time "
-                                            "zone: say which, e.g. 2026-12-01T18:00:00+03:00", field="schedule")
-    game = GAMES[data.game]
-    problem = terms_problem(data)                       # what its tables will show spectators, and how late
-    if problem is not None:
-        raise Problem(400, "invalid_field", problem[1], field=problem[0])
-    if data.format == "duplicate" and not game.info.shares_boards:
-        raise Problem(400, "invalid_field", f"a duplicate event plays the same deals at every table: {data.game} has "
-                                            "no deals to share", field="format")
-    for field, value, allowed in (("profile", data.profile, (None, *game.info.profile_names)),
-                                  ("table_mode", data.table_mode, game.info.table_modes),
-                                  ("on_timeout", data.on_timeout, game.info.timeout_rules),
-                                  ("bot_level", data.bot_level, (None, *game.info.bot_levels))):
-        if value not in allowed:
-            raise Problem(400, "invalid_field", f"{game.info.name} takes {field} "
-                                                f"{', '.join(str(a) for a in allowed if a)}, not {value!r}",
-                          field=field)
-    try:
-        profile = game.profile(data.profile, switches)
-    except ValueError as exc:
-        raise Problem(400, "invalid_field", str(exc), field="switches") from None
-    settings = Settings(
-        name=data.name, format=data.format, profile=profile.name, switches=encode_switches(switches),
-        match_games=data.match_games, table_mode=data.table_mode, game=game.info.name,
-        # A game with no target (Balut) keeps the setting's default, which its tables never read.
-        **({"game_target": target} if (target := data.game_target or getattr(profile, "target", None)) else {}),
-        schedule=tuple(RoundSlot(s.round, s.starts_at.isoformat()) for s in data.schedule),
-        seeding=data.seeding, swiss_rounds=data.swiss_rounds, group_size=data.group_size,
-        qualifiers_per_group=data.qualifiers_per_group, grand_final_reset=data.grand_final_reset,
-        duplicate_boards=data.duplicate_boards)
+    settings, run = new_settings(data)
     cid = championship_id_for(user.user_id, data.command_id)
-    run = RunSettings(check_in_seconds=data.check_in_seconds, turn_seconds=data.turn_seconds,
-                      on_timeout=data.on_timeout, bot_level=data.bot_level or game.info.default_bot,
-                      bot_pace_seconds=data.bot_pace_seconds, hands_policy=data.hands_policy,
-                      delay_seconds=data.delay_seconds)
     outcome, champ = await championships.execute(cid, data.command_id,
                                                  lambda _: [CreateChampionship(cid, settings)],
                                                  actor=user.user_id, digest=_digest(request, data), new=True,
@@ -525,7 +203,7 @@ async def grant_referee(request: Request, championship_id: FromPath[str], data: 
             raise Problem(422, "unknown_user", f"nobody has the login or the name {data.person!r}", field="person")
     else:
         user_id = data.user_id
-        await _check_users(pool, [user_id], "user_id")
+        await registration.check_users(pool, [user_id], "user_id")
     await grant(pool, "championship", championship_id, user_id, "referee")
     return RefereeGranted(championship_id, user_id, "referee")
 
@@ -588,11 +266,6 @@ async def import_teams(request: Request, championship_id: FromPath[str], user: C
 
 # ---- players (and organisers on their behalf) ----
 
-class TeamRegistration(ChampionshipCommandOut):
-    team_id: str
-    status: Literal["invited", "registered", "declined"]   # invited: waiting for the players in `waiting`
-    waiting: list[str]
-
 
 @post("/{championship_id:str}/teams", operation_id="registerTeam", refuses=(409, 422), status_code=201,
       summary="Register a team of two players (four, two pairs, in a duplicate event): the organiser registers "
@@ -601,35 +274,16 @@ class TeamRegistration(ChampionshipCommandOut):
       dto=Strict[NewTeam], return_dto=None)
 async def register_team(request: Request, championship_id: FromPath[str], data: JSONBody[NewTeam], user: Caller,
                         pool: Pool, championships: Championships, access: Gate, viewer: Who) -> TeamRegistration:
-    champ = await championships.load(championship_id)
-    size = duplicate.team_size(champ.state.settings.format)
-    if len(data.players) != size:
-        raise Problem(422, "team_players", f"a team of a {champ.state.settings.format} championship is {size} "
-                      f"players{' (two pairs: one at each table of a match)' if size == 4 else ''}, "
-                      f"not {len(data.players)}", field="players")
-    bot_places = [i for i, p in enumerate(data.players) if p == BOT_SEAT]
-    _, rel = await access.championship(viewer, championship_id, policy.register_team,
-                                       in_team=user.user_id in data.players, bots=bool(bot_places))
-    organiser = rel.organiser
-    await _check_users(pool, [p for p in data.players if p != BOT_SEAT] + data.substitutes, "players")
-    team_id = data.team_id or uuid.uuid5(uuid.NAMESPACE_URL, f"{championship_id}/{data.command_id}").hex[:12]
-    players = list(data.players)
-    if bot_places:
-        decide(champ.state, RegisterTeam(team_id, tuple(f"bot #{i}" if p == BOT_SEAT else p
-                                                        for i, p in enumerate(players)), tuple(data.substitutes)))
-        for i, uid in (await team_bots(pool, championship_id, team_id, bot_places)).items():
-            players[i] = uid
-    command = RegisterTeam(team_id, tuple(players), tuple(data.substitutes))
-    if organiser:
-        outcome, champ = await championships.execute(championship_id, data.command_id, lambda _: [command],
-                                           actor=user.user_id, digest=_digest(request, data))
-        return TeamRegistration(**msgspec.structs.asdict(_outcome(championship_id, outcome, champ)),
-                                team_id=team_id, status="registered", waiting=[])
-    invitation, replayed = await championships.invitations.propose(championship_id, command, user.user_id)
-    status = "declined" if invitation.declined else "invited" if invitation.waiting else "registered"
-    return TeamRegistration(championship_id, champ.version, replayed, [] if replayed else ["team_proposed"],
-                            summary(championship_id, champ), team_id=team_id, status=status,
-                            waiting=list(invitation.waiting))
+    done = await registration.register_team(
+        pool, championships, access, viewer, championship_id, by=user.user_id, command_id=data.command_id,
+        digest=_digest(request, data), players=data.players, substitutes=data.substitutes, team_id=data.team_id)
+    champ = done.championship
+    if done.outcome is not None:
+        return TeamRegistration(**msgspec.structs.asdict(_outcome(championship_id, done.outcome, champ)),
+                                team_id=done.team_id, status=done.status, waiting=done.waiting)
+    return TeamRegistration(championship_id, champ.version, done.replayed, [] if done.replayed else ["team_proposed"],
+                            summary(championship_id, champ), team_id=done.team_id, status=done.status,
+                            waiting=done.waiting)
 
 
 async def _answer_team(championships: Championships, championship_id: str, team_id: str, user: User,
@@ -709,15 +363,6 @@ async def check_in(request: Request, championship_id: FromPath[str], match_id: F
                       tables)
 
 
-class ProposalOut(msgspec.Struct):
-    team_id: str
-    players: list[str]
-    substitutes: list[str]
-    proposed_by: str
-    waiting: list[str]                        # the players and substitutes who have not accepted yet
-    status: Literal["invited", "declined"]
-
-
 @get("/{championship_id:str}/proposals", operation_id="listTeamProposals", refuses=(403,),
      summary="Organisers and referees: the teams players proposed that are not registered yet (waiting for "
              "their players' answers, or declined)")
@@ -730,17 +375,6 @@ async def list_proposals(championship_id: FromPath[str], user: Caller, access: G
     return [ProposalOut(tid, list(i.proposal.players), list(i.proposal.substitutes), i.proposal.by, list(i.waiting),
                         "declined" if i.declined else "invited")
             for tid, i in sorted(invites.items()) if tid not in state.teams]
-
-
-class Extension(msgspec.Struct, forbid_unknown_fields=True):
-    command_id: CommandId
-    seconds: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 300.0
-
-
-class CheckInWindow(msgspec.Struct):
-    championship_id: str
-    round: int
-    closes_at: str
 
 
 @post("/{championship_id:str}/rounds/{round_no:int}/check-in/extend", operation_id="extendCheckIn", refuses=(409,),
@@ -766,18 +400,13 @@ async def list_championships(user: Caller, pool: Pool, championships: Championsh
                              organised: FromQuery[bool] = False) -> list[ChampionshipListed]:
     if organised:
         await access.organiser_console(viewer)
-    rows = await pool.fetch(
-        "SELECT g.scope_id, e.recorded_at FROM grants g JOIN events e ON e.stream_id = $2 || g.scope_id "
-        "AND e.version = 1 WHERE g.scope = 'championship' AND g.role = 'organiser' "
-        "AND ($3::text IS NULL OR g.user_id = $3) "
-        "ORDER BY e.recorded_at DESC, g.scope_id LIMIT $1", limit, stream_of(""), user.user_id if organised else None)
     out = []
-    for r in rows:
-        state = (await championships.load(r["scope_id"])).state
+    for championship_id, created in await championships_created(pool, stream_of(""), limit,
+                                                                user.user_id if organised else None):
+        state = (await championships.load(championship_id)).state
         champion = (await team_names(pool, state, [state.champion])).get(state.champion, "") if state.champion else ""
-        out.append(ChampionshipListed(r["scope_id"], state.settings.name, state.settings.format, state.status,
-                                      len(state.team_order), len(state.rounds), state.champion, r["recorded_at"],
-                                      champion))
+        out.append(ChampionshipListed(championship_id, state.settings.name, state.settings.format, state.status,
+                                      len(state.team_order), len(state.rounds), state.champion, created, champion))
     return out
 
 
@@ -837,27 +466,8 @@ async def get_bracket_section(championship_id: FromPath[str], user: Caller, cham
                               depth: Annotated[int, QueryParameter(ge=1, le=8)] = 4,
                               match: FromQuery[str | None] = None) -> BracketSectionOut:
     champ = await championships.load(championship_id)
-    b = champ.bracket
-    by_stage = bracket_projection.by_stage(b)          # one pass over the matches, for all that follows
-    if match is not None:
-        where = bracket_projection.place(b, match, by_stage)
-        if where is None:
-            raise Problem(404, "no_such_match", f"no knock-out match {match!r} in this championship", field="match")
-        stage, round_no, position = where
-        number = position // size + 1
-    stages = bracket_projection.outline(by_stage)
-    if not stages:
-        raise Problem(409, "no_bracket", "this championship has no knock-out match paired yet")
-    stage = stage or stages[0].stage
-    known = next((s for s in stages if s.stage == stage), None)
-    if known is None:
-        raise Problem(404, "no_such_stage", f"no knock-out stage {stage!r} in this championship", field="stage")
-    round_no = round_no or known.rounds[0][0]
-    part = bracket_projection.section(b, stage, round_no, number, size, depth, by_stage)
-    if part is None:
-        raise Problem(404, "no_such_round", f"stage {stage!r} has no round {round_no}", field="round")
-    shown = [t for col in part.columns for slot in col.slots if slot.node is not None
-             for t in (slot.node.team_a, slot.node.team_b) if t is not None]
+    part, shown = bracket_section(champ.bracket, stage=stage, round_no=round_no, number=number, size=size,
+                                  depth=depth, match=match)
     return BracketSectionOut(part, await team_names(pool, champ.state, shown))
 
 
@@ -869,21 +479,13 @@ async def find_teams(championship_id: FromPath[str], user: Caller, championships
                      limit: Annotated[int, QueryParameter(ge=1, le=50)] = 10) -> list[TeamFound]:
     champ = await championships.load(championship_id)
     state, wanted = champ.state, q.casefold()
-    rows = await pool.fetch(
-        "SELECT user_id FROM users WHERE user_id = ANY($1) AND strpos(lower(name), $2) > 0",
-        [p for t in state.team_order for p in state.teams[t].players], wanted)
-    people = {r["user_id"] for r in rows}
+    named = await people.named_like(pool, [p for t in state.team_order for p in state.teams[t].players], wanted)
     found = [t for t in state.team_order
-             if wanted in t.casefold() or any(p in people for p in state.teams[t].players)
+             if wanted in t.casefold() or any(p in named for p in state.teams[t].players)
              or (state.teams[t].info is not None and wanted in state.teams[t].info.name.casefold())][:limit]
     names = await team_names(pool, state, found)
     paths = champ.bracket.paths
     return [TeamFound(t, names[t], list(state.teams[t].players), (paths.get(t) or (None,))[-1]) for t in found]
-
-
-# The next round's pairings by (championship, version), per championship service (one per app and database):
-# a version's pairings never change.
-_PAIRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @get("/{championship_id:str}/pairings", operation_id="getPairings",
@@ -891,17 +493,7 @@ _PAIRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
              "public), a later round's once the last one is decided; none otherwise")
 async def get_pairings(championship_id: FromPath[str], user: Caller, championships: Championships,
                        pool: Pool) -> PairingsOut:
-    champ = await championships.load(championship_id)
-    state = champ.state
-    known = _PAIRINGS.setdefault(championships, {})
-    key = (championship_id, champ.version)
-    if key not in known:
-        # A Swiss round's pairing is a matching over the whole field: worked out once per stored version, off the
-        # event loop, however often the console and its spectators ask.
-        known[key] = await asyncio.to_thread(waiting_round, state)
-        while len(known) > 64:
-            known.pop(next(iter(known)))
-    waiting = known[key]
+    state, waiting = await next_pairings(championships, championship_id)
     if waiting is None:
         return PairingsOut(None, [], {})
     number, matches = waiting

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-import msgspec
 from litestar import Router, get, post
 from litestar.params import FromPath, FromQuery, Parameter
 
@@ -15,20 +14,10 @@ from services.access import policy
 from services.api.problems import Problem
 from services.daily import projection as rm
 from services.daily.service import BoardStatus, Entry, check_profile, closes_at
+from services.api.schemas_daily import DailySet
 
 
 LIVE_REFRESH = 10.0       # seconds: an open day's scores are recomputed at most this often (docs/daily.md)
-
-
-class DailySet(msgspec.Struct):
-    """A day's set of boards as published: the commitment from its opening, the seed once closed."""
-
-    set_id: str
-    boards: int
-    commitment: str
-    closes_at: dt.datetime
-    seed: str | None
-    playable: bool = False                # boards of it may still be started (POST /daily/{profile}/play)
 
 
 # The days a daily set may have (a day and a month around it stay dates the calendar can hold).

@@ -32,12 +32,14 @@ from services.accounts import user_names
 from services.anchor import receipts_of
 from services.api.deps import Championships, Gate, Pool, Tables, Who
 from services.api.problems import Problem
-from services.api.routes_championships import named_standings, summary
-from services.api.routes_tables import _visible_events, _whole_game, deal_record
+from services.api.schemas_championships import summary
+from services.championships.standings import named_standings
+from services.records import deal_record, visible_events, whole_game
 from services.championships import duplicate, team_names
 from services.errors import ServiceError
 from services.access import policy
 from services.tables import deal_spans, stream_of
+from services.api.schemas_exports import ExportedFile, LeftOutFile, ExportManifest
 
 CSV_MEDIA = "text/csv"                  # Litestar adds "; charset=utf-8" (the response's encoding)
 ZIP_MEDIA = "application/zip"
@@ -199,52 +201,21 @@ class _Sink:
         return out
 
 
-class _Entry(msgspec.Struct):
-    path: str
-    sha256: str
-    size: int = msgspec.field(name="bytes")
-    format: str
-    table_id: str
-    match_id: str
-    round: int | None
-    game_no: int
-    deal_no: int | None              # None: the record is the whole game's
-    teams: list[str | None]          # the names of the match's two teams (None: a bye's empty slot)
-
-
-class _LeftOut(msgspec.Struct):
-    table_id: str
-    match_id: str
-    deal_no: int | None
-    rule: str                        # deal_in_progress, game_in_progress, or the table's refusal
-    detail: str
-
-
-class _Manifest(msgspec.Struct):
-    format: str
-    championship_id: str
-    name: str
-    exported_at: str
-    teams: dict[str, str]            # every team's id -> its name
-    files: list[_Entry]
-    left_out: list[_LeftOut]
-
-
 async def _table_records(row, pool: Pool, tables: Tables, access: Gate, viewer: Who
                          ) -> tuple[list[tuple[int | None, str, bytes]], list[tuple[int | None, str, str]]]:
     """One table's records as the record routes give them: (deal_no or None for a game record, format, JSON),
     and what the caller may not have yet, as (deal_no, rule, detail)."""
     table_id = row["table_id"]
     try:
-        events = await _visible_events(tables, access, table_id, viewer, hands=True)
+        events = await visible_events(tables, access, table_id, viewer, hands=True)
         table = await tables.load(table_id)
     except (Problem, ServiceError) as refused:       # a table the caller may not read the hands of
         return [], [(None, refused.rule, refused.detail)]
     game = game_of(table)
     if game.info.record_scope == "game":              # GET /tables/{t}/record
         try:
-            game, played = _whole_game(table, events)
-        except Problem as refused:
+            game, played = whole_game(table, events)
+        except ServiceError as refused:
             return [], [(None, refused.rule, refused.detail)]
         record = msgspec.to_builtins(game.info.record.export(played))
         return [(None, game.info.record.name, msgspec.json.encode(record))], []
@@ -255,7 +226,7 @@ async def _table_records(row, pool: Pool, tables: Tables, access: Gate, viewer: 
     for deal_no in range(1, len(deal_spans(events)) + 1):
         try:
             record = deal_record(events, deal_no, receipts)
-        except Problem as refused:
+        except ServiceError as refused:
             left.append((deal_no, refused.rule, refused.detail))
             continue
         records.append((deal_no, game.info.record.name, msgspec.json.encode(record)))
@@ -272,8 +243,8 @@ async def _zip(championship_id: str, name: str, rows: list, rounds: dict[str, in
     now = dt.datetime.now(dt.timezone.utc)
     stamp = now.timetuple()[:6]
     sink = _Sink()
-    files: list[_Entry] = []
-    left_out: list[_LeftOut] = []
+    files: list[ExportedFile] = []
+    left_out: list[LeftOutFile] = []
     names = await team_names(pool, state, list(state.team_order))
     sides = {m.match_id: (m.team_a, m.team_b) for round_ in state.rounds for m in round_.matches}
 
@@ -291,13 +262,13 @@ async def _zip(championship_id: str, name: str, rows: list, rounds: dict[str, in
             for deal_no, fmt, data in records:
                 path = record_path(round_no, match_id, table_id, deal_no)
                 add(zf, path, data)
-                files.append(_Entry(path, hashlib.sha256(data).hexdigest(), len(data), fmt, table_id, match_id,
+                files.append(ExportedFile(path, hashlib.sha256(data).hexdigest(), len(data), fmt, table_id, match_id,
                                     round_no, row["game_no"], deal_no,
                                     [names.get(t) if t else None for t in sides.get(match_id, (None, None))]))
-            left_out.extend(_LeftOut(table_id, match_id, deal_no, rule, detail) for deal_no, rule, detail in left)
+            left_out.extend(LeftOutFile(table_id, match_id, deal_no, rule, detail) for deal_no, rule, detail in left)
             if chunk := sink.take():
                 yield chunk
-        add(zf, "manifest.json", msgspec.json.encode(_Manifest(
+        add(zf, "manifest.json", msgspec.json.encode(ExportManifest(
             MANIFEST_FORMAT, championship_id, name, now.isoformat(), names, files, left_out)))
     yield sink.take()                                 # the last file and the zip's central directory
 

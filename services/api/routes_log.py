@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Router, get
 from litestar.datastructures import State
 from litestar.params import QueryParameter
@@ -20,58 +19,22 @@ from litestar.params import QueryParameter
 from services.anchor.checkpoints import (
     MAX_PAGE_LIMIT,
     PAGE_LIMIT,
-    SignedCheckpoint,
     checkpoints_page,
 )
 from services.anchor.keys import ALGORITHM
 from services.anchor.leaves import leaf_data
 from services.anchor.merkle import leaf_hash
+from services.anchor.sizes import check_sizes
 from services.anchor.tree import TreeNotReady, consistency, inclusion, leaf_index
 from services.api.deps import Pool, ServerSigner
 from services.api.problems import Problem
+from services.api.schemas_log import SigningKey, Checkpoints, ConsistencyProof, InclusionProof
 
 PROOF_CACHE_SIZE = 4096      # answers kept per process (each well under 3 kB)
 NOT_READY_RETRY_SECONDS = 60
 # The largest numbers the database takes (bigint: checkpoints' seq and tree sizes; integer: an event's version):
 # a number beyond is a 400 naming the parameter, never a 500 from the driver.
 BIGINT, INTEGER = 2**63 - 1, 2**31 - 1
-
-
-class SigningKey(msgspec.Struct):
-    """The server's public key: receipts and checkpoints verify against it."""
-
-    algorithm: str
-    public_key: str      # raw 32 bytes, hex
-    key_id: str          # first 16 hex digits of sha256(public key)
-
-
-class Checkpoints(msgspec.Struct, omit_defaults=True):
-    """A page of the signed checkpoints, oldest first; `next` (absent on the last page) is the `after` of the next."""
-
-    key_id: str
-    checkpoints: list[SignedCheckpoint]    # `last_*`: the last event each one covers, in read order
-    next: int | None = None
-
-
-class ConsistencyProof(msgspec.Struct):
-    """RFC 9162 proof that the tree of `from_size` events is a prefix of the tree of `to_size`."""
-
-    from_size: int
-    to_size: int
-    proof: list[str]
-
-
-class InclusionProof(msgspec.Struct):
-    """RFC 9162 audit path (bottom up) of leaf `index` (0-based, read order) in the tree of `size` events.
-
-    `leaf_hash` is sha256(0x00 || leaf data), the leaf data being the compact JSON array
-    [stream_id, version, hash hex] of the event; verify with `merkle.verify_inclusion`.
-    """
-
-    index: int
-    size: int
-    leaf_hash: str
-    proof: list[str]
 
 
 class _Lru:
@@ -98,22 +61,6 @@ def _cache(state: State) -> _Lru:
     if cache is None:
         cache = state["log_proofs"] = _Lru(PROOF_CACHE_SIZE)
     return cache
-
-
-async def _check_sizes(pool, **sizes: int) -> None:
-    """Each named size must be a checkpoint's (0 is the empty tree): 400 beyond the latest, 404 otherwise."""
-    largest, known = await pool.fetchrow(
-        """SELECT (SELECT coalesce(max(tree_size), 0) FROM checkpoints),
-                  ARRAY(SELECT tree_size FROM checkpoints WHERE tree_size = ANY($1::bigint[]))""",
-        list(sizes.values()))
-    for field, size in sizes.items():
-        if size > largest:
-            raise Problem(400, "invalid_field", f"{field} ({size}) is beyond the latest checkpoint ({largest} events)",
-                          field=field)
-    for field, size in sizes.items():
-        if size and size not in known:
-            raise Problem(404, "unknown_checkpoint", f"no checkpoint covers exactly {size} events: proofs are "
-                          "between the sizes of checkpoints (GET /log/checkpoints)", field=field)
 
 
 def _not_ready(exc: TreeNotReady) -> Problem:
@@ -152,7 +99,7 @@ async def log_consistency(pool: Pool, state: State,
         return answer
     # Only sizes a checkpoint has covered are final (beyond, the order of events is not settled yet), and
     # a proof is of use only against two signed roots.
-    await _check_sizes(pool, to=to_size, **{"from": from_size})
+    await check_sizes(pool, to=to_size, **{"from": from_size})
     try:
         proof = await consistency(pool, from_size, to_size)
     except TreeNotReady as exc:
@@ -182,7 +129,7 @@ async def log_inclusion(pool: Pool, state: State,
     key = ("inclusion", size, index, stream, version, hash)
     if (answer := cache.get(key)) is not None:
         return answer
-    await _check_sizes(pool, size=size)
+    await check_sizes(pool, size=size)
     unknown = Problem(404, "unknown_event", f"the tree of {size} events holds no event {stream} version "
                       f"{version} with chain hash {(hash or '')[:16]}…", field="stream")
     try:

@@ -5,25 +5,12 @@ and a form never offers what ``POST /tables`` refuses."""
 
 from __future__ import annotations
 
-from typing import Literal
 
 import msgspec
 from litestar import Router, get
 
 from domain.games import GAMES
-
-
-class Switch(msgspec.Struct):
-    name: str
-    kind: Literal["bool", "int", "choice"]
-    value: bool | int | str | None             # the profile's own
-    choices: list[str] | None = None           # a choice's values
-    optional: bool = False                     # null is a value too (no threshold, no cap)
-
-
-class ProfileOut(msgspec.Struct):
-    name: str
-    switches: list[Switch]
+from services.api.schemas_profiles import Switch, ProfileOut, GameOut
 
 
 def _switch(name: str, kind: msgspec.inspect.Type, value) -> Switch | None:
@@ -51,21 +38,6 @@ def profiles_of(game: str) -> list[ProfileOut]:
                     if (s := _switch(f.name, f.type, getattr(profile, f.name))) is not None]
         out.append(ProfileOut(name, switches))
     return out
-
-
-class GameOut(msgspec.Struct):
-    """What a table of one game takes (``POST /tables``): how many seats, its profiles, bot levels, table modes
-    and turn-clock rules, each with the default a table gets when it names none."""
-
-    name: str
-    min_seats: int
-    max_seats: int
-    profiles: list[str]
-    default_profile: str
-    bot_levels: list[str]
-    default_bot: str
-    table_modes: list[str]
-    timeout_rules: list[str]
 
 
 def game_out(name: str) -> GameOut:

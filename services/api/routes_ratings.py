@@ -9,49 +9,14 @@ import msgspec
 from litestar import Router, get
 from litestar.params import FromPath, FromQuery, QueryParameter
 
-from services.accounts import user_names
 from services.api.deps import Caller, Championships, Pool
 from services.api.problems import Problem
-from services.championships import team_names
-from services.ratings import RATED_GAMES, RatedPlayer, RecentResult, championships_of, leaderboard, ratings_of, \
-    recent_results
+from services import people
+from services.ratings import RATED_GAMES, championships_of, leaderboard, opponents, \
+    ratings_of, recent_results
+from services.api.schemas_ratings import LeaderboardPage, GameRating, PlayedIn, RecentOut, PlayerOut
 
 Game = Annotated[str, msgspec.Meta(pattern="^[a-z_]{1,32}$")]
-
-
-class LeaderboardPage(msgspec.Struct):
-    game: str
-    rows: list[RatedPlayer]
-    next_after_ordinal: float | None          # the next page: after_ordinal and after_user set to these
-    next_after_user: str | None
-
-
-class GameRating(msgspec.Struct):
-    game: str
-    mu: float
-    sigma: float                              # the uncertainty: it shrinks with every game
-    ordinal: float                            # mu - 3 sigma: what the leaderboard ranks by
-    games: int
-
-
-class PlayedIn(msgspec.Struct):
-    championship_id: str
-    name: str
-
-
-class RecentOut(RecentResult):
-    """A rated result with whom it was against: the other team of the match, or the others at a dice table."""
-
-    opponents: list[str] = []
-
-
-class PlayerOut(msgspec.Struct):
-    user_id: str
-    name: str
-    kind: str
-    ratings: list[GameRating]
-    recent: list[RecentOut]                   # the newest first
-    championships: list[PlayedIn]
 
 
 @get("/ratings/{game:str}", operation_id="ratingsLeaderboard",
@@ -73,37 +38,17 @@ async def get_leaderboard(game: FromPath[Game], user: Caller, pool: Pool,
      summary="A player: his name, his rating in each game with its uncertainty, his recent rated results and "
              "the championships he played")
 async def get_player(user_id: FromPath[str], user: Caller, pool: Pool, championships: Championships) -> PlayerOut:
-    row = await pool.fetchrow("SELECT name, kind FROM users WHERE user_id = $1", user_id)
+    row = await people.user(pool, user_id)
     if row is None:
         raise Problem(404, "unknown_user", f"there is no user {user_id!r}")
     ratings = [GameRating(game, r.mu, r.sigma, r.ordinal, r.games) for game, r in (await ratings_of(pool, user_id)).items()]
     played = [PlayedIn(cid, (await championships.load(cid)).state.settings.name)
               for cid in await championships_of(pool, user_id)]
     recent = await recent_results(pool, user_id)
-    return PlayerOut(user_id, row["name"], row["kind"], ratings, await _with_opponents(pool, championships, user_id,
-                                                                                       recent), played)
-
-
-async def _with_opponents(pool: Pool, championships: Championships, user_id: str,
-                          recent: list[RecentResult]) -> list[RecentOut]:
-    """Each result with its opponents' names: the match's other team (as the championship's pages call it), or
-    the other players of a dice table (finished and rated: nothing hidden)."""
-    out = []
-    for r in recent:
-        opponents: list[str] = []
-        if r.championship_id and r.match_id:
-            state = (await championships.load(r.championship_id)).state
-            match = next((m for rnd in state.rounds for m in rnd.matches if m.match_id == r.match_id), None)
-            mine = state.players.get(user_id)
-            other = None if match is None else match.team_b if match.team_a == mine else match.team_a
-            if other:
-                opponents = [(await team_names(pool, state, [other]))[other]]
-        elif r.table_id:
-            seats = await pool.fetchval("SELECT seats FROM tables_index WHERE table_id = $1", r.table_id) or []
-            names = await user_names(pool, [s for s in seats if s != user_id])
-            opponents = [names.get(s, s) for s in seats if s != user_id]
-        out.append(RecentOut(*(getattr(r, f) for f in r.__struct_fields__), opponents=opponents))
-    return out
+    against = await opponents(pool, championships, user_id, recent)
+    return PlayerOut(user_id, row["name"], row["kind"], ratings,
+                     [RecentOut(*(getattr(r, f) for f in r.__struct_fields__), opponents=o) for r, o in zip(recent, against)],
+                     played)
 
 
 ratings_router = Router(tags=["ratings"], path="/", route_handlers=[get_leaderboard, get_player])

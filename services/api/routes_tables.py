@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import uuid
 from typing import Any
 
 import msgspec
@@ -15,30 +14,24 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, Parameter
 from litestar.types import ASGIApp
 
-from domain.baloot import game as game_mod
-from domain.baloot.audit import audit_record
-from domain.baloot.events import (
-    AnnulDeal, CallQayd, CardsDealt, DealScored, DealStarted, EndGame, RecordResult, SeedRevealed,
-)
-from domain.baloot.handrecord import HandReceipt, HandRecord, RecordRuling, export_record
-from domain.games import GAMES, record_format_of
-from domain.table import TABLE_EVENTS, HandSeatToBot, Rule, RulingMade, game_of, terms_problem
-from domain.baloot.shuffle import deck_from_seed, seed_commitment
-from domain.baloot.views import contract_view
-from services.anchor import Receipt, receipt_of_ruling, receipts_of
+from domain.games import record_format_of
+from services.anchor import Receipt, receipts_of
 from services.anchor.audit import AnchorCheck, check_anchor
 from services.anchor.keys import Signer
 from services.api import schemas
 from services.api.schemas import Strict
-from services.bots import BOT_SEAT, table_bot
-from services.roles import grant
+from services.new_tables import propose_table
+from services.records import (
+    HandRecord, audit_deal, deal_record, deal_summaries, finished_deal, seed_check, visible_events, whole_game,
+)
+from services.tables.rulings import ruling_command
 from services.api.auth import tokens_stream
 from services.api.deps import Auth, Caller, Feeds, Gate, Pool, ServerSigner, Streams, Tables, Who
 from services.api.live import LiveStream, frame
 from services.api.problems import Problem, field_in
 from services.api.wire import table_view, to_command, view_json
 from services.eventstore import read_stream, verify_stream
-from services.tables import Table, TableOpened, command_digest, deal_finished, deal_spans, stream_of
+from services.tables import Table, command_digest, deal_spans, stream_of
 from services.tables.feeds import Cut
 
 
@@ -49,65 +42,9 @@ from services.tables.feeds import Cut
       dto=Strict[schemas.NewTable], return_dto=None)
 async def create_table(request: Request, data: JSONBody[schemas.NewTable], user: Caller, pool: Pool,
                        tables: Tables) -> schemas.TableCreated:
-    game = GAMES[data.game]
-    profile = _game_options(game, data)
-    level = data.bot_level or game.info.default_bot
-    people = [s for s in data.seats if s != BOT_SEAT]
-    kinds = {r["user_id"]: r["kind"] for r in await pool.fetch(
-        "SELECT user_id, kind FROM users WHERE user_id = ANY($1)", people)}
-    missing = [s for s in people if s not in kinds]
-    if missing:
-        raise Problem(422, "unknown_user", f"no user {missing[0]!r} to seat", field="seats")
-    twice = next((s for i, s in enumerate(people) if kinds[s] == "human" and s in people[:i]), None)
-    if twice is not None:
-        raise Problem(422, "seated_twice", f"user {twice} is named for two seats: a person plays one seat",
-                      field="seats")
-    bot_account = f"bot-{level}"                # services/bots.py: made once the table is accepted below
-    seats = tuple(bot_account if s == BOT_SEAT else s for s in data.seats)
-    kinds[bot_account] = "bot"
-    table_id = uuid.uuid4().hex[:16]
-    bots = tuple(level if kinds[s] == "bot" else None for s in seats)
-    opened = TableOpened(table_id=table_id, seats=seats, table_mode=data.table_mode,
-                         hands_policy=data.hands_policy, delay_seconds=data.delay_seconds,
-                         opened_by=user.user_id, bots=bots, turn_seconds=data.turn_seconds,
-                         on_timeout=data.on_timeout, timeout_bot_level=data.timeout_bot_level or game.info.default_bot,
-                         max_timeouts=data.max_timeouts, bot_pace=data.bot_pace_seconds, game=game.info.name,
-                         **game.profile_fields(profile))
-    problem = terms_problem(opened)
-    if problem is not None:
-        raise Problem(400, "invalid_field", problem[1], field=problem[0])
-    if BOT_SEAT in data.seats:
-        await table_bot(pool, level)
-    accepted = {user.user_id} | {s for s in seats if kinds[s] == "bot"}
-    table = await tables.propose_table(opened, accepted)
-    if user.user_id not in data.seats:          # a seated creator plays; he is never his own referee
-        await grant(pool, "table", table_id, user.user_id, "referee")
-    return schemas.TableCreated(table_id, table.version, "live" if table.opened else "invited",
+    table = await propose_table(pool, tables, user.user_id, data)
+    return schemas.TableCreated(table.table_id, table.version, "live" if table.opened else "invited",
                                 list(table.waiting))
-
-
-def _game_options(game, data: JSONBody[schemas.NewTable]):
-    """The table's options checked against what its game takes (seats, profile, modes, clocks, bot levels):
-    a problem naming the field, else the game's profile."""
-    def refuse(field: str, what: str, value, allowed) -> Problem:
-        return Problem(400, "invalid_field", f"{game.info.name} takes {what} {', '.join(map(str, allowed))}, "
-                                             f"not {value}", field=field)
-
-    if len(data.seats) not in game.info.seat_counts:
-        raise refuse("seats", "a number of seats of", len(data.seats), list(game.info.seat_counts))
-    if data.profile is not None and data.profile not in game.info.profile_names:
-        raise refuse("profile", "the profiles", repr(data.profile), game.info.profile_names)
-    if data.table_mode not in game.info.table_modes:
-        raise refuse("mode", "the table modes", repr(data.table_mode), game.info.table_modes)
-    if data.on_timeout not in game.info.timeout_rules:
-        raise refuse("on_timeout", "the turn-clock rules", repr(data.on_timeout), game.info.timeout_rules)
-    for field in ("bot_level", "timeout_bot_level"):
-        if getattr(data, field) not in (None, *game.info.bot_levels):
-            raise refuse(field, "the bot levels", repr(getattr(data, field)), game.info.bot_levels)
-    try:
-        return game.profile(data.profile, data.switches)
-    except ValueError as exc:
-        raise Problem(400, "invalid_field", str(exc), field="switches") from None
 
 
 async def _answer(tables: Tables, access: Gate, table_id: str, viewer: Who, accept: bool
@@ -192,37 +129,7 @@ async def rule(request: Request, table_id: FromPath[str], data: JSONBody[schemas
     if table.opened is None:
         raise Problem(409, "table_not_open", f"table {table_id} has not started")
     r = data.ruling
-    kind = type(r).__struct_config__.tag
-    match r:
-        case schemas.RefereeQayd():
-            command = CallQayd(r.seat, r.index)
-        case schemas.RecordResultRuling():
-            command = RecordResult()
-        case schemas.AnnulRuling():
-            command = AnnulDeal(reason=r.reason, replay=r.replay)
-            kind = "replay_deal" if r.replay else "annul_deal"
-        case schemas.UpholdRuling() | schemas.RejectRuling():
-            command = None                  # "uphold": the call's own accusation, decided by the engine
-        case schemas.AwardRuling():
-            command = game_of(table).award(r.team, r.reason)
-            if command is None:
-                raise Problem(409, "no_award", f"a {game_of(table).info.name} game has no deal to award: end the "
-                                               "game instead", field="ruling")
-        case schemas.EndGameRuling():
-            if r.winner is None and table.opened.championship_id is not None:
-                raise Problem(400, "invalid_field", "a championship game ends with a winner; for a match "
-                                                    "nobody wins, record a double forfeit", field="ruling.winner")
-            command = EndGame(reason=r.reason, winner=r.winner)
-        case schemas.BotSeatRuling():
-            seat = r.seat if r.seat is not None else game_of(table).to_act(table.game)
-            if seat is None:
-                raise Problem(409, "nobody_to_act", "no seat is to act now: name the seat", field="ruling.seat")
-            levels = game_of(table).info.bot_levels
-            if r.level is not None and r.level not in levels:
-                raise Problem(400, "invalid_field", f"this game's bots are {', '.join(levels)}, not {r.level!r}",
-                              field="ruling.level")
-            command = HandSeatToBot(seat=seat, level=r.level or table.opened.timeout_bot_level, reason=r.reason)
-    ruling = Rule(ruling=kind, reason=r.reason, referee=user.user_id, command=command, call=data.call)
+    ruling = ruling_command(table, type(r).__struct_config__.tag, msgspec.structs.asdict(r), user.user_id, data.call)
     outcome, table = await tables.execute(table_id, data.command_id, lambda _: ruling, actor=user.user_id,
                                        role="referee", digest=command_digest(ruling),
                                        expected_version=data.expected_version, table=table)
@@ -345,83 +252,20 @@ def _broadcast_wait(recorded_at: dt.datetime, delay: float) -> float:
     return max(0.0, (recorded_at + dt.timedelta(seconds=delay) - dt.datetime.now(dt.timezone.utc)).total_seconds())
 
 
-async def _visible_events(tables: Tables, access: Gate, table_id: str, viewer: Who, *, hands: bool = False):
-    """The table's events the caller may see now (spectators: those stored the table's delay ago); with
-    ``hands``, the caller must also be allowed its hand records (``policy.records``)."""
-    table = await tables.load(table_id)
-    seen = await (access.records(viewer, table) if hands else access.sight(viewer, table))
-    return await tables.events(table_id, await access.version(table, seen))
-
-
 @get("/tables/{table_id:str}/deals", operation_id="listDeals", refuses=(403,),
      summary="The deals of a table, for replays")
 async def list_deals(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate
                      ) -> list[schemas.DealSummary]:
-    events = await _visible_events(tables, access, table_id, viewer)
-    out = []
-    for n, first, evs in deal_spans(events):
-        state = game_mod.deal_mod.fold(evs)
-        out.append(schemas.DealSummary(n, first, evs[0].dealer, deal_finished(evs), contract_view(state.contract),
-                                       tuple(state.result.game_points) if state.result else None))
-    return out
-
-
-def _rows_of(events, deal_events: list) -> list:
-    """The rows (version, at, event) of ``deal_events``, the very events ``deal_spans`` put in a deal."""
-    ids = {id(e) for e in deal_events}
-    return [row for row in events if id(row[2]) in ids]
-
-
-def _hand_receipt(receipt: Receipt) -> HandReceipt:
-    return msgspec.convert(msgspec.to_builtins(receipt), HandReceipt)
-
-
-def _finished_deal(events, deal_no: int) -> list:
-    spans = deal_spans(events)
-    if not 1 <= deal_no <= len(spans):
-        raise Problem(404, "unknown_deal", f"{len(spans)} deal(s) of this table can be seen; there is no deal "
-                                           f"{deal_no} to see")
-    evs = spans[deal_no - 1][2]
-    if not deal_finished(evs):
-        raise Problem(409, "deal_in_progress", f"deal {deal_no} is still being played; its record would show "
-                                               "hidden cards")
-    return evs
-
-
-def _record_of(deal_events: list, receipts: list[Receipt]) -> HandRecord:
-    """A deal's hand record from its events (as (version, at, event)), with the referee's rulings on it and
-    their signed receipts (an award is the audit's to apply: its team is the deal's winner)."""
-    events = [e for _, _, e in deal_events]
-    record = export_record(events)
-    state, rulings, team = game_mod.deal_mod.INITIAL, [], None
-    for version, _, e in deal_events:
-        state = game_mod.deal_mod.evolve(state, e)
-        if isinstance(e, DealScored) and e.result.awarded is not None:
-            team = e.result.winner
-        if isinstance(e, RulingMade):
-            receipt = receipt_of_ruling(receipts, version, e.part_no, e.call)
-            rulings.append(RecordRuling(
-                after=state.actions, ruling=e.ruling, reason=e.reason, referee=e.referee, call=e.call,
-                team=team if e.ruling == "award_deal" else None,
-                receipt=None if receipt is None else _hand_receipt(receipt)))
-    return msgspec.structs.replace(record, rulings=rulings) if rulings else record
+    events = await visible_events(tables, access, table_id, viewer)
+    return [schemas.DealSummary(*(getattr(d, f) for f in d.__struct_fields__)) for d in deal_summaries(events)]
 
 
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord", refuses=(403, 409),
      summary="A finished deal as a baloot-hand/1 hand record, with the server's signed receipt of its end")
 async def hand_record(table_id: FromPath[str], deal_no: FromPath[int], viewer: Who, pool: Pool,
                       tables: Tables, access: Gate) -> HandRecord:
-    events = await _visible_events(tables, access, table_id, viewer, hands=True)
+    events = await visible_events(tables, access, table_id, viewer, hands=True)
     return deal_record(events, deal_no, await receipts_of(pool, stream_of(table_id)))
-
-
-def deal_record(events, deal_no: int, receipts: list[Receipt]) -> HandRecord:
-    """Deal ``deal_no``'s hand record from the table's events (``409 deal_in_progress`` before its end), with
-    the referee's rulings on it and the signed receipt of its end: the record route's, and the championship
-    archive's for each deal."""
-    record = _record_of(_rows_of(events, _finished_deal(events, deal_no)), receipts)
-    receipt = next((r for r in receipts if r.kind == "deal" and r.ref == str(deal_no)), None)
-    return record if receipt is None else msgspec.structs.replace(record, receipt=_hand_receipt(receipt))
 
 
 @get("/tables/{table_id:str}/receipts", operation_id="tableReceipts", refuses=(403,),
@@ -452,27 +296,14 @@ async def state_at(table_id: FromPath[str], viewer: Who, tables: Tables, access:
              "and replay the rules")
 async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], viewer: Who, pool: Pool,
                        tables: Tables, access: Gate, signer: ServerSigner) -> schemas.StoredAudit:
-    events = await _visible_events(tables, access, table_id, viewer, hands=True)
-    evs = _finished_deal(events, deal_no)
+    events = await visible_events(tables, access, table_id, viewer, hands=True)
+    evs = finished_deal(events, deal_no)
     broken = await verify_stream(pool, stream_of(table_id))
     spans = deal_spans(events)
     end = spans[deal_no][1] - 1 if deal_no < len(spans) else events[-1][0]
     anchor = await _anchor(pool, signer, table_id, "deal", str(deal_no), end, events[-1][0])
-    start = evs[0]
-    reveal = next((e for e in evs if isinstance(e, SeedRevealed)), None)
-    dealt = start.deck if start.deck is not None else next((e.deck for e in evs if isinstance(e, CardsDealt)), None)
-    if not isinstance(start, DealStarted) or start.commitment is None:
-        seed_check = "no seed commitment (explicit deck)"
-    elif reveal is None:
-        seed_check = "seed not revealed yet"
-    elif seed_commitment(reveal.seed) != start.commitment:
-        seed_check = "seed does NOT match the commitment"
-    elif deck_from_seed(reveal.seed) != tuple(dealt):
-        seed_check = "seed does NOT give the dealt deck"
-    else:
-        seed_check = "seed matches the commitment and the dealt hands"
-    report = audit_record(_record_of(_rows_of(events, evs), await receipts_of(pool, stream_of(table_id))))
-    return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check, report, anchor)
+    report = audit_deal(events, evs, await receipts_of(pool, stream_of(table_id)))
+    return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check(evs), report, anchor)
 
 
 async def _anchor(pool, signer: Signer, table_id: str, kind: str, ref: str, end: int, visible: int) -> AnchorCheck:
@@ -485,27 +316,12 @@ async def _anchor(pool, signer: Signer, table_id: str, kind: str, ref: str, end:
                               receipt.version if receipt is not None else end, receipt)
 
 
-def _whole_game(table: Table, events) -> tuple[object, list]:
-    """The table's game and its events (private ones re-derived), for a record of the whole game: only games
-    whose records are whole games (the card game's are per deal), and only once it ended (before, the private
-    events would show what is still to come)."""
-    game = game_of(table)
-    if game.info.record_scope != "game":
-        raise Problem(409, "records_per_deal", f"a {game.info.name} table's records are per deal: "
-                                               f"/tables/{table.table_id}/deals/{{n}}/record")
-    played = [e for _, _, e in events if not isinstance(e, TABLE_EVENTS)]
-    if not any(isinstance(e, game.info.end_event) for e in played):
-        raise Problem(409, "game_in_progress", "the game is still being played; its record would show what is "
-                                               "still to come")
-    return game, played
-
-
 @get("/tables/{table_id:str}/record", operation_id="gameRecord", refuses=(403, 409),
      summary="A finished game as one record in its game's format (the dice game: balut-game/1, every turn's "
              "seed and commitment); the card game's records are per deal")
 async def game_record(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate) -> dict[str, Any]:
-    events = await _visible_events(tables, access, table_id, viewer, hands=True)
-    game, played = _whole_game(await tables.load(table_id), events)
+    events = await visible_events(tables, access, table_id, viewer, hands=True)
+    game, played = whole_game(await tables.load(table_id), events)
     return msgspec.to_builtins(game.info.record.export(played))
 
 
@@ -514,8 +330,8 @@ async def game_record(table_id: FromPath[str], viewer: Who, tables: Tables, acce
              "(each turn's seed against its commitment and the dice thrown)")
 async def audit_game(table_id: FromPath[str], viewer: Who, pool: Pool, tables: Tables, access: Gate,
                      signer: ServerSigner) -> schemas.StoredGameAudit:
-    events = await _visible_events(tables, access, table_id, viewer, hands=True)
-    game, played = _whole_game(await tables.load(table_id), events)
+    events = await visible_events(tables, access, table_id, viewer, hands=True)
+    game, played = whole_game(await tables.load(table_id), events)
     broken = await verify_stream(pool, stream_of(table_id))
     report = game.info.record.audit(game.info.record.export(played))
     anchor = await _anchor(pool, signer, table_id, "game", table_id, events[-1][0], events[-1][0])

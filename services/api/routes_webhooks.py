@@ -12,31 +12,13 @@ from litestar.params import FromPath, FromQuery, JSONBody, PathParameter, QueryP
 
 from services.api.deps import Caller, Gate, Pool, Who
 from services.api.problems import Problem
-from services.api.schemas import Strict, Text
+from services.api.schemas import Strict
 from services.access import policy
 from services.webhooks import endpoints
 from services.webhooks.endpoints import DeliveryOut, EndpointOut, EndpointRefused
-from services.webhooks.outbox import KINDS
+from services.api.schemas_webhooks import NewEndpoint, EndpointCreated, DeliveryPage
 
-Kind = Literal[KINDS]
 EndpointId = Annotated[str, msgspec.Meta(pattern="^wh_[0-9a-f]{16}$")]
-
-
-class NewEndpoint(msgspec.Struct, forbid_unknown_fields=True):
-    url: Annotated[str, msgspec.Meta(min_length=1, max_length=2000, pattern="^[^\x00]*$")]
-    kinds: Annotated[list[Kind], msgspec.Meta(min_length=1)] = msgspec.field(default_factory=lambda: list(KINDS))
-    championship_id: str | None = None       # None: every championship you organise, now and later
-    description: Annotated[Text, msgspec.Meta(max_length=200)] = ""
-
-
-class EndpointCreated(msgspec.Struct):
-    endpoint: EndpointOut
-    secret: str                              # whsec_…: shown this once; it signs every delivery
-
-
-class DeliveryPage(msgspec.Struct):
-    deliveries: list[DeliveryOut]            # newest first
-    next_before: int | None                  # the next page: before set to this
 
 
 async def _call(fn, *args):
