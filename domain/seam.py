@@ -86,6 +86,30 @@ class Format:
 
 
 @dataclass(frozen=True)
+class Wire:
+    """A game's side of the HTTP API, as msgspec Structs (their names are the OpenAPI schema's), so that the API
+    holds no game's types and branches on none.
+
+    ``actions``: what its players send, Structs tagged by ``type`` (the API decodes one union of every game's
+    actions: a tag is one game's); ``to_command(action, seat)``: the engine's command for one of them;
+    ``to_wire(command)``: a legal action as a client sends it back (TypeError: not a player's action).
+    ``view``: the Struct of the game's view (``Game.view``); ``view_fields(Action)``: its fields that list
+    legal actions, as ``(name, type)`` pairs typed with ``Action`` (the union of every game's actions, which
+    the API's documents name); ``on_wire(state, view, Action)``: that view with its legal actions in wire
+    form, in those fields' types. ``table_view`` and ``table_doc``: the name and description of the view of
+    a table of the game (its view with the table around it)."""
+
+    actions: tuple[type, ...]
+    view: type
+    to_command: Callable
+    to_wire: Callable
+    view_fields: Callable
+    on_wire: Callable
+    table_view: str
+    table_doc: str
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """What a game is, as data: nothing here depends on a state."""
 
@@ -110,6 +134,7 @@ class GameInfo:
     # The fair-play analysis of one finished deal: ``fair_play(events, seed=, samples=)`` -> its decisions
     # (the card game's domain/baloot/fairplay.py ``analyse_deal``); None: the game's tables are not analysed.
     fair_play: Callable | None = None
+    wire: Wire | None = None                   # its side of the HTTP API; None: its tables are not served
 
 
 class Game(Protocol):

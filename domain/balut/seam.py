@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.balut import audit, bots, game, record, views
+from domain.balut import audit, bots, game, record, views, wire
 from domain.balut.events import EVENT_TYPES, BalutEnded, Roll, Score, StartBalut, TurnStarted
 from domain.balut.profiles import PROFILES, STC, BalutProfile, profile_named
 from domain.balut.scoring import CATEGORIES, category_score
@@ -28,6 +28,7 @@ INFO = GameInfo(
                   audit.render_report, record.export_record, record.encode_record, record.game_record_schema),
     record_scope="game",
     rated_by="table",                          # every player for himself: his place at the table rates him
+    wire=wire.WIRE,
 )
 
 # A championship match is two pairs: seats 0+2 against seats 1+3.
