@@ -13,6 +13,8 @@ Records are told apart by their ``format`` field (``record_format_of``), which i
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import msgspec
 
 from domain.baloot.seam import GAME as BALOOT
@@ -20,9 +22,11 @@ from domain.balut.seam import GAME as BALUT
 from domain.errors import DomainError
 from domain.seam import Game, RecordFormat
 
-# By name, in the order registered (read it through ``get``, ``names`` and ``every``).
-GAMES: dict[str, Game] = {}
-RECORD_FORMATS: dict[str, RecordFormat] = {}
+_GAMES: dict[str, Game] = {}
+_RECORD_FORMATS: dict[str, RecordFormat] = {}
+# By name, in the order registered; read-only (``register`` adds): prefer ``get``, ``names`` and ``every``.
+GAMES = MappingProxyType(_GAMES)
+RECORD_FORMATS = MappingProxyType(_RECORD_FORMATS)
 
 
 class UnknownGame(DomainError, KeyError):
@@ -54,8 +58,8 @@ def register(game: Game) -> Game:
         clash = sorted(taken & {_tag(t) for t in info.wire.actions})
         if clash:
             raise ValueError(f"{info.name}: actions {clash} have another game's tags")
-    GAMES[info.name] = game
-    RECORD_FORMATS[info.record.name] = info.record
+    _GAMES[info.name] = game
+    _RECORD_FORMATS[info.record.name] = info.record
     return game
 
 
