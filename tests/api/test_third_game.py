@@ -124,6 +124,9 @@ def _no_record(*_args):
 
 
 class CountGame(Decided):
+    """The count on ``Decided``'s defaults for all a game without hidden seeds, teams or referee commands
+    leaves out."""
+
     rules = Rules
     profile_named = staticmethod(lambda name, switches=None: CountProfile(name))
     info = GameInfo(
@@ -133,32 +136,11 @@ class CountGame(Decided):
         receipt_event=None, record_scope="game", wire=WIRE,
         record=Format("count/1", ValueError, *[_no_record] * 6))
 
-    def profile_of(self, opened):
-        return CountProfile(**(opened.game_profile or {}))
-
-    def profile_fields(self, profile):
-        return {"game_profile": msgspec.to_builtins(profile)}
-
     def open(self, seats, first_seat, profile, seed_of, table_mode="strict"):
         return [CountStarted(first_seat)]
 
-    def private_events(self, state, event, seed_of):
-        return []
-
-    def follow_on(self, state, seed_of, opened=None):
-        return []
-
-    def reveal_held(self, state, seed_of):
-        return None
-
     def to_act(self, state):
         return state.turn if state.phase == "playing" else None
-
-    def in_review(self, state):
-        return False
-
-    def seat_view(self, state, seat):
-        return self.view(state, seat)
 
     def view(self, state, seat, hands="after_deal"):
         return CountView(phase=state.phase, turn=state.turn, total=state.total, winner=state.winner,
@@ -170,12 +152,6 @@ class CountGame(Decided):
     def auto_play(self, state, seat):
         return legal(state, seat)[0]
 
-    def forfeit(self, state, seat, reason):
-        return None
-
-    def abandon(self, state, seats, reason):
-        return None
-
     def result(self, state):
         if state.phase != "ended":
             return None
@@ -184,15 +160,6 @@ class CountGame(Decided):
                           reason="complete")
 
     def match_game(self, result):
-        return None
-
-    def part_no(self, state):
-        return 1
-
-    def accusation(self, seat, index):
-        return None
-
-    def award(self, team, reason):
         return None
 
     def places(self, end_event):
