@@ -243,6 +243,10 @@ def play(http: httpx.Client) -> None:
     end = http.get(f"/tables/{table_id}/view", headers=watcher).json()
     assert totals == [2, 4, 6, 8, 10]
     assert (end["phase"], end["status"], end["total"], end["winner"]) == ("ended", "finished", 10, turn)
+    # The replay's step back (the view as it was one event earlier) and the profiles, from the same seam.
+    before = http.get(f"/tables/{table_id}/state", headers=watcher, params={"at": end["version"] - 2}).json()
+    assert (before["game"], before["phase"], before["total"], before["winner"]) == ("count", "playing", 8, None)
+    assert http.get("/profiles", headers=watcher).json()["count"] == [{"name": "to-ten", "switches": []}]
 
 
 if __name__ == "__main__":
