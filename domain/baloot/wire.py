@@ -91,15 +91,14 @@ def view_fields(action) -> list:
     return [("deal", deal_on_wire(action) | None)]
 
 
-def on_wire(state, view, action):
+def on_wire(state, view):
     """The legal actions of the seat to act while the game is played, a referee's recording of the result
     (a recorded table's review) left out: a player never sends it."""
     if view.deal is None:
         return view
     actions = [] if state.phase != "playing" else [
         to_wire(c) for c in view.deal.legal_actions if type(c) is not RecordResult]
-    return msgspec.structs.replace(view, deal=deal_on_wire(action)(
-        **{**msgspec.structs.asdict(view.deal), "legal_actions": actions}))
+    return msgspec.structs.replace(view, deal=msgspec.structs.replace(view.deal, legal_actions=actions))
 
 
 WIRE = Wire(

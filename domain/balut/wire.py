@@ -45,7 +45,7 @@ def view_fields(action) -> list:
     return [("legal_actions", list[action])]
 
 
-def on_wire(state, view, action):
+def on_wire(state, view):
     return msgspec.structs.replace(view, legal_actions=[to_wire(c) for c in view.legal_actions])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import types
 import typing
 from typing import Annotated, Any, Literal, TypeVar, Union
 
@@ -263,24 +264,30 @@ def _table_view(name: str, wire) -> type:
                              namespace={"__doc__": wire.table_doc})
 
 
+def _struct_in(annotation) -> type | None:
+    """The Struct a field's type holds (``DealOnWire | None``: ``DealOnWire``); None: none (a list of actions)."""
+    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
+        return annotation
+    if typing.get_origin(annotation) in (Union, types.UnionType):
+        return next((s for s in map(_struct_in, typing.get_args(annotation)) if s is not None), None)
+    return None
+
+
 # Each game's table view, by game name (the struct's tag: ``game`` in its JSON says which game's view).
 TABLE_VIEWS: dict[str, type] = {g.info.name: _table_view(g.info.name, g.info.wire) for g in games.every()
                                 if g.info.wire is not None}
 AnyTableView = Union[tuple(TABLE_VIEWS.values())]  # noqa: UP007 (made of a tuple)
-
-
-def _structs(annotation):
-    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
-        yield annotation
-    for arg in typing.get_args(annotation):
-        yield from _structs(arg)
-
+# Per game, its view's fields whose wire type is a Struct of their own (a deal typing its legal actions), each
+# with that Struct: the table view's value is made from the game's (the JSON is the same).
+WIRE_FIELDS: dict[str, tuple[tuple[str, type], ...]] = {
+    g.info.name: tuple((f[0], _struct_in(f[1])) for f in g.info.wire.view_fields(PlayerAction)
+                       if _struct_in(f[1]) is not None)
+    for g in games.every() if g.info.wire is not None}
 
 # The games' Structs of the API by their schema names (``schemas.TableView``, ``schemas.RollAction``): routes
 # that name one of them reach it here, as they reach the rest of this module.
 _BY_NAME = {s.__name__: s for s in (*_ACTIONS, *TABLE_VIEWS.values(),
-                                    *(t for wire in _WIRES for f in wire.view_fields(PlayerAction)
-                                      for t in _structs(f[1])))}
+                                    *(s for fields in WIRE_FIELDS.values() for _, s in fields))}
 
 
 def __getattr__(name: str):

@@ -87,14 +87,18 @@ def _game_view(table: Table, seat: int | None):
     opened = table.opened
     game = game_of(table)
     view = game.view(table.game, seat, hands=opened.hands_policy if opened is not None else "never")
-    return game.info.wire.on_wire(table.game, view, schemas.PlayerAction)
+    return game.info.wire.on_wire(table.game, view)
 
 
 def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
     """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says): the view is
     the game's own (``Game.view``), its legal actions in wire form, with the table's frame put around it."""
-    view = _game_view(table, seat)
-    return schemas.TABLE_VIEWS[game_of(table).info.name](**_frame(table), seat=seat, **msgspec.structs.asdict(view))
+    name = game_of(table).info.name
+    fields = msgspec.structs.asdict(_game_view(table, seat))
+    for field, wire in schemas.WIRE_FIELDS[name]:
+        if fields[field] is not None:
+            fields[field] = wire(**msgspec.structs.asdict(fields[field]))
+    return schemas.TABLE_VIEWS[name](**_frame(table), seat=seat, **fields)
 
 
 _JSON = msgspec.json.Encoder()

@@ -114,7 +114,7 @@ WIRE = Wire(
     actions=(AddAction,), view=CountView,
     to_command=lambda action, seat: Add(seat, action.by), to_wire=to_wire,
     view_fields=lambda action: [("legal_actions", list[action])],
-    on_wire=lambda state, view, action: msgspec.structs.replace(
+    on_wire=lambda state, view: msgspec.structs.replace(
         view, legal_actions=[to_wire(c) for c in view.legal_actions]),
     table_view="CountTableView", table_doc="A table of the count to ten, as one caller sees it.")
 
