@@ -75,3 +75,23 @@ def test_a_game_whose_action_meets_anothers_is_refused():
     with pytest.raises(ValueError, match=r"dice: actions \['roll'\] have another game's tags"):
         games.register(game)
     assert games.names() == ("baloot", "balut")
+
+
+def test_the_apis_actions_and_views_are_the_games_own():
+    """The API's union of actions and its table views are made from each game's wire, and the API's wire
+    module imports no game: a game's actions and view reach the API through the seam only."""
+    import ast
+    import typing
+    from pathlib import Path
+
+    from services.api import schemas
+
+    wires = {g.info.name: g.info.wire for g in games.every()}
+    assert typing.get_args(schemas.PlayerAction) == tuple(a for w in wires.values() for a in w.actions)
+    for name, view in schemas.TABLE_VIEWS.items():
+        assert issubclass(view, wires[name].view) and view.__name__ == wires[name].table_view
+        assert view.__struct_config__.tag == name
+    assert typing.get_args(schemas.AnyTableView) == tuple(schemas.TABLE_VIEWS.values())
+    source = (Path(__file__).resolve().parents[1] / "services" / "api" / "wire.py").read_text()
+    imported = [n.module for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)]
+    assert [m for m in imported if m.startswith(("domain.baloot", "domain.balut"))] == []
