@@ -1,7 +1,8 @@
 """The registry of games (``domain.games``): code outside the games reaches one by name (``get``), an unknown name
 is a refusal naming its rule, and a game whose names would meet another's in a stream or a request (its name,
-record format, a stored event's tag, an action's tag) is refused before it is added. A game registered and
-played through the API: tests/api/test_third_game.py."""
+record format, a stored event's tag, an action's tag) is refused before it is added. The API's actions and
+table views are the registered games' own. A game registered and played through the API:
+tests/api/test_third_game.py."""
 
 from __future__ import annotations
 
