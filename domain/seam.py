@@ -100,8 +100,9 @@ class Wire:
     ``view``: the Struct of the game's view (``Game.view``); ``view_fields(Action)``: its fields that list
     legal actions, as ``(name, type)`` pairs typed with ``Action`` (the union of every game's actions, which
     the API's documents name; a field's Struct there is the view's own with its legal actions so typed);
-    ``on_wire(state, view)``: that view with its legal actions in wire form. ``table_view`` and ``table_doc``: the name and description of the view of
-    a table of the game (its view with the table around it)."""
+    ``on_wire(state, view)``: that view with its legal actions in wire form. ``table_view`` and
+    ``table_doc``: the name and description of the view of a table of the game (its view with the table
+    around it)."""
 
     actions: tuple[type, ...]
     view: type

@@ -10,7 +10,9 @@ from typing import Annotated
 import msgspec
 
 from domain.baloot.cards import card_name, parse_card, parse_suit, suit_name
-from domain.baloot.events import Bid, BidValue, CallQayd, ClaimSawa, Declare, Double, DoubleValue, PlayCard, RecordResult
+from domain.baloot.events import (
+    Bid, BidValue, CallQayd, ClaimSawa, Declare, Double, DoubleValue, PlayCard, RecordResult,
+)
 from domain.baloot.views import DealView, GameView
 from domain.seam import Wire
 

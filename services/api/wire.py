@@ -1,4 +1,5 @@
-"""Between the wire (card names, tagged actions) and the engine (card ints, commands), and views as JSON."""
+"""Between the wire (tagged actions) and the engine (commands), and views as JSON: each by the game's own side
+of the API (``GameInfo.wire``), the table around a game's view here."""
 
 from __future__ import annotations
 
@@ -108,9 +109,9 @@ _BEFORE_SEAT = ("table_id", "status", "seats", "waiting")     # the frame's fiel
 
 def view_json(table: Table, seat: int | None, memo: dict | None = None) -> bytes:
     """``table_view(table, seat)`` as JSON, byte for byte what encoding it gives, made without building it: the
-    wire view's tag (the game's name), the game's view (its fields come first in the wire view, in their order), then the
-    frame's fields around the seat. ``memo`` (one table state's) keeps the frame's JSON for the other views
-    of the same state."""
+    wire view's tag (the game's name), the game's view (its fields come first in the wire view, in their
+    order), then the frame's fields around the seat. ``memo`` (one table state's) keeps the frame's JSON for
+    the other views of the same state."""
     frame = memo.get(_FRAME) if memo is not None else None
     if frame is None:
         fields = _frame(table)
