@@ -21,8 +21,12 @@ it, its record format). And its rules, as the methods of ``Game``, each called b
 - the end: ``result`` (places per seat, ties sharing a place) and ``match_game`` (the result as a
   championship's game of a match: team A, seats 0+2, against team B, seats 1+3).
 
-Each game's side is its ``seam.py`` (``domain.baloot.seam``, ``domain.balut.seam``); ``domain.games`` is the
-registry of them. This module imports no game.
+Its side of the HTTP API is data too, ``GameInfo.wire`` (``Wire``): the actions its players send and its view
+as the API sends it, as msgspec Structs. ``Decided`` gives what games do alike, and defaults for what a game
+without hidden seeds, a review window, teams or a referee's commands leaves out.
+
+Each game's side is its ``seam.py`` (``domain.baloot.seam``, ``domain.balut.seam``) and its ``wire.py``;
+``domain.games`` is the registry of them. This module imports no game.
 """
 
 from __future__ import annotations
@@ -86,6 +90,31 @@ class Format:
 
 
 @dataclass(frozen=True)
+class Wire:
+    """A game's side of the HTTP API, as msgspec Structs (their names are the OpenAPI schema's), so that the API
+    holds no game's types and branches on none.
+
+    ``actions``: what its players send, Structs tagged by ``type`` (the API decodes one union of every game's
+    actions: a tag is one game's); ``to_command(action, seat)``: the engine's command for one of them;
+    ``to_wire(command)``: a legal action as a client sends it back (TypeError: not a player's action).
+    ``view``: the Struct of the game's view (``Game.view``); ``view_fields(Action)``: its fields that list
+    legal actions, as ``(name, type)`` pairs typed with ``Action`` (the union of every game's actions, which
+    the API's documents name; a field's Struct there is the view's own with its legal actions so typed);
+    ``on_wire(state, view)``: that view with its legal actions in wire form. ``table_view`` and
+    ``table_doc``: the name and description of the view of a table of the game (its view with the table
+    around it)."""
+
+    actions: tuple[type, ...]
+    view: type
+    to_command: Callable
+    to_wire: Callable
+    view_fields: Callable
+    on_wire: Callable
+    table_view: str
+    table_doc: str
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """What a game is, as data: nothing here depends on a state."""
 
@@ -110,40 +139,51 @@ class GameInfo:
     # The fair-play analysis of one finished deal: ``fair_play(events, seed=, samples=)`` -> its decisions
     # (the card game's domain/baloot/fairplay.py ``analyse_deal``); None: the game's tables are not analysed.
     fair_play: Callable | None = None
+    wire: Wire | None = None                   # its side of the HTTP API; None: its tables are not served
 
 
 class Game(Protocol):
+    """Every member is called by the platform (the module's docstring says where). A game written on
+    ``Decided`` writes the first group; the second has defaults there, for a game without deals dealt from
+    hidden seeds, a review window, teams, or a referee's commands."""
+
     info: GameInfo
     initial: Any
 
     def profile(self, name: str | None, switches: dict | None = None) -> Any: ...
-    def profile_of(self, opened) -> Any: ...
-    def profile_fields(self, profile) -> dict: ...   # where ``table_opened`` keeps this game's profile
     def open(self, seats: int, first_seat: int, profile, seed_of, table_mode: str = "strict") -> list: ...
     def decide(self, state, command) -> list: ...
     def evolve(self, state, event) -> Any: ...
-    def private_events(self, state, event, seed_of) -> list: ...
-    def follow_on(self, state, seed_of, opened=None) -> list: ...  # opened: the table's options
-    def reveal_held(self, state, seed_of) -> Any | None: ...
     def to_act(self, state) -> int | None: ...
-    def in_review(self, state) -> bool: ...
-    def seat_view(self, state, seat: int) -> Any: ...
     def view(self, state, seat: int | None, hands: str = "after_deal") -> Any: ...
     def choose_from(self, level: str, seat_view) -> Any: ...
     def auto_play(self, state, seat: int) -> Any: ...
-    def forfeit(self, state, seat: int, reason: str) -> Any | None: ...
-    def abandon(self, state, seats: tuple[int, ...], reason: str) -> Any | None: ...
     def result(self, state) -> GameResult | None: ...
     def match_game(self, result: GameResult) -> MatchGame | None: ...
+    def places(self, end_event) -> tuple[int, ...]: ...      # each seat's place at the end (1 first; ties share)
+
+    def profile_of(self, opened) -> Any: ...
+    def profile_fields(self, profile) -> dict: ...   # where ``table_opened`` keeps this game's profile
+    def private_events(self, state, event, seed_of) -> list: ...
+    def follow_on(self, state, seed_of, opened=None) -> list: ...  # opened: the table's options
+    def reveal_held(self, state, seed_of) -> Any | None: ...
+    def in_review(self, state) -> bool: ...
+    def seat_view(self, state, seat: int) -> Any: ...
+    def forfeit(self, state, seat: int, reason: str) -> Any | None: ...
+    def abandon(self, state, seats: tuple[int, ...], reason: str) -> Any | None: ...
     def part_no(self, state) -> int: ...                     # the deal (turn, round) being played, from 1
     def accusation(self, seat: int, index: int) -> Any | None: ...   # the command accusing action ``index``
     def award(self, team: int, reason: str) -> Any | None: ...       # the command giving the deal to ``team``
-    def places(self, end_event) -> tuple[int, ...]: ...      # each seat's place at the end (1 first; ties share)
 
 
 class Decided:
-    """What both games do the same way: ``decide`` and ``evolve`` of their decider module ``rules`` (bound
-    once: no extra call per event on the hot path), profiles by name."""
+    """What games do the same way: ``decide`` and ``evolve`` of their decider module ``rules`` (bound once: no
+    extra call per event on the hot path), profiles by name, and the second group of ``Game`` as a game
+    without what it serves does it: its profile kept in ``table_opened.game_profile`` (the first game's has
+    a field of its own), nothing hidden in a stored event nor following by itself, no review window, a
+    seat's view the player's, no side to forfeit nor abandon a game (each plays for himself, a turn the
+    clock plays), one part, no action a player could accuse (the engine refuses what is illegal) and no
+    deal to award."""
 
     rules: Any
     profile_named: Any
@@ -155,3 +195,40 @@ class Decided:
 
     def profile(self, name, switches=None):
         return type(self).profile_named(name or self.info.default_profile, switches)
+
+    def profile_of(self, opened):
+        default = self.profile(None)
+        return msgspec.convert(opened.game_profile, type(default)) if opened.game_profile else default
+
+    def profile_fields(self, profile):
+        return {"game_profile": msgspec.to_builtins(profile)}
+
+    def private_events(self, state, event, seed_of):
+        return []
+
+    def follow_on(self, state, seed_of, opened=None):
+        return []
+
+    def reveal_held(self, state, seed_of):
+        return None
+
+    def in_review(self, state):
+        return False
+
+    def seat_view(self, state, seat):
+        return self.view(state, seat)
+
+    def forfeit(self, state, seat, reason):
+        return None
+
+    def abandon(self, state, seats, reason):
+        return None
+
+    def part_no(self, state):
+        return 1
+
+    def accusation(self, seat, index):
+        return None
+
+    def award(self, team, reason):
+        return None

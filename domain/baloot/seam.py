@@ -3,7 +3,7 @@ target; its record is one deal (``baloot-hand/1``)."""
 
 from __future__ import annotations
 
-from domain.baloot import audit, bots, deal, fairplay, game, handrecord, views
+from domain.baloot import audit, bots, deal, fairplay, game, handrecord, views, wire
 from domain.baloot import profiles as profiles_mod
 from domain.baloot.events import (
     EVENT_TYPES, AbandonGame, AwardDeal, Bid, CallQayd, DealNext, DealStarted, Double, ForfeitGame, GameEnded, RevealHeldSeeds,
@@ -32,6 +32,7 @@ INFO = GameInfo(
     record_scope="deal",
     shares_boards=True,
     fair_play=fairplay.analyse_deal,
+    wire=wire.WIRE,
 )
 
 

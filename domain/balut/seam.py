@@ -3,11 +3,9 @@ player), each for himself; its record is a whole game (``balut-game/1``)."""
 
 from __future__ import annotations
 
-import msgspec
-
-from domain.balut import audit, bots, game, record, views
+from domain.balut import audit, bots, game, record, views, wire
 from domain.balut.events import EVENT_TYPES, BalutEnded, Roll, Score, StartBalut, TurnStarted
-from domain.balut.profiles import PROFILES, STC, BalutProfile, profile_named
+from domain.balut.profiles import PROFILES, STC, profile_named
 from domain.balut.scoring import CATEGORIES, category_score
 from domain.seam import Decided, Format, GameInfo, GameResult, MatchGame
 
@@ -28,6 +26,7 @@ INFO = GameInfo(
                   audit.render_report, record.export_record, record.encode_record, record.game_record_schema),
     record_scope="game",
     rated_by="table",                          # every player for himself: his place at the table rates him
+    wire=wire.WIRE,
 )
 
 # A championship match is two pairs: seats 0+2 against seats 1+3.
@@ -35,15 +34,14 @@ SIDES = ((0, 2), (1, 3))
 
 
 class Balut(Decided):
+    """The dice game on ``Decided``'s defaults where it has nothing of its own: every turn's seed is revealed
+    when its row is written (none held), no review, each plays for himself (no team to forfeit; every turn
+    is played, by the clock if need be, so a game is never abandoned), no rule a player could accuse (the
+    engine refuses what is illegal) and no deal value to award (a referee ends the game instead)."""
+
     info = INFO
     rules = game
     profile_named = profile_named
-
-    def profile_of(self, opened):
-        return msgspec.convert(opened.game_profile, BalutProfile) if opened.game_profile else STC
-
-    def profile_fields(self, profile):
-        return {"game_profile": msgspec.to_builtins(profile)}
 
     def open(self, seats: int, first_seat: int, profile, seed_of, table_mode: str = "strict") -> list:
         start = StartBalut(players=seats, first_player=first_seat, profile=profile or STC)
@@ -55,17 +53,8 @@ class Balut(Decided):
     def follow_on(self, state, seed_of, opened=None):
         return game.follow_on(state, seed_of)
 
-    def reveal_held(self, state, seed_of):
-        return None                            # every turn's seed is revealed when its row is written
-
     def to_act(self, state):
         return state.turn if state.phase == "playing" and state.stage == "rolling" else None
-
-    def in_review(self, state):
-        return False
-
-    def seat_view(self, state, seat):
-        return views.view(state, seat)
 
     def view(self, state, seat, hands="after_deal"):
         return views.view(state, seat)
@@ -81,12 +70,6 @@ class Balut(Decided):
         rows = game.open_categories(state.sheets[seat], state.profile)
         return Score(seat, max(rows, key=lambda c: (category_score(c, state.dice, state.profile),
                                                     -CATEGORIES.index(c))))
-
-    def forfeit(self, state, seat, reason):
-        return None                            # each plays for himself: there is no team to forfeit
-
-    def abandon(self, state, seats, reason):
-        return None                            # every turn is played, by the clock if need be: a game ends
 
     def result(self, state) -> GameResult | None:
         r = state.result
@@ -106,12 +89,6 @@ class Balut(Decided):
 
     def part_no(self, state):
         return state.round
-
-    def accusation(self, seat, index):
-        return None             # dice break no rule a player could accuse: the engine refuses what is illegal
-
-    def award(self, team, reason):
-        return None             # no deal value to give: a referee annuls nothing here, he ends the game
 
     def places(self, end_event):
         return tuple(end_event.result.places)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal, TypeVar
+import types
+import typing
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 import msgspec
 from litestar.dto import MsgspecDTO
@@ -12,11 +14,9 @@ from litestar.typing import FieldDefinition
 from domain.events import HandsPolicy
 from domain.table import CallReason, OnTimeout
 from domain.events import TableMode
+from domain import games
 from domain.baloot.audit import AuditReport
-from domain.baloot.events import BidValue, DoubleValue
-from domain.balut.views import BalutView
-from domain.games import GAMES
-from domain.baloot.views import ContractView, DealView, GameView
+from domain.baloot.views import ContractView
 from services.anchor import Receipt
 from services.anchor.audit import AnchorCheck
 
@@ -49,15 +49,13 @@ MAX_VERSION = 2**31 - 1          # stream versions are int4 in the events table
 NUL_FREE = r"^[^\x00]*$"        # PostgreSQL text cannot hold U+0000 (bodies are also checked: guards.py)
 Text = Annotated[str, msgspec.Meta(pattern=NUL_FREE)]             # free text a client sends
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80, pattern=NUL_FREE)]
-CardText = Annotated[str, msgspec.Meta(pattern="^[789TJQKA][SHDC]$")]
-SuitText = Annotated[str, msgspec.Meta(pattern="^[SHDC]$")]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern="^[A-Za-z0-9._:-]+$")]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
-MAX_SEAT = max(max(g.info.seat_counts) for g in GAMES.values()) - 1       # the largest seat number of any game
+MAX_SEAT = max(max(g.info.seat_counts) for g in games.every()) - 1       # the largest seat number of any game
 # What a table may be opened with, from the games behind the seam (each checks its own at opening).
-GameName = Literal[tuple(GAMES)]
-AnyBotLevel = Literal[tuple(dict.fromkeys(level for g in GAMES.values() for level in g.info.bot_levels))]
-ProfileName = Literal[tuple(name for g in GAMES.values() for name in g.info.profile_names)]
+GameName = Literal[games.names()]
+AnyBotLevel = Literal[tuple(dict.fromkeys(level for g in games.every() for level in g.info.bot_levels))]
+ProfileName = Literal[tuple(name for g in games.every() for name in g.info.profile_names)]
 # A turn clock a person can play against; and turns in a row that may time out before a table is abandoned.
 TurnSeconds = Annotated[float, msgspec.Meta(ge=5, le=3600)]
 MaxTimeouts = Annotated[int, msgspec.Meta(ge=1, le=64)]
@@ -72,49 +70,11 @@ class NewUser(msgspec.Struct, forbid_unknown_fields=True):
     kind: Literal["human", "bot"] = "human"
 
 
-# ---- actions a player sends (the seat comes from the token) ----
+# ---- actions a player sends (the seat comes from the token): each game's (``GameInfo.wire``), one union ----
 
-class PlayAction(msgspec.Struct, tag="play", forbid_unknown_fields=True, omit_defaults=True):
-    card: CardText
-    baloot: bool = False
-
-
-class BidAction(msgspec.Struct, tag="bid", forbid_unknown_fields=True, omit_defaults=True):
-    bid: BidValue
-    suit: SuitText | None = None
-
-
-class DoubleAction(msgspec.Struct, tag="double", forbid_unknown_fields=True, omit_defaults=True):
-    call: DoubleValue
-    closed: bool | None = None
-
-
-class DeclareAction(msgspec.Struct, tag="declare", forbid_unknown_fields=True, omit_defaults=True):
-    projects: Annotated[list[Annotated[list[CardText], msgspec.Meta(min_length=3, max_length=8)]],
-                        msgspec.Meta(min_length=1, max_length=3)]
-
-
-class SawaAction(msgspec.Struct, tag="sawa", forbid_unknown_fields=True, omit_defaults=True):
-    pass
-
-
-class QaydAction(msgspec.Struct, tag="qayd", forbid_unknown_fields=True, omit_defaults=True):
-    index: Annotated[int, msgspec.Meta(ge=0, le=1000)]
-
-
-class RollAction(msgspec.Struct, tag="roll", forbid_unknown_fields=True, omit_defaults=True):
-    """The dice game: throw the dice not kept (positions 0-4 set aside; the first throw keeps none)."""
-
-    keep: Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=4)]], msgspec.Meta(max_length=5)] = []
-
-
-class ScoreAction(msgspec.Struct, tag="score", forbid_unknown_fields=True, omit_defaults=True):
-    """The dice game: write the dice in a row of the sheet, ending the turn."""
-
-    category: Literal["fours", "fives", "sixes", "straight", "house", "choice", "balut"]
-
-
-PlayerAction = PlayAction | BidAction | DoubleAction | DeclareAction | SawaAction | QaydAction | RollAction | ScoreAction
+_WIRES = tuple(g.info.wire for g in games.every() if g.info.wire is not None)
+_ACTIONS = tuple(action for wire in _WIRES for action in wire.actions)
+PlayerAction = Union[_ACTIONS]  # noqa: UP007 (made of a tuple)
 
 
 class PlayerCommand(msgspec.Struct, forbid_unknown_fields=True):
@@ -227,7 +187,7 @@ class NewTable(msgspec.Struct, forbid_unknown_fields=True):
     modes and turn-clock rules it takes; left out, the profile and bot levels are the game's defaults."""
 
     seats: Annotated[list[str], msgspec.Meta(min_length=1, max_length=MAX_SEAT + 1)]
-    game: GameName = "baloot"
+    game: GameName = games.FIRST
     profile: ProfileName | None = None
     switches: dict[str, bool | int | str | None] = {}
     table_mode: TableMode = msgspec.field(default="strict", name="mode")
@@ -256,12 +216,6 @@ class InvitationAnswered(msgspec.Struct):
     waiting: list[str]
 
 
-class DealOnWire(DealView, kw_only=True):
-    """A deal as the API shows it: the legal actions in the form a client sends them back."""
-
-    legal_actions: list[PlayerAction]
-
-
 class TableTerms(msgspec.Struct, kw_only=True):
     """What a seat at the table agrees to: shown with the invitation and in every view of the table."""
 
@@ -285,45 +239,62 @@ class TableTerms(msgspec.Struct, kw_only=True):
     referee: str | None = None
 
 
-class TableView(GameView, kw_only=True, tag_field="game", tag="baloot"):
-    """A card-game table as one caller sees it (``seat``: his own seat; None: the spectator view): the game's
-    view, with the legal actions in wire form, and the table around it; ``game`` says which game's view."""
-
-    deal: DealOnWire | None
-    table_id: str | None
-    status: Literal["invited", "live", "finished", "cancelled"]
-    seats: list[str]
-    waiting: list[str]                       # invited users who have not accepted yet
-    seat: int | None
-    version: int
-    terms: TableTerms | None                 # None: no table at all
-    clock_seat: int | None = None            # the person whose turn clock runs now
-    turn_deadline: dt.datetime | None = None  # when it runs out
-    calls: list[CallView] = []               # the referee's calls at this table, and his rulings
+# The table around a game's view, in every game's view of a table (after the game's own fields).
+TABLE_FIELDS = (
+    ("table_id", str | None),
+    ("status", Literal["invited", "live", "finished", "cancelled"]),
+    ("seats", list[str]),
+    ("waiting", list[str]),                  # invited users who have not accepted yet
+    ("seat", int | None),                    # the caller's seat; None: the spectator view
+    ("version", int),
+    ("terms", TableTerms | None),            # None: no table at all
+    ("clock_seat", int | None, None),        # the person whose turn clock runs now
+    ("turn_deadline", dt.datetime | None, None),   # when it runs out
+    ("calls", list[CallView], []),           # the referee's calls at this table, and his rulings
     # A person's seat that a bot plays now (his turn clock ran out under on_timeout "bot", or a referee handed
     # it): the bot's level; None for a seat played by its person, or by the bot it was opened with.
-    played_by_bot: list[str | None] = []
+    ("played_by_bot", list[str | None], []),
+)
 
 
-class BalutTableView(BalutView, kw_only=True, tag_field="game", tag="balut"):
-    """A dice-game table as one caller sees it: the game's view (every sheet and throw; the dice of throws
-    to come never), the legal actions in wire form, and the table around it."""
-
-    legal_actions: list[PlayerAction]
-    table_id: str | None
-    status: Literal["invited", "live", "finished", "cancelled"]
-    seats: list[str]
-    waiting: list[str]
-    seat: int | None
-    version: int
-    terms: TableTerms | None
-    clock_seat: int | None = None
-    turn_deadline: dt.datetime | None = None
-    calls: list[CallView] = []
-    played_by_bot: list[str | None] = []     # as a card table's view says
+def _table_view(name: str, wire) -> type:
+    """A game's table view: its view (legal actions in wire form), the table around it, tagged by the game."""
+    return msgspec.defstruct(wire.table_view, [*wire.view_fields(PlayerAction), *TABLE_FIELDS], bases=(wire.view,),
+                             kw_only=True, tag_field="game", tag=name, module=__name__,
+                             namespace={"__doc__": wire.table_doc})
 
 
-AnyTableView = TableView | BalutTableView
+def _struct_in(annotation) -> type | None:
+    """The Struct a field's type holds (``DealOnWire | None``: ``DealOnWire``); None: none (a list of actions)."""
+    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
+        return annotation
+    if typing.get_origin(annotation) in (Union, types.UnionType):
+        return next((s for s in map(_struct_in, typing.get_args(annotation)) if s is not None), None)
+    return None
+
+
+# Each game's table view, by game name (the struct's tag: ``game`` in its JSON says which game's view).
+TABLE_VIEWS: dict[str, type] = {g.info.name: _table_view(g.info.name, g.info.wire) for g in games.every()
+                                if g.info.wire is not None}
+AnyTableView = Union[tuple(TABLE_VIEWS.values())]  # noqa: UP007 (made of a tuple)
+# Per game, its view's fields whose wire type is a Struct of their own (a deal typing its legal actions), each
+# with that Struct: the table view's value is made from the game's (the JSON is the same).
+WIRE_FIELDS: dict[str, tuple[tuple[str, type], ...]] = {
+    g.info.name: tuple((f[0], _struct_in(f[1])) for f in g.info.wire.view_fields(PlayerAction)
+                       if _struct_in(f[1]) is not None)
+    for g in games.every() if g.info.wire is not None}
+
+# The games' Structs of the API by their schema names (``schemas.TableView``, ``schemas.RollAction``): routes
+# that name one of them reach it here, as they reach the rest of this module.
+_BY_NAME = {s.__name__: s for s in (*_ACTIONS, *TABLE_VIEWS.values(),
+                                    *(s for fields in WIRE_FIELDS.values() for _, s in fields))}
+
+
+def __getattr__(name: str):
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 class CommandAccepted(msgspec.Struct):

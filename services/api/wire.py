@@ -1,4 +1,5 @@
-"""Between the wire (card names, tagged actions) and the engine (card ints, commands), and views as JSON."""
+"""Between the wire (tagged actions) and the engine (commands), and views as JSON: each by the game's own side
+of the API (``GameInfo.wire``), the table around a game's view here."""
 
 from __future__ import annotations
 
@@ -6,56 +7,32 @@ import functools
 
 import msgspec
 
-from domain.balut.events import Roll, Score
-from domain.balut.views import BalutView
-from domain.baloot.cards import card_name, parse_card, parse_suit, suit_name
-from domain.baloot.events import Bid, CallQayd, ClaimSawa, Declare, Double, PlayCard, RecordResult
-from domain.games import GAMES
+from domain import games
 from domain.table import Call, game_of, table_referee
-from domain.baloot.views import GameView
 from services.api import schemas
 from services.tables.pending import pending_work
 from services.tables import Table
 
+# Each action a client may send, to its game's wire (``GameInfo.wire``).
+_WIRE_OF = {action: g.info.wire for g in games.every() if g.info.wire is not None for action in g.info.wire.actions}
+
 
 def to_command(action, seat: int):
-    match action:
-        case schemas.PlayAction():
-            return PlayCard(seat, parse_card(action.card), action.baloot)
-        case schemas.BidAction():
-            return Bid(seat, action.bid, parse_suit(action.suit) if action.suit else None)
-        case schemas.DoubleAction():
-            return Double(seat, action.call, action.closed)
-        case schemas.DeclareAction():
-            return Declare(seat, tuple(tuple(parse_card(c) for c in group) for group in action.projects))
-        case schemas.SawaAction():
-            return ClaimSawa(seat)
-        case schemas.QaydAction():
-            return CallQayd(seat, action.index)
-        case schemas.RollAction():
-            return Roll(seat, tuple(action.keep))
-        case schemas.ScoreAction():
-            return Score(seat, action.category)
-    raise TypeError(f"not a player action: {action!r}")
+    """The engine's command for a client's action, by the game whose action it is."""
+    wire = _WIRE_OF.get(type(action))
+    if wire is None:
+        raise TypeError(f"not a player action: {action!r}")
+    return wire.to_command(action, seat)
 
 
 def to_wire(command) -> schemas.PlayerAction:
-    """A legal action as a client sends it back (``{"type": "play", "card": "TS"}``)."""
-    match command:
-        case PlayCard():
-            return schemas.PlayAction(card_name(command.card), command.baloot)
-        case Bid():
-            return schemas.BidAction(command.bid, suit_name(command.suit) if command.bid == "hokum" else None)
-        case Double():
-            return schemas.DoubleAction(command.call, command.closed)
-        case Declare():
-            return schemas.DeclareAction([[card_name(c) for c in g] for g in command.projects])
-        case ClaimSawa():
-            return schemas.SawaAction()
-        case Roll():
-            return schemas.RollAction(list(command.keep))
-        case Score():
-            return schemas.ScoreAction(command.category)
+    """A legal action as a client sends it back (``{"type": "play", "card": "TS"}``), by the game whose command
+    it is."""
+    for wire in dict.fromkeys(_WIRE_OF.values()):
+        try:
+            return wire.to_wire(command)
+        except TypeError:
+            pass
     raise TypeError(f"not a player action: {command!r}")
 
 
@@ -72,7 +49,7 @@ def table_terms(opened) -> schemas.TableTerms | None:
 
 @functools.lru_cache(maxsize=4096)
 def _terms(opened) -> schemas.TableTerms:
-    game = GAMES[opened.game]
+    game = games.get(opened.game)
     profile = game.profile_of(opened)
     base = game.profile(profile.name)
     switches = {f: getattr(profile, f) for f in profile.__struct_fields__
@@ -107,34 +84,22 @@ def _frame(table: Table) -> dict:
 
 def _game_view(table: Table, seat: int | None):
     """The game's own view for ``seat`` (``Game.view``), its legal actions in wire form (the view already lists
-    the seat's legal actions as engine commands: only their wire form is made here)."""
+    the seat's legal actions as engine commands: only their wire form is made here, by the game's wire)."""
     opened = table.opened
-    view = game_of(table).view(table.game, seat, hands=opened.hands_policy if opened is not None else "never")
-    match view:
-        case GameView():
-            if view.deal is None:
-                return view
-            actions = [] if table.game.phase != "playing" else [
-                to_wire(c) for c in view.deal.legal_actions if not isinstance(c, RecordResult)]
-            return msgspec.structs.replace(view, deal=msgspec.structs.replace(view.deal, legal_actions=actions))
-        case BalutView():
-            return msgspec.structs.replace(view, legal_actions=[to_wire(c) for c in view.legal_actions])
-    raise TypeError(f"no wire form for a {type(view).__name__}")
-
-
-_WIRE = {GameView: (schemas.TableView, schemas.DealOnWire), BalutView: (schemas.BalutTableView, None)}
+    game = game_of(table)
+    view = game.view(table.game, seat, hands=opened.hands_policy if opened is not None else "never")
+    return game.info.wire.on_wire(table.game, view)
 
 
 def table_view(table: Table, seat: int | None) -> schemas.AnyTableView:
     """The game as ``seat`` sees it (None: a spectator, shown hands as the table's policy says): the view is
-    the game's own (``Game.view``); here only its legal actions take their wire form and the table's frame
-    is put around it, by the kind of view it is."""
-    view = _game_view(table, seat)
-    wire, deal_wire = _WIRE[type(view)]
-    fields = msgspec.structs.asdict(view)
-    if deal_wire is not None and view.deal is not None:
-        fields["deal"] = deal_wire(**msgspec.structs.asdict(view.deal))
-    return wire(**_frame(table), seat=seat, **fields)
+    the game's own (``Game.view``), its legal actions in wire form, with the table's frame put around it."""
+    name = game_of(table).info.name
+    fields = msgspec.structs.asdict(_game_view(table, seat))
+    for field, wire in schemas.WIRE_FIELDS[name]:
+        if fields[field] is not None:
+            fields[field] = wire(**msgspec.structs.asdict(fields[field]))
+    return schemas.TABLE_VIEWS[name](**_frame(table), seat=seat, **fields)
 
 
 _JSON = msgspec.json.Encoder()
@@ -144,9 +109,9 @@ _BEFORE_SEAT = ("table_id", "status", "seats", "waiting")     # the frame's fiel
 
 def view_json(table: Table, seat: int | None, memo: dict | None = None) -> bytes:
     """``table_view(table, seat)`` as JSON, byte for byte what encoding it gives, made without building it: the
-    wire view's tag, the game's view (its fields come first in the wire view, in their order), then the
-    frame's fields around the seat. ``memo`` (one table state's) keeps the frame's JSON for the other views
-    of the same state."""
+    wire view's tag (the game's name), the game's view (its fields come first in the wire view, in their
+    order), then the frame's fields around the seat. ``memo`` (one table state's) keeps the frame's JSON for
+    the other views of the same state."""
     frame = memo.get(_FRAME) if memo is not None else None
     if frame is None:
         fields = _frame(table)
@@ -155,6 +120,6 @@ def view_json(table: Table, seat: int | None, memo: dict | None = None) -> bytes
         if memo is not None:
             memo[_FRAME] = frame
     view = _game_view(table, seat)
-    tag = _WIRE[type(view)][0].__struct_config__.tag
-    return b'{"game":"%s",%s,%s,"seat":%s,%s}' % (
-        tag.encode(), _JSON.encode(view)[1:-1], frame[0], b"null" if seat is None else b"%d" % seat, frame[1])
+    return b'{"game":%s,%s,%s,"seat":%s,%s}' % (
+        _JSON.encode(game_of(table).info.name), _JSON.encode(view)[1:-1], frame[0],
+        b"null" if seat is None else b"%d" % seat, frame[1])

@@ -210,7 +210,7 @@ async def _championship(platform, cid: str, n: int, organiser: Person, args: arg
     """The championship of bot teams, up to its first round's tables, as its organiser would make it."""
     import msgspec
 
-    from domain.games import FIRST, GAMES
+    from domain import games
     from domain.tournament import CreateChampionship, RegisterTeam, Settings, StartRound, TeamInfo
     from domain.tournament.events import RoundSlot
     from services.bots import team_bots
@@ -219,7 +219,7 @@ async def _championship(platform, cid: str, n: int, organiser: Person, args: arg
 
     svc = platform.championships
     actor = organiser.user_id
-    game = GAMES[FIRST]
+    game = games.get(games.FIRST)
     profile = game.profile(None)
     target = args.target or getattr(profile, "target", None)
     now = await platform.pool.fetchval("SELECT now()")
@@ -289,10 +289,10 @@ async def _call(platform, table_id: str, caller: Person, referee: Person, pace: 
 
 def _opened(table_id: str, seats: tuple[str, ...], referee: Person, pace: float, **terms):
     """A table of the demo's: the first game with its profile, three normal bots, proposed by the referee."""
-    from domain.games import FIRST, GAMES
+    from domain import games
     from services.tables import TableOpened
 
-    game = GAMES[FIRST]
+    game = games.get(games.FIRST)
     return TableOpened(table_id=table_id, seats=seats, opened_by=referee.user_id,
                        bots=(None, BOT_LEVEL, BOT_LEVEL, BOT_LEVEL), bot_pace=pace, game=game.info.name,
                        **game.profile_fields(game.profile(None)), **terms)

@@ -27,7 +27,7 @@ import asyncpg
 import msgspec
 
 from domain.baloot.fairplay import Decision
-from domain.games import GAMES
+from domain import games
 from services.eventstore.listen import woken_by, woken_within
 from services.eventstore.store import read_stream
 from services.fairplay.projection import CHANNEL
@@ -63,7 +63,7 @@ def analyse_span(game: str, events: list, versions: list[int], roles: dict[int, 
     """One deal's decisions by its game's analysis (its events from ``deal_started``, each event's stream
     version), each with who made it. Runs in the analyser's processes."""
     return [StoredDecision(versions[d.index], roles.get(versions[d.index], "player"), d)
-            for d in GAMES[game].info.fair_play(events, seed=seed, samples=samples)]
+            for d in games.get(game).info.fair_play(events, seed=seed, samples=samples)]
 
 
 def seat_counts(decisions: list[StoredDecision]) -> list[tuple[int, str, int, int, int, int, int, int, int]]:
