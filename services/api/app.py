@@ -13,7 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
-from services.api.deps import DEPENDENCIES, Pool, caller_first, resolve_in_turn
+from services.api.deps import DEPENDENCIES, InTurn, Pool, caller_first
 from services.api.guards import MAX_BODY, GuardedRequest, RejectNul, security_headers
 from services.api.lanes import HotRoutes
 from services.api.live import LATER
@@ -114,6 +114,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                         log_router, export_router, fairplay_router, referee_router, webhook_router, *web_routers, *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,
+        plugins=[InTurn()],
         guards=[caller_first],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[RejectNul, Throttle, SessionCsrf, HotRoutes],
@@ -125,7 +126,6 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                                      description="Saudi Baloot championships: organisers, players, referees, "
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )
-    resolve_in_turn()
     app = App.from_config(config)
     app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit,
                                         sign_in)

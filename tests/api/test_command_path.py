@@ -17,11 +17,15 @@ import asyncio
 import collections
 import contextlib
 import random
+from typing import Any
 
 import asyncpg
 import httpx
+from litestar import Router, get
+from litestar.di import NamedDependency, Provide
 
 from services.api.app import create_app
+from services.api.deps import Caller, Feeds, Gate, Tables
 from services.db import schema_url
 from tests.api.conftest import new_user, open_table
 from tests.api.test_feeds import following, until_version
@@ -151,27 +155,24 @@ async def test_a_fold_behind_the_log_refuses_nothing_it_should_accept(database_u
             assert await stream_version(pool, tid) == after              # nothing stored by the refusals
 
 
-async def test_a_commands_dependencies_are_resolved_in_turn_without_task_groups(database_url, db_schema,
-                                                                                  monkeypatch):
-    # Litestar would run a handler's independent dependencies in an anyio task group, a task each: four tasks
-    # for a command whose dependencies are attribute lookups. With them resolved in turn, no group is made;
-    # a failing dependency (no token) still gives its problem document.
-    import litestar._kwargs.kwargs_model as kwargs_model
+async def test_a_handlers_dependencies_are_resolved_in_turn_in_the_requests_own_task(database_url, db_schema):
+    # Litestar would run a handler's independent dependencies in an anyio task group, a task each, for
+    # dependencies that are attribute lookups. Resolved in turn (``services.api.deps.InTurn``), each runs in
+    # the request's own task: a route naming the app's dependencies and one that says which task it ran in
+    # is answered from that task. A failing dependency (no token) still gives its problem document.
+    def provide_task() -> asyncio.Task | None:
+        return asyncio.current_task()
 
-    def no_group():
-        raise AssertionError("a task group was made to resolve dependencies")
+    @get("/in-turn", dependencies={"task": Provide(provide_task, sync_to_thread=False)})
+    async def in_turn(user: Caller, tables: Tables, feeds: Feeds, access: Gate, task: NamedDependency[Any]) -> dict:
+        return {"same_task": task is asyncio.current_task(), "user": user.user_id}
 
-    monkeypatch.setattr(kwargs_model, "create_task_group", no_group)
-    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000))
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000),
+                     extra_routers=(Router("/probe", route_handlers=[in_turn]),))
     async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
-        players = [await new_user(client, f"p{i}") for i in range(4)]
-        tid = await open_table(client, players)
-        view = (await client.get(f"/tables/{tid}/view", headers=players[0][1])).json()
-        seat = view["deal"]["turn"]
-        mine = (await client.get(f"/tables/{tid}/view", headers=players[seat][1])).json()
-        r = await client.post(f"/tables/{tid}/commands", headers=players[seat][1],
-                              json={"command_id": "c1", "action": mine["deal"]["legal_actions"][0]})
+        uid, headers = await new_user(client, "p")
+        r = await client.get("/probe/in-turn", headers=headers)
         assert r.status_code == 200, r.text
-        assert r.json()["version"] > view["version"]
-        refused = await client.post(f"/tables/{tid}/commands", json={"command_id": "c2", "action": {"type": "pass"}})
+        assert r.json() == {"same_task": True, "user": uid}
+        refused = await client.get("/probe/in-turn")
         assert refused.status_code == 401 and refused.json()["rule"] == "bad_token", refused.text
