@@ -9,6 +9,7 @@ import logging
 
 from litestar import Litestar, Request, Response, get
 from litestar.config.app import AppConfig
+from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
@@ -121,14 +122,15 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
         before_send=[security_headers],
         request_class=GuardedRequest,
         request_max_body_size=MAX_BODY,
+        # What needs no database is made with the app; the rest by its lifespan, once the database answers.
+        state=State({"limits": Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit,
+                                                sign_in),
+                     "streams": StreamSlots(max_streams_per_user)}),
         openapi_config=OpenAPIConfig(title="baloot-arena", version="0.1.0", path="/schema",
                                      render_plugins=[OfflineSwagger(), JsonRenderPlugin()],
                                      description="Saudi Baloot championships: organisers, players, referees, "
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )
     app = App.from_config(config)
-    app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit,
-                                        sign_in)
-    app.state.streams = StreamSlots(max_streams_per_user)
     document_problems(app, UNLIMITED_PATHS)
     return app
