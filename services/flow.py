@@ -14,8 +14,9 @@ stores them (the API, each worker runtime):
    make the draw, start the next round or finish it.
 
 The circle this closes (a table's append may move its championship on, whose next round opens tables) is
-why the flow makes the services whose appends it follows: each is given the flow as it is made, in order,
-and the flow reaches them as its own parts — no service is handed to it, or to them, afterwards.
+why the flow makes the services whose appends it follows, in order, each given the flow as it is made (they
+keep it; none calls it before an append, by when the flow is whole), and reaches them as its own parts:
+nothing is handed to it, or to them, afterwards.
 
 ``work`` is the workers' side of 1 and 3 (``services.workers.actors.Workers``); without it (an API process
 with no workers attached, the tests' plain services) nothing is queued and the reconciler finds the work.
