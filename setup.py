@@ -1,7 +1,7 @@
 """The build: the package as pyproject.toml declares it, with the rules engine's hot modules
-(``domain/compiled.py``: ``HOT``) compiled by Cython, unchanged, to C extension modules beside their sources.
+(``services/compiled.py``: ``HOT``) compiled by Cython, unchanged, to C extension modules beside their sources.
 Each extension is optional: where no C compiler is at hand the package installs as pure Python (the same
-rules, slower), and ``domain.compiled.loaded()`` tells which form runs."""
+rules, slower), and ``services.compiled.loaded()`` tells which form runs."""
 
 import os
 import runpy
@@ -9,7 +9,7 @@ import runpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-HOT = runpy.run_path(os.path.join("domain", "compiled.py"))["HOT"]
+HOT = runpy.run_path(os.path.join("services", "compiled.py"))["HOT"]
 jobs = os.cpu_count() or 1
 
 setup(

@@ -1,5 +1,5 @@
 """Rules-engine benchmark (one core): events replayed/s, random deals simulated/s, hand records audited/s, and
-whole all-bot games played in memory as the workers play them, by the compiled engine (``domain/compiled.py``)
+whole all-bot games played in memory as the workers play them, by the compiled engine (``services/compiled.py``)
 and by the same code from its sources (``BALOOT_PURE``, in a second process), with their ratio.
 
     python bench/engine.py [--seconds 3] [--corpus 2000]
@@ -21,13 +21,13 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from services.compiled import loaded  # noqa: E402  (first: it puts the compiled engine's loader in place)
 from domain.baloot import deal as deal_mod  # noqa: E402
 from domain.baloot.audit import audit_record  # noqa: E402
 from domain.baloot.events import CardPlayed, DoubleCalled, ProjectsDeclared, StartDeal  # noqa: E402
 from domain.baloot.handrecord import encode_record, export_record, parse_record  # noqa: E402
 from domain.baloot.profiles import SAUDI  # noqa: E402
 from domain.baloot.simulate import play_deal, random_policy  # noqa: E402
-from domain.compiled import loaded  # noqa: E402
 from services.workers.baselines import in_memory_rate  # noqa: E402
 
 

@@ -1,6 +1,2 @@
-"""The rules: pure and deterministic (no I/O, no clock, no hidden randomness). Its hot modules load compiled
-when they were built (``domain/compiled.py``)."""
-
-from domain.compiled import install as _install
-
-_install()
+"""The rules: pure and deterministic (no I/O, no clock, no hidden randomness), even at import. How their hot
+modules load (compiled, or from their sources) is the services' concern (``services/compiled.py``)."""

@@ -13,6 +13,11 @@ stores them (the API, each worker runtime):
    reveals the seeds its tables held back; its schedule ticks in the workers, which may close registration,
    make the draw, start the next round or finish it.
 
+The circle this closes (a table's append may move its championship on, whose next round opens tables) is
+why the flow makes the services whose appends it follows, in order, each given the flow as it is made (they
+keep it; none calls it before an append, by when the flow is whole), and reaches them as its own parts:
+nothing is handed to it, or to them, afterwards.
+
 ``work`` is the workers' side of 1 and 3 (``services.workers.actors.Workers``); without it (an API process
 with no workers attached, the tests' plain services) nothing is queued and the reconciler finds the work.
 When the broker is away (``work.unavailable`` names its errors) the work is not queued either: the append
@@ -27,9 +32,18 @@ from typing import TYPE_CHECKING, Protocol
 from domain.table import game_of
 from domain.tournament.events import MatchDoubleForfeited, MatchForfeited, MatchResultRecorded
 
+from services.access import Access
+from services.anchor import Signer
+from services.championships import ChampionshipService
+from services.daily.service import DailyService
+from services.tables import TableService
+from services.tables.feeds import TableFeeds
+from services.tables.seeds import Seeds
+
 if TYPE_CHECKING:
+    import asyncpg
+
     from services.championships import Championship
-    from services.platform import Platform
     from services.tables import Table
 
 log = logging.getLogger("baloot.flow")
@@ -53,17 +67,24 @@ class WorkQueue(Protocol):
 
 
 class Flow:
-    """``platform`` gives the services the steps reach (the championship of a table whose game ended)."""
+    """What follows the appends of the services it makes on ``pool``: ``tables`` (dealt by ``seeds``, folded
+    in ``feeds``, receipts signed by ``signer``), ``championships``, ``daily`` (``daily``: its options) and
+    ``access`` (what the steps ask: whether a table's shared boards are all done)."""
 
-    def __init__(self, platform: Platform, work: WorkQueue | None = None):
-        self.platform, self.work = platform, work
+    def __init__(self, pool: asyncpg.Pool, seeds: Seeds, feeds: TableFeeds, *, work: WorkQueue | None = None,
+                 signer: Signer | None = None, daily: dict | None = None):
+        self.work = work
+        self.tables = TableService(pool, seeds, feeds, self, signer)
+        self.championships = ChampionshipService(pool, self.tables, seeds, self)
+        self.daily = DailyService(pool, self.tables, **(daily or {}))
+        self.access = Access(pool, self.tables, self.championships, self.daily)
 
     async def table_appended(self, table: Table, events: list) -> None:
         await self._queue(self.work and self.work.table_moved, table)                     # 1.
         if any(isinstance(e, game_of(table).info.end_event) for e in events):             # 2.
-            if table.opened.boards is not None and await self.platform.access.boards_done(table.opened):
-                await self.platform.tables.reveal_held_seeds(table.table_id)
-            await self.platform.championships.matches.game_ended(table)
+            if table.opened.boards is not None and await self.access.boards_done(table.opened):
+                await self.tables.reveal_held_seeds(table.table_id)
+            await self.championships.matches.game_ended(table)
 
     async def table_opened(self, table: Table) -> None:
         await self._queue(self.work and self.work.table_moved, table)                     # 1.
@@ -74,7 +95,7 @@ class Flow:
 
     async def championship_appended(self, championship_id: str, champ: Championship, events: list) -> None:
         if any(isinstance(e, MATCH_DECIDED) for e in events):                             # 3.
-            await self.platform.championships.matches.reveal_boards(championship_id, champ.state)
+            await self.championships.matches.reveal_boards(championship_id, champ.state)
         await self._queue(self.work and self.work.championship_moved, championship_id, champ)
 
     async def _queue(self, hand_over, *args) -> None:

@@ -1,25 +1,22 @@
 """The composition root: the application layer of one process, built in one place.
 
 Every door builds its services here — the API's lifespan, each worker event loop's runtime, the rehearsal,
-``baloot status`` and the tests — so that each service is given what it works with when it is made. The
-one circle (a table's append may move its championship on, whose next round opens tables) is closed by the
-flow, which reaches the championships through the platform when a game ends.
+``baloot status`` and the tests — so that each service is given what it works with when it is made, in
+order, and nothing is wired afterwards. The one circle (a table's append may move its championship on, whose
+next round opens tables) is closed inside the flow, which makes the table, championship and daily services
+and the access policy it reaches (``services/flow.py``).
 """
 
 from __future__ import annotations
 
 import asyncpg
 
-from services.access import Access
 from services.accounts import Accounts
 from services.anchor import Signer
-from services.championships import ChampionshipService
-from services.daily.service import DailyService
 from services.eventstore.listen import Listener
 from services.flow import Flow, WorkQueue
 from services.lobby import LobbyService
 from services.secret import server_secret
-from services.tables import TableService
 from services.tables.feeds import TableFeeds
 from services.tables.seeds import Seeds
 
@@ -36,11 +33,9 @@ class Platform:
         self.pool = pool
         self.seeds = Seeds(secret)
         self.feeds = TableFeeds(pool, self.seeds, listener, cache_size)
-        self.flow = Flow(self, work)
-        self.tables = TableService(pool, self.seeds, self.feeds, self.flow, signer)
-        self.championships = ChampionshipService(pool, self.tables, self.seeds, self.flow)
-        self.daily = DailyService(pool, self.tables, **(daily or {}))
-        self.access = Access(pool, self.tables, self.championships, self.daily)
+        self.flow = Flow(pool, self.seeds, self.feeds, work=work, signer=signer, daily=daily)
+        self.tables, self.championships = self.flow.tables, self.flow.championships
+        self.daily, self.access = self.flow.daily, self.flow.access
         self.accounts = Accounts(pool, hasher)
         self.lobby = LobbyService(self.tables, self.championships)
 

@@ -9,11 +9,12 @@ import logging
 
 from litestar import Litestar, Request, Response, get
 from litestar.config.app import AppConfig
+from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from services.api.auth import Authenticator
-from services.api.deps import DEPENDENCIES, Pool, caller_first, resolve_in_turn
+from services.api.deps import DEPENDENCIES, InTurn, Pool, caller_first
 from services.api.guards import MAX_BODY, GuardedRequest, RejectNul, security_headers
 from services.api.lanes import HotRoutes
 from services.api.live import LATER
@@ -114,21 +115,22 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
                         log_router, export_router, fairplay_router, referee_router, webhook_router, *web_routers, *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,
+        plugins=[InTurn()],
         guards=[caller_first],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[RejectNul, Throttle, SessionCsrf, HotRoutes],
         before_send=[security_headers],
         request_class=GuardedRequest,
         request_max_body_size=MAX_BODY,
+        # What needs no database is made with the app; the rest by its lifespan, once the database answers.
+        state=State({"limits": Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit,
+                                                sign_in),
+                     "streams": StreamSlots(max_streams_per_user)}),
         openapi_config=OpenAPIConfig(title="baloot-arena", version="0.1.0", path="/schema",
                                      render_plugins=[OfflineSwagger(), JsonRenderPlugin()],
                                      description="Saudi Baloot championships: organisers, players, referees, "
                                                  "spectators. Every refusal is an RFC 9457 problem document."),
     )
-    resolve_in_turn()
     app = App.from_config(config)
-    app.state.limits = Limits.configure(rate_limit, signup_limit, auth_fail_limit, sign_in_fail_limit,
-                                        sign_in)
-    app.state.streams = StreamSlots(max_streams_per_user)
     document_problems(app, UNLIMITED_PATHS)
     return app

@@ -138,6 +138,11 @@ class Authenticator:
         if listener is not None:
             listener.watch_prefix(TOKENS_PREFIX, self._tokens_changed)
 
+    @property
+    def cached(self) -> int:
+        """How many sessions this process keeps (at most ``cache_size``)."""
+        return len(self._cache)
+
     def _tokens_changed(self, name: str | None) -> None:
         """A user's tokens were revoked somewhere (``name``: his ``tokens_stream``): his entries are dropped;
         None (notifications may have been missed): every entry is asked again within ``RECHECK``."""

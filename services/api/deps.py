@@ -18,6 +18,8 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
+from litestar.plugins import ReceiveRoutePlugin
+from litestar.routes import BaseRoute, HTTPRoute, WebSocketRoute
 
 from services.access import Access, Viewer
 from services.anchor.keys import Signer
@@ -82,27 +84,25 @@ DEPENDENCIES = ({name: _provider(name, True) for name in PLATFORM_DEPENDENCIES}
                 | {"user": Provide(provide_user), "viewer": Provide(provide_viewer)})
 
 
-def resolve_in_turn() -> None:
-    """Have Litestar resolve a handler's dependencies one after another, not each batch in an anyio task group.
+class InTurn(ReceiveRoutePlugin):
+    """Has Litestar resolve each route's dependencies one after another, not each batch in an anyio task group.
 
     The dependencies here are attribute lookups and one token check; Litestar runs the independent ones of a
-    handler at once, in a task group of one task each (four tasks for a command), which cost more than the
-    lookups themselves: a fifth of the API's time per command (``bench/human_load.py --profile``). In turn
-    they give the same values (a batch's dependencies do not depend on each other) and the first failure
-    is raised, as in the group. Applied by ``create_app``; idempotent."""
-    from litestar._kwargs.cleanup import DependencyCleanupGroup
-    from litestar._kwargs.dependencies import resolve_dependency
-    from litestar._kwargs.kwargs_model import KwargsModel
+    handler at once, in a task group of one task each, which costs more than the lookups themselves (a
+    handler naming four: about 150 us a request against 50 us in turn, most of it the group). Litestar
+    (2.25) has no setting for it (litestar-org/litestar#4563): as each route is registered (the public
+    ``receive_route`` hook), its handlers' batches are split into batches of one, in the order Litestar
+    batched them — a batch of one Litestar awaits itself, without a group. The values are the same (a
+    batch's dependencies do not depend on each other) and the first failure is the one raised, as in the
+    group."""
 
-    if getattr(KwargsModel.resolve_dependencies, "in_turn", False):
-        return
-
-    async def resolve_dependencies(self, connection: ASGIConnection, kwargs: dict) -> DependencyCleanupGroup:
-        cleanup_group = DependencyCleanupGroup()
-        for batch in self.dependency_batches:
-            for dependency in batch:
-                await resolve_dependency(dependency, connection, kwargs, cleanup_group)
-        return cleanup_group
-
-    resolve_dependencies.in_turn = True
-    KwargsModel.resolve_dependencies = resolve_dependencies
+    def receive_route(self, route: BaseRoute) -> None:
+        if isinstance(route, HTTPRoute):
+            models = [model for _, model in route.route_handler_map.values()]
+        elif isinstance(route, WebSocketRoute):
+            models = [route.handler_parameter_model]
+        else:
+            return
+        for model in models:
+            if model is not None:
+                model.dependency_batches = [{d} for batch in model.dependency_batches for d in batch]

@@ -44,6 +44,11 @@ class RateLimiter:
         self.clock = clock
         self._windows: OrderedDict[str, list] = OrderedDict()     # key -> [window start, hits]
 
+    @property
+    def tracked(self) -> int:
+        """How many keys have a window kept (at most ``max_keys``; a window that ended is dropped)."""
+        return len(self._windows)
+
     def hit(self, key: str) -> float | None:
         """Count a hit: None if allowed, else the seconds until the key's window ends."""
         now = self.clock()

@@ -150,7 +150,7 @@ class TableFeed:
         self._started = False
         self._reading: asyncio.Task | None = None
         self._wake = feeds.listener.follow(self.stream)
-        self._wake.on_note = self._noted
+        feeds.listener.watch(self.stream, self._noted)      # called once the wake has the version noted
 
     @property
     def head(self) -> int:
@@ -183,11 +183,15 @@ class TableFeed:
         self.subscribers.discard(sub)
         if not self.subscribers:
             self.feeds._drop(self)
-            self.feeds.listener.unfollow(self.stream, self._wake)
+            self._unfollow()
             if self._reading is not None:
                 self._reading.cancel()
         else:
             self._trim()
+
+    def _unfollow(self) -> None:
+        self.feeds.listener.unwatch(self.stream, self._noted)
+        self.feeds.listener.unfollow(self.stream, self._wake)
 
     def _trim(self) -> None:
         slowest = min((s.cursor for s in self.subscribers), default=self.head)
@@ -235,7 +239,7 @@ class TableFeed:
             log.warning("live feed of %s: read failed: %s", self.table_id, exc)
             self.failed = exc
             feeds._drop(self)
-            feeds.listener.unfollow(self.stream, self._wake)
+            self._unfollow()
             self.nudge()
         finally:
             self._reading = None

@@ -14,7 +14,7 @@ from litestar.testing import AsyncTestClient
 from services.api.sessions import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE
 from tests.api import test_accounts
 from tests.api.conftest import new_user, open_table
-from tests.api.test_accounts import app_on, assert_problem, csrf, sign_up
+from tests.api.test_accounts import app_on, assert_problem, csrf, on_app, sign_up
 
 SECRET = "a long secret"
 browsers = test_accounts.browsers          # two browsers on one app (a fixture)
@@ -24,7 +24,7 @@ browsers = test_accounts.browsers          # two browsers on one app (a fixture)
 
 async def test_3_a_password_change_ends_every_other_session_and_bearer_token(database_url, db_schema):
     async with AsyncTestClient(app=app_on(database_url, db_schema), timeout=30) as one:
-        two = httpx.AsyncClient(transport=one._transport, base_url=one.base_url, timeout=30)
+        two = httpx.AsyncClient(transport=on_app(one), base_url=one.base_url, timeout=30)
         await sign_up(one)
         minted = await one.post("/tokens", headers=await csrf(one))          # a bearer token from the session
         assert minted.status_code == 201, minted.text
@@ -88,7 +88,7 @@ async def test_10_a_cached_bearer_token_is_no_session_cookie_nor_the_other_way_r
         _, headers = await new_user(browser, "Fahad")
         token = headers["Authorization"].removeprefix("Bearer ")
         assert (await browser.get("/me", headers=headers)).status_code == 200        # now cached
-        other = httpx.AsyncClient(transport=browser._transport, base_url=browser.base_url, timeout=30)
+        other = httpx.AsyncClient(transport=on_app(browser), base_url=browser.base_url, timeout=30)
         other.cookies.set(SESSION_COOKIE, token)
         assert_problem(await other.get("/me"), 401, "bad_token")
         await sign_up(browser)
@@ -116,18 +116,8 @@ def throttled_app(database_url, db_schema, clock: Clock, **settings):
 
 
 def at(client: AsyncTestClient, address: str) -> httpx.AsyncClient:
-    """A browser at this client address, on the app ``client`` runs (its transport, with another address)."""
-    base = client._transport
-
-    class At(type(base)):
-        def parse_request(self, request):
-            scope = super().parse_request(request)
-            scope["client"] = (address, 40000)
-            return scope
-
-    transport = At.__new__(At)
-    transport.__dict__.update(base.__dict__)
-    return httpx.AsyncClient(transport=transport, base_url=client.base_url, timeout=30)
+    """A browser at this client address, on the app ``client`` runs."""
+    return httpx.AsyncClient(transport=on_app(client, address), base_url=client.base_url, timeout=30)
 
 
 async def sign_in(browser, login: str, password: str):

@@ -9,6 +9,7 @@ import argon2
 import httpx
 import pytest
 from litestar.testing import AsyncTestClient
+from litestar.testing.transport import TestClientTransport
 
 from services.api.app import create_app
 from services.api.sessions import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, SIGNED_IN_COOKIE
@@ -24,12 +25,24 @@ def app_on(database_url, db_schema, **options):
                       **options)
 
 
+def on_app(client: AsyncTestClient, address: str = "testclient") -> TestClientTransport:
+    """Another browser's way to the app ``client`` runs (in its portal, its lifespan entered), from ``address``."""
+
+    class At(TestClientTransport):
+        def parse_request(self, request):
+            scope = super().parse_request(request)
+            scope["client"] = (address, 50000)
+            return scope
+
+    return At(client)
+
+
 @pytest.fixture
 async def browsers(database_url, db_schema):
     """Two browsers (two cookie jars) on one running app."""
     async with AsyncTestClient(app=app_on(database_url, db_schema), timeout=30) as one:
-        two = httpx.AsyncClient(transport=one._transport, base_url=one.base_url, timeout=30)   # not entered:
-        yield one, two                                                 # the transport is the app's, open
+        two = httpx.AsyncClient(transport=on_app(one), base_url=one.base_url, timeout=30)
+        yield one, two
 
 
 async def csrf(browser) -> dict:
@@ -244,5 +257,5 @@ async def test_a_friend_is_found_by_his_login_and_only_by_someone_signed_in(brow
     assert found.json()["user_id"] != saad["user_id"]
     assert_problem(await one.get("/accounts/nobody"), 404, "unknown_account", "login")
     assert_problem(await one.get("/accounts/a%20b"), 404, "unknown_account", "login")   # no such login can exist
-    stranger = httpx.AsyncClient(transport=one._transport, base_url=one.base_url, timeout=30)
+    stranger = httpx.AsyncClient(transport=on_app(one), base_url=one.base_url, timeout=30)
     assert_problem(await stranger.get("/accounts/saad"), 401, "bad_token")

@@ -306,9 +306,9 @@ async def test_the_user_cache_is_bounded(pool):
     tokens = [(await create_user(pool, f"user {i}"))[1] for i in range(6)]
     for token in tokens:
         await auth.resolve(f"Bearer {token}")
-    assert len(auth._cache) == 3
+    assert auth.cached == 3
     assert (await auth.resolve(f"Bearer {tokens[0]}")).user.name == "user 0"     # evicted, read again
-    assert len(auth._cache) == 3
+    assert auth.cached == 3
 
 
 def test_the_rate_limit_buckets_are_bounded():
@@ -317,10 +317,10 @@ def test_the_rate_limit_buckets_are_bounded():
     limiter = RateLimiter("minute", 5, max_keys=100, clock=lambda: now[0])
     for i in range(1000):
         limiter.hit(f"address {i}")
-    assert len(limiter._windows) == 100
+    assert limiter.tracked == 100
     now[0] += 61
     limiter.hit("one more")
-    assert len(limiter._windows) == 1           # windows that ended are dropped
+    assert limiter.tracked == 1           # windows that ended are dropped
 
 
 async def test_a_user_holds_a_bounded_number_of_valid_tokens(api, pool):

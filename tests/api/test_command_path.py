@@ -2,8 +2,8 @@
 fold it is decided on without a read never decides anything wrongly.
 
 Four players follow their table on ``/live`` and act from what their own stream shows (no polling), with a
-spectator on the stream too; every statement any connection of this process sends to PostgreSQL is counted
-(asyncpg's own execution path, wrapped: the database is real). The process that follows a table decides a
+spectator on the stream too; every statement the app's connections send to PostgreSQL is counted (asyncpg's
+query loggers: the database is real). The process that follows a table decides a
 command on its feed's fold (no read) and hands its own append to the feed (no read back): an action costs
 its append and a share of one NOTIFY. Budget: at most three statements per action (the issue's minimum).
 
@@ -17,11 +17,15 @@ import asyncio
 import collections
 import contextlib
 import random
+from typing import Any
 
 import asyncpg
 import httpx
+from litestar import Router, get
+from litestar.di import NamedDependency, Provide
 
 from services.api.app import create_app
+from services.api.deps import Caller, Feeds, Gate, Tables
 from services.db import schema_url
 from tests.api.conftest import new_user, open_table
 from tests.api.test_feeds import following, until_version
@@ -30,32 +34,29 @@ from tests.api.test_tables import Ids, choose, served, stream_version
 BUDGET = 3            # statements per human action, command and fan-out together
 
 
-@contextlib.contextmanager
-def counting_statements():
-    """Every statement sent by any asyncpg connection of this process, by its first words."""
+@contextlib.asynccontextmanager
+async def counting_statements(pool: asyncpg.Pool):
+    """Every statement the app's connections send while inside, by its first words: asyncpg's query logger
+    on each connection of the app's pool, all of them opened first (so none comes later without one)."""
     counted: collections.Counter[str] = collections.Counter()
-    real_do_execute = asyncpg.connection.Connection._do_execute
-    real_execute = asyncpg.connection.Connection.execute
+    counting = False
 
-    def key(query: str) -> str:
-        return " ".join(query.split())[:90]
+    def log(record) -> None:
+        if counting:
+            counted[" ".join(record.query.split())[:90]] += 1
 
-    async def do_execute(self, query, *args, **kwargs):
-        counted[key(query)] += 1
-        return await real_do_execute(self, query, *args, **kwargs)
-
-    async def execute(self, query, *args, **kwargs):
-        if not args:                           # a simple query: asyncpg sends it without _do_execute
-            counted[key(query)] += 1
-        return await real_execute(self, query, *args, **kwargs)
-
-    asyncpg.connection.Connection._do_execute = do_execute
-    asyncpg.connection.Connection.execute = execute
+    held = [await pool.acquire() for _ in range(pool.get_max_size())]
+    for conn in held:
+        conn.add_query_logger(log)
+    for conn in held:
+        await pool.release(conn)
+    await asyncio.sleep(0)                     # (the loggers are called soon after: the releases' own not counted)
+    counting = True
     try:
         yield counted
+        await asyncio.sleep(0)
     finally:
-        asyncpg.connection.Connection._do_execute = real_do_execute
-        asyncpg.connection.Connection.execute = real_execute
+        counting = False
 
 
 async def test_a_human_action_costs_at_most_three_statements(database_url, db_schema, pool):
@@ -71,7 +72,7 @@ async def test_a_human_action_costs_at_most_three_statements(database_url, db_sc
             for name, _ in audience:
                 await until_version(out[name], got[name], head)
             rng, ids, actions = random.Random(5), Ids(), 40
-            with counting_statements() as counted:
+            async with counting_statements(app.state.platform.pool) as counted:
                 for _ in range(actions):
                     # Whose turn it is, from the spectator's stream; the action, from that player's own stream.
                     public = out["s"][-1][2]
@@ -84,7 +85,6 @@ async def test_a_human_action_costs_at_most_three_statements(database_url, db_sc
                     for name, _ in audience:
                         await until_version(out[name], got[name], version)
                     assert out["s"][-1][2]["phase"] == "playing"
-                await asyncio.sleep(0)
             total = sum(counted.values())
     per_action = total / actions
     assert per_action <= BUDGET, (per_action, counted.most_common())
@@ -151,27 +151,24 @@ async def test_a_fold_behind_the_log_refuses_nothing_it_should_accept(database_u
             assert await stream_version(pool, tid) == after              # nothing stored by the refusals
 
 
-async def test_a_commands_dependencies_are_resolved_in_turn_without_task_groups(database_url, db_schema,
-                                                                                  monkeypatch):
-    # Litestar would run a handler's independent dependencies in an anyio task group, a task each: four tasks
-    # for a command whose dependencies are attribute lookups. With them resolved in turn, no group is made;
-    # a failing dependency (no token) still gives its problem document.
-    import litestar._kwargs.kwargs_model as kwargs_model
+async def test_a_handlers_dependencies_are_resolved_in_turn_in_the_requests_own_task(database_url, db_schema):
+    # Litestar would run a handler's independent dependencies in an anyio task group, a task each, for
+    # dependencies that are attribute lookups. Resolved in turn (``services.api.deps.InTurn``), each runs in
+    # the request's own task: a route naming the app's dependencies and one that says which task it ran in
+    # is answered from that task. A failing dependency (no token) still gives its problem document.
+    def provide_task() -> asyncio.Task | None:
+        return asyncio.current_task()
 
-    def no_group():
-        raise AssertionError("a task group was made to resolve dependencies")
+    @get("/in-turn", dependencies={"task": Provide(provide_task, sync_to_thread=False)})
+    async def in_turn(user: Caller, tables: Tables, feeds: Feeds, access: Gate, task: NamedDependency[Any]) -> dict:
+        return {"same_task": task is asyncio.current_task(), "user": user.user_id}
 
-    monkeypatch.setattr(kwargs_model, "create_task_group", no_group)
-    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000))
+    app = create_app(schema_url(database_url, db_schema), rate_limit=("second", 100_000),
+                     extra_routers=(Router("/probe", route_handlers=[in_turn]),))
     async with served(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
-        players = [await new_user(client, f"p{i}") for i in range(4)]
-        tid = await open_table(client, players)
-        view = (await client.get(f"/tables/{tid}/view", headers=players[0][1])).json()
-        seat = view["deal"]["turn"]
-        mine = (await client.get(f"/tables/{tid}/view", headers=players[seat][1])).json()
-        r = await client.post(f"/tables/{tid}/commands", headers=players[seat][1],
-                              json={"command_id": "c1", "action": mine["deal"]["legal_actions"][0]})
+        uid, headers = await new_user(client, "p")
+        r = await client.get("/probe/in-turn", headers=headers)
         assert r.status_code == 200, r.text
-        assert r.json()["version"] > view["version"]
-        refused = await client.post(f"/tables/{tid}/commands", json={"command_id": "c2", "action": {"type": "pass"}})
+        assert r.json() == {"same_task": True, "user": uid}
+        refused = await client.get("/probe/in-turn")
         assert refused.status_code == 401 and refused.json()["rule"] == "bad_token", refused.text

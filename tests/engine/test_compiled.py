@@ -1,5 +1,5 @@
-"""The compiled rules engine (``domain/compiled.py``, built by ``setup.py``) is the same engine: whole games of
-every bot level and rule profile give the same events, byte for byte, compiled and from the sources
+"""The compiled rules engine (loaded by ``services/compiled.py``, built by ``setup.py``) is the same engine:
+whole games of every bot level and rule profile give the same events, byte for byte, compiled and from the sources
 (``BALOOT_PURE``); an edited source runs until the next build; and the installed package does run compiled
 (a build that silently fell back to pure Python would lose the speed the workers and the API count on)."""
 
@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from domain.compiled import built
+from services.compiled import built
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # level against every profile, each game's events hashed; printed with which modules ran compiled.
 GAMES = r"""
 import hashlib, json, msgspec
-from domain import compiled, table as rules
+from services import compiled
+from domain import table as rules
 from domain.baloot.bots import LEVELS
 from domain.baloot.profiles import PROFILES
 from domain.table import GAMES, TableOpened, TableState
@@ -53,7 +54,7 @@ print(json.dumps({"digest": digest.hexdigest(), "events": events, "loaded": comp
 
 def run(code: str, cwd: Path, pure: bool) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "BALOOT_PURE"}
-    env["PYTHONPATH"] = str(cwd)
+    env["PYTHONPATH"] = os.pathsep.join((str(cwd), str(ROOT)))     # ``services`` from here, if not in ``cwd``
     if pure:
         env["BALOOT_PURE"] = "1"
     done = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
@@ -64,8 +65,9 @@ def run(code: str, cwd: Path, pure: bool) -> dict:
 
 def test_the_package_as_installed_runs_compiled():
     """The test command installs the package (``pip install -e .``), which builds the hot modules."""
-    loaded = run("import json, domain.baloot.seam, domain.table, domain.baloot.bots.hard\n"
-                 "from domain import compiled\nprint(json.dumps(compiled.loaded()))", ROOT, pure=False)
+    loaded = run("import json\nfrom services import compiled\n"
+                 "import domain.baloot.seam, domain.table, domain.baloot.bots.hard\n"
+                 "print(json.dumps(compiled.loaded()))", ROOT, pure=False)
     assert len(loaded) >= 10
     assert all(loaded.values()), f"not compiled (is a C compiler missing? see setup.py): " \
                                  f"{sorted(m for m, c in loaded.items() if not c)}"
@@ -91,7 +93,7 @@ def test_an_edited_source_runs_until_the_next_build(tmp_path):
     # An installer writes a source a moment after its compiled form: that source is still the one built.
     moment = os.stat(play_built).st_mtime + 0.3
     os.utime(folder / "play.py", (moment, moment))
-    probe = ("import json, domain.baloot.views, domain.baloot.play\nfrom domain import compiled\n"
+    probe = ("import json\nfrom services import compiled\nimport domain.baloot.views, domain.baloot.play\n"
              "print(json.dumps(compiled.loaded()))")
     loaded = run(probe, tmp_path, pure=False)
     assert loaded["domain.baloot.views"] is False       # the edited source

@@ -1,13 +1,17 @@
 """How the rules engine's modules load: compiled, or as written. This is about loading only; the rules are the
-same either way.
+same either way, and ``domain`` knows nothing of it (it does no I/O, not even at import).
 
 ``setup.py`` compiles the modules of ``HOT`` (the play's hot path: the table, the card game's deal, tricks,
 bids, views and bots) unchanged with Cython, to C extension modules beside their sources, when the package is
-installed (``pip install .`` or ``-e .``): the same code, about 1.7 times as fast (``bench/engine.py``). The
-finder installed by ``domain/__init__.py`` imports a module's compiled form only while it is at least as new
-as its source (within ``SLACK``), so an edited source is what runs until the next build; with ``BALOOT_PURE``
-set (1, true, yes) every module is imported from its source. Tests compare the two on whole games
-(``tests/engine/test_compiled.py``).
+installed (``pip install .`` or ``-e .``): the same code, about 1.7 times as fast (``bench/engine.py``).
+
+``install`` puts the finder first on ``sys.meta_path``; ``services/__init__.py`` calls it, so every door —
+``baloot`` with its ``serve`` and ``worker``, the workers' processes, the tests (``tests/conftest.py``) — has
+it before any rule is imported. The finder imports a module's compiled form only while it is at least as new
+as its source (within ``SLACK``), so an edited source is what runs until the next build; with
+``BALOOT_PURE`` set (1, true, yes) every module is imported from its source. (Without the finder, Python's
+own import would take a built module over its source whatever their ages.) Tests compare the two forms on
+whole games (``tests/engine/test_compiled.py``).
 """
 
 from __future__ import annotations
