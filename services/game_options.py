@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from domain.games import GAMES
+from domain import games
 from services.errors import Invalid
 
 
@@ -16,7 +16,7 @@ def game_profile(game: str, *, profile: str | None, switches: dict, table_mode: 
     """The game's rule profile for these options, or ``Invalid`` naming the first option the game does not
     take. ``bot_levels``: (field, level) pairs, None for the game's default; ``seats``: how many (None: not
     known yet, a championship's tables); ``mode_field``: the table mode's name where the caller sent it."""
-    info = GAMES[game].info
+    info = games.get(game).info
 
     def refuse(field: str, what: str, value, allowed) -> Invalid:
         return Invalid("invalid_field", f"{info.name} takes {what} {', '.join(map(str, allowed))}, not {value}",
@@ -34,6 +34,6 @@ def game_profile(game: str, *, profile: str | None, switches: dict, table_mode: 
         if level not in (None, *info.bot_levels):
             raise refuse(field, "the bot levels", repr(level), info.bot_levels)
     try:
-        return GAMES[game].profile(profile, switches)
+        return games.get(game).profile(profile, switches)
     except ValueError as exc:
         raise Invalid("invalid_field", str(exc), field="switches") from None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 
-from domain.games import GAMES
+from domain import games
 from domain.table import terms_problem
 from services.bots import BOT_SEAT, table_bot
 from services.errors import Invalid, Unprocessable
@@ -20,7 +20,7 @@ from services.tables import TableOpened
 async def propose_table(pool, tables, creator: str, asked):
     """The table ``creator`` proposes with the options ``asked`` (anything with the fields of the API's
     ``NewTable``): the stored table (its id is ``table.table_id``)."""
-    game = GAMES[asked.game]
+    game = games.get(asked.game)
     profile = game_profile(asked.game, seats=len(asked.seats), profile=asked.profile, switches=asked.switches,
                            table_mode=asked.table_mode, mode_field="mode", on_timeout=asked.on_timeout,
                            bot_levels=(("bot_level", asked.bot_level), ("timeout_bot_level", asked.timeout_bot_level)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
-from domain.games import GAMES
+from domain import games
 from domain.tournament import events as e
 from projections.ratings import Rating, rate, rate_match
 from services.accounts import user_names
@@ -26,11 +26,11 @@ NAME = "ratings_rm"
 TABLE_NAME = "table_ratings_rm"
 PREFIX = "championship-"
 TABLE_PREFIX = "table-"
-RATED_GAMES = tuple(GAMES)
-BY_MATCH = tuple(name for name, g in GAMES.items() if g.info.rated_by == "match")
-BY_TABLE = tuple(name for name, g in GAMES.items() if g.info.rated_by == "table")
+RATED_GAMES = games.names()
+BY_MATCH = tuple(name for name in games.names() if games.get(name).info.rated_by == "match")
+BY_TABLE = tuple(name for name in games.names() if games.get(name).info.rated_by == "table")
 # What the tables' projection reads: their openings and the ends of the games rated by table.
-TABLE_EVENTS = ("table_opened", *(GAMES[name].info.end_event.__struct_config__.tag for name in BY_TABLE))
+TABLE_EVENTS = ("table_opened", *(games.get(name).info.end_event.__struct_config__.tag for name in BY_TABLE))
 GAME_ROW = ""                      # the roster row that says a championship's game
 
 
@@ -80,7 +80,7 @@ async def apply_table_ratings(conn: asyncpg.Connection, event: RecordedEvent) ->
     if row is None or len(set(row["seats"])) != len(row["seats"]):  # one person in two seats: no contest to rate
         return
     game, seats = row["game"], list(row["seats"])
-    places = list(GAMES[game].places(TABLE_CODEC.decode(event)))
+    places = list(games.get(game).places(TABLE_CODEC.decode(event)))
     table_id = event.stream_id[len(TABLE_PREFIX):]
     championship_id = await conn.fetchval("SELECT championship_id FROM tables_index WHERE table_id = $1", table_id)
     new = rate(await _current(conn, game, seats), [(p,) for p in seats], places)

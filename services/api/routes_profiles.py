@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 from litestar import Router, get
 
-from domain.games import GAMES
+from domain import games
 from services.api.schemas_profiles import Switch, ProfileOut, GameOut
 
 
@@ -29,7 +29,7 @@ def _switch(name: str, kind: msgspec.inspect.Type, value) -> Switch | None:
 
 
 def profiles_of(game: str) -> list[ProfileOut]:
-    seam = GAMES[game]
+    seam = games.get(game)
     out = []
     for name in seam.info.profile_names:
         profile = seam.profile(name)
@@ -41,7 +41,7 @@ def profiles_of(game: str) -> list[ProfileOut]:
 
 
 def game_out(name: str) -> GameOut:
-    i = GAMES[name].info
+    i = games.get(name).info
     return GameOut(i.name, i.seat_counts.start, i.seat_counts.stop - 1, list(i.profile_names), i.default_profile,
                    list(i.bot_levels), i.default_bot, list(i.table_modes), list(i.timeout_rules))
 
@@ -49,12 +49,12 @@ def game_out(name: str) -> GameOut:
 @get("/games", operation_id="listGames", summary="Each game with what a table of it takes: seats, profiles, "
                                                  "bot levels, table modes and turn-clock rules")
 async def list_games() -> list[GameOut]:
-    return [game_out(name) for name in GAMES]
+    return [game_out(name) for name in games.names()]
 
 
 @get("/", operation_id="listProfiles", summary="Each game's rule profiles with their switches and values")
 async def list_profiles() -> dict[str, list[ProfileOut]]:
-    return {game: profiles_of(game) for game in GAMES}
+    return {game: profiles_of(game) for game in games.names()}
 
 
 profile_router = Router(tags=["tables"], path="/profiles", route_handlers=[list_profiles])

@@ -5,7 +5,7 @@ terms (``domain.table.terms_problem``), refusing as ``Invalid`` naming the field
 
 from __future__ import annotations
 
-from domain.games import GAMES
+from domain import games
 from domain.table import terms_problem
 from domain.tournament import RoundSlot, Settings
 from services.championships import RunSettings, encode_switches
@@ -23,7 +23,7 @@ def new_settings(asked) -> tuple[Settings, RunSettings]:
     if naive is not None:
         raise Invalid("invalid_field", f"round {naive.round}'s time {naive.starts_at.isoformat()} has no time "
                                        "zone: say which, e.g. 2026-12-01T18:00:00+03:00", field="schedule")
-    game = GAMES[asked.game]
+    game = games.get(asked.game)
     problem = terms_problem(asked)                      # what its tables will show spectators, and how late
     if problem is not None:
         raise Invalid("invalid_field", problem[1], field=problem[0])

@@ -27,7 +27,7 @@ async def apply_fairplay_batch(conn: asyncpg.Connection, events: list[RecordedEv
         table_id = recorded.stream_id[len(PREFIX):]
         event = CODEC.decode(recorded)
         if isinstance(event, TableOpened):
-            game = GAMES.get(event.game)
+            game = GAMES.get(event.game)           # a game no longer registered: nothing to analyse
             if game is not None and game.info.fair_play is not None:
                 await conn.execute(
                     "INSERT INTO fairplay_tables (table_id, game, championship_id, seats, bots, shared) "

@@ -13,7 +13,7 @@ import msgspec
 from domain.baloot import desk as deal_desk
 from domain.baloot.events import QaydVerdict
 from domain.baloot.views import DealView
-from domain.games import GAMES
+from domain import games
 from domain.table import CallClaimed, CallReason, RefereeCalled, RulingMade, game_of
 from domain.tournament.state import parse_match_id
 from services.accounts import user_names
@@ -133,7 +133,7 @@ async def _match(pool, championships, championship_id: str | None, match_id: str
     """Which match a table is: its championship's name, the round, and its two sides (seats 0 and 2, then 1 and
     3) by their teams' names at a championship's table, else by their players'; the dice game's table has no
     sides (each plays for himself)."""
-    paired = GAMES[game].info.partnerships
+    paired = games.get(game).info.partnerships
     sides = [" & ".join(names.get(u, u) for u in seats[side::2]) for side in (0, 1)] if paired else []
     if championship_id is None:
         return None, None, sides

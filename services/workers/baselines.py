@@ -42,7 +42,8 @@ def in_memory_rate(seconds: float = 5.0, level: str = "normal", target: int = 15
     """(events/s, bot actions/s) of this process's CPU over about ``seconds`` of whole games (at least one)."""
     from domain import table as table_rules
     from domain.baloot.profiles import SAUDI
-    from domain.table import GAMES, TableOpened, TableState
+    from domain import games as registry
+    from domain.table import TableOpened, TableState
 
     profile = msgspec.structs.replace(SAUDI, target=target)
     events = actions = games = 0
@@ -53,7 +54,7 @@ def in_memory_rate(seconds: float = 5.0, level: str = "normal", target: int = 15
 
         opened = TableOpened(table_id=f"memory-{games}", seats=("a", "b", "c", "d"), profile=profile,
                              bots=(level,) * 4)
-        game = GAMES[opened.game]
+        game = registry.get(opened.game)
         table = TableState()
         for e in [opened, *game.open(4, games % 4, profile, seed_of, opened.table_mode)]:
             table = table_rules.evolve(table, e)
