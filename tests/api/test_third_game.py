@@ -22,6 +22,7 @@ from typing import Literal
 import httpx
 import msgspec
 
+import services  # noqa: F401  (the rules' loader first, as in every door: this module is also the server's main)
 from domain.errors import DomainError
 from domain.seam import Decided, Format, GameInfo, GameResult, Wire
 
