@@ -18,6 +18,7 @@ pgserver stops the server from an `atexit` hook, once the exiting process is the
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import logging
@@ -145,6 +146,26 @@ def database_server() -> Server:
     if url:
         return Server(url, f"PostgreSQL at {redact(url)} (from DATABASE_URL)", False)
     return embedded_server()
+
+
+Pool = asyncpg.Pool          # the connection pool every service is given (the doors name its type from here)
+
+# Errors that mean the database is away (restarting, unreachable, or every connection busy), not a bug: a door
+# refuses the request as unavailable, to be retried (a command id makes that safe).
+DATABASE_AWAY: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresConnectionError,         # the connection failed or was lost mid-request
+    asyncpg.exceptions.OperatorInterventionError,  # shutting down, crashed, or not accepting connections yet
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncio.TimeoutError,                    # no pool connection (or no answer) in time
+    OSError,                                 # refused, reset, unreachable
+)
+
+
+async def answers(pool: asyncpg.Pool, within: float) -> None:
+    """Returns once the database answers a trivial query; raises one of ``DATABASE_AWAY`` if it does not
+    within ``within`` seconds."""
+    async with asyncio.timeout(within):
+        await pool.fetchval("SELECT 1")
 
 
 async def reset_connection(conn: asyncpg.Connection) -> None:

@@ -38,3 +38,11 @@ class Invalid(ServiceError):
 
 class Unprocessable(ServiceError):
     """A document the caller sent holds mistakes, each named in ``errors`` (a file's lines): nothing was done."""
+
+
+class TooSoon(ServiceError):
+    """Too many attempts (wrong passwords from one address): the next is allowed ``retry_after`` seconds on."""
+
+    def __init__(self, rule: str, detail: str, retry_after: float):
+        super().__init__(rule, detail)
+        self.retry_after = retry_after

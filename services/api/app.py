@@ -3,7 +3,6 @@ the process's services (``services.platform.Platform``)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 
@@ -37,6 +36,7 @@ from services.api.routes_log import log_router
 from services.api.routes_tables import table_router
 from services.api.sessions import SessionCsrf
 from services.api.slots import StreamSlots
+from services.db import answers
 from services.eventstore.listen import Listener
 from services.platform import Platform
 from services.web import web_routers
@@ -51,8 +51,7 @@ HEALTH_TIMEOUT = 2.0
 async def health(request: Request, pool: Pool) -> Response:
     """200 only when the database answers ``select 1`` quickly: load balancers and probes route by this."""
     try:
-        async with asyncio.timeout(HEALTH_TIMEOUT):
-            await pool.fetchval("SELECT 1")
+        await answers(pool, HEALTH_TIMEOUT)
     except DATABASE_AWAY as exc:
         return database_unavailable(request.url.path, f"the database did not answer within {HEALTH_TIMEOUT:g} s "
                                                       f"({type(exc).__name__})")

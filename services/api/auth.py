@@ -1,9 +1,5 @@
-"""Identity and access: bearer tokens and browser sessions per user, roles granted on championships and tables.
-
-A token is 32 random bytes (url-safe base64); only its SHA-256 is stored, in ``tokens`` with an expiry
-(``BALOOT_TOKEN_DAYS``, default 30) and a revocation time. A user may hold several tokens. A browser's
-session is such a token too (``via = 'session'``), sent in a cookie instead of the ``Authorization``
-header (``services/api/sessions.py``). Roles: the
+"""Who is asking: a request's bearer token or session cookie resolved to a :class:`Session`, once per request,
+and kept per process (the rows themselves are the token store's, ``services/tokens.py``). Roles: the
 organiser of a championship (its creator), referees (granted by the organiser, or on a single table),
 players (bound to a seat by the table's ``table_opened`` event), spectators (any user).
 """
@@ -11,95 +7,18 @@ players (bound to a seat by the table's ``table_opened`` event), spectators (any
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import os
-import secrets
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
-import asyncpg
-import msgspec
 from litestar import Request
 
-from services.accounts import name_key, name_taken, normalise_name
 from services.api.problems import Problem
 from services.api.sessions import credentials
-from services.eventstore import CHANNEL
+from services.tokens import TOKENS_PREFIX, Session, Tokens, User, token_hash
 
-DEFAULT_TOKEN_DAYS = 30.0
 SCOPE_KEY = "baloot.session"      # where a request's resolved session (or its refusal) is kept
-
-
-class User(msgspec.Struct, frozen=True):
-    user_id: str
-    name: str
-    kind: str = "human"
-
-
-class Session(msgspec.Struct, frozen=True):
-    """A user as a request authenticated it: which token, good until when, and how it came (``via``: a
-    bearer token, or a browser session's cookie)."""
-
-    user: User
-    token_hash: bytes
-    expires_at: dt.datetime
-    via: str = "bearer"
-
-
-def token_hash(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
-
-
-def token_days() -> float:
-    """How long a new token is good for: ``BALOOT_TOKEN_DAYS`` (default 30)."""
-    return float(os.environ.get("BALOOT_TOKEN_DAYS", DEFAULT_TOKEN_DAYS))
-
-
-async def issue_token(db, user_id: str, days: float | None = None, via: str = "bearer") -> tuple[str, dt.datetime]:
-    """A new bearer token (or, ``via`` "session", a browser session) for ``user_id``, shown once, and when it
-    expires."""
-    token = secrets.token_urlsafe(32)
-    expires_at = await db.fetchval(
-        "INSERT INTO tokens (token_hash, user_id, expires_at, via) VALUES ($1, $2, now() + make_interval(secs => $3), "
-        "$4) RETURNING expires_at", token_hash(token), user_id,
-        (days if days is not None else token_days()) * 86400.0, via)
-    return token, expires_at
-
-
-async def register(pool: asyncpg.Pool, name: str, kind: str = "human",
-                   days: float | None = None) -> tuple[User, str, dt.datetime]:
-    """A new user with its first token: (user, token, expires_at). A person's name is normalised and is
-    nobody else's (``services.accounts.normalise_name``, ``name_taken``); bots may share names."""
-    key = None
-    if kind == "human":
-        name = normalise_name(name)
-        key = name_key(name)
-    user = User(uuid.uuid4().hex, name, kind)
-    try:
-        async with pool.acquire() as conn, conn.transaction():
-            await conn.execute("INSERT INTO users (user_id, name, kind, name_key) VALUES ($1, $2, $3, $4)",
-                               user.user_id, name, kind, key)
-            token, expires_at = await issue_token(conn, user.user_id, days)
-    except asyncpg.UniqueViolationError:
-        raise name_taken(name) from None
-    return user, token, expires_at
-
-
-async def create_user(pool: asyncpg.Pool, name: str, kind: str = "human") -> tuple[User, str]:
-    """A new user and its bearer token (shown once); for code that makes users (bots, tests)."""
-    user, token, _ = await register(pool, name, kind)
-    return user, token
-
-
-TOKENS_PREFIX = "tokens-"
-
-
-def tokens_stream(user_id: str) -> str:
-    """The name a revocation of ``user_id``'s tokens is announced under (the NOTIFY the appends use)."""
-    return TOKENS_PREFIX + user_id
 
 
 def _bad_token(detail: str) -> Problem:
@@ -125,9 +44,9 @@ class Authenticator:
     RECHECK = 30.0
     LISTENING_RECHECK = 300.0
 
-    def __init__(self, pool: asyncpg.Pool, *, cache_size: int = 10_000, recheck_seconds: float | None = None,
+    def __init__(self, pool, *, cache_size: int = 10_000, recheck_seconds: float | None = None,
                  clock: Callable[[], float] = time.monotonic, listener=None):
-        self.pool = pool
+        self.tokens = Tokens(pool)
         self.cache_size = cache_size
         self.recheck_seconds = recheck_seconds if recheck_seconds is not None else \
             self.LISTENING_RECHECK if listener is not None else self.RECHECK
@@ -199,17 +118,14 @@ class Authenticator:
             if self.clock() - self._checked[digest] < self.recheck_seconds:
                 self._cache.move_to_end(digest)
                 return cached
-        row = await self.pool.fetchrow(
-            "SELECT u.user_id, u.name, u.kind, t.expires_at, t.via, t.revoked_at IS NOT NULL AS revoked, "
-            "t.expires_at <= now() AS expired FROM tokens t JOIN users u USING (user_id) WHERE t.token_hash = $1",
-            digest)
-        if row is not None and row["via"] != via:
-            row = None                      # a session's token is no bearer token, nor the other way round
-        if row is None or row["revoked"] or row["expired"]:
+        found = await self.tokens.find(digest)
+        if found is not None and found.via != via:
+            found = None                    # a session's token is no bearer token, nor the other way round
+        if found is None or found.revoked or found.expired:
             self._forget(digest)
-            raise _bad_token(f"this {what} belongs to no user" if row is None
-                             else f"{what} revoked" if row["revoked"] else f"{what} expired")
-        session = Session(User(row["user_id"], row["name"], row["kind"]), digest, row["expires_at"], via)
+            raise _bad_token(f"this {what} belongs to no user" if found is None
+                             else f"{what} revoked" if found.revoked else f"{what} expired")
+        session = Session(found.user, digest, found.expires_at, via)
         if cached is not None and cached == session:
             session = cached            # rechecked and unchanged: the one long kept (no young copy per recheck)
         self._cache[digest] = session
@@ -224,28 +140,20 @@ class Authenticator:
         self._checked.pop(digest, None)
 
     async def issue(self, user_id: str, via: str = "bearer") -> tuple[str, dt.datetime]:
-        return await issue_token(self.pool, user_id, via=via)
+        return await self.tokens.issue(user_id, via)
 
     async def revoke(self, session: Session) -> None:
         """Revoke one token, at once in this process (and the user's live streams everywhere recheck theirs)."""
         self._forget(session.token_hash)
-        await self.pool.execute("UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
-                                session.token_hash)
-        await self._tell_streams(session.user.user_id)
-
-    async def _tell_streams(self, user_id: str) -> None:
-        """Wake the live streams of ``user_id`` in every process (the LISTEN path the appends take)."""
-        await self.pool.execute("SELECT pg_notify($1, $2)", CHANNEL, tokens_stream(user_id))
+        await self.tokens.revoke(session.token_hash, session.user.user_id)
 
     async def check(self, session: Session) -> str | None:
         """Why ``session``'s token no longer holds (revoked, expired), asking the database; None if it does."""
-        row = await self.pool.fetchrow("SELECT revoked_at IS NOT NULL AS revoked, expires_at <= now() AS expired "
-                                       "FROM tokens WHERE token_hash = $1", session.token_hash)
-        if row is None or row["revoked"] or row["expired"]:
-            self._forget(session.token_hash)
-            what = "session" if session.via == "session" else "token"
-            return f"{what} revoked" if row is None or row["revoked"] else f"{what} expired"
-        return None
+        why = await self.tokens.holds(session.token_hash)
+        if why is None:
+            return None
+        self._forget(session.token_hash)
+        return f"{'session' if session.via == 'session' else 'token'} {why}"
 
     async def revoke_all(self, user_id: str, *, via: str | None = None, keep: bytes | None = None) -> int:
         """Revoke every token of ``user_id`` (only those ``via`` one way, when given; all but ``keep``), at once
@@ -253,8 +161,4 @@ class Authenticator:
         for digest in [d for d, s in self._cache.items() if s.user.user_id == user_id and d != keep
                        and via in (None, s.via)]:
             self._forget(digest)
-        status = await self.pool.execute(
-            "UPDATE tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() "
-            "AND ($2::text IS NULL OR via = $2) AND token_hash IS DISTINCT FROM $3", user_id, via, keep)
-        await self._tell_streams(user_id)
-        return int(status.split()[-1])
+        return await self.tokens.revoke_all(user_id, via, keep)

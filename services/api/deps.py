@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import inspect
 
-import asyncpg
 from litestar import Request
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
@@ -23,17 +22,19 @@ from litestar.routes import BaseRoute, HTTPRoute, WebSocketRoute
 
 from services.access import Access, Viewer
 from services.anchor.keys import Signer
-from services.api.auth import Authenticator, User
+from services.api.auth import Authenticator
+from services.tokens import User
 from services.api.slots import StreamSlots
 from services.championships import ChampionshipService
 from services.daily.service import DailyService
+from services.db import Pool as DatabasePool
 from services.lobby import LobbyService
 from services.tables import TableService
 from services.tables.feeds import TableFeeds
 
 # The parameter types a handler names them by (each parameter's name is the dependency's key).
 Caller = NamedDependency[User]
-Pool = NamedDependency[asyncpg.Pool]
+Pool = NamedDependency[DatabasePool]
 Auth = NamedDependency[Authenticator]
 ServerSigner = NamedDependency[Signer]
 Tables = NamedDependency[TableService]

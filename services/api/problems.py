@@ -7,12 +7,11 @@ page says in its own language); for malformed input, ``field`` and ``errors``.
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import math
 import re
 from typing import Any
 
-import asyncpg
 import msgspec
 from litestar import Request, Response
 from litestar.openapi.datastructures import ResponseSpec
@@ -21,7 +20,8 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from domain.errors import DomainError
 from domain.tournament import ChampionshipRuleError
-from services.errors import Conflict, Forbidden, Invalid, NotFound, ServiceError, Unprocessable
+from services.db import DATABASE_AWAY
+from services.errors import Conflict, Forbidden, Invalid, NotFound, ServiceError, TooSoon, Unprocessable
 
 log = logging.getLogger("baloot.api")
 
@@ -131,6 +131,9 @@ _STATUS = {NotFound: 404, Forbidden: 403, Conflict: 409, Invalid: 400, Unprocess
 
 def _on_service_error(request: Request, exc: ServiceError) -> Response:
     """The application layer's refusals, by kind."""
+    if isinstance(exc, TooSoon):
+        return problem_response(429, exc.rule, "too many requests", exc.detail, request.url.path,
+                                headers={"Retry-After": str(max(1, math.ceil(exc.retry_after)))}, **exc.extra)
     status = next((code for kind, code in _STATUS.items() if isinstance(exc, kind)), 409)
     return problem_response(status, exc.rule, exc.rule.replace("_", " "), exc.detail, request.url.path, **exc.extra)
 
@@ -192,15 +195,6 @@ def _on_http(request: Request, exc: HTTPException) -> Response:
                             headers=exc.headers)
 
 
-# Errors that mean the database is away (restarting, unreachable, or every connection busy), not a bug:
-# the request is refused with 503 and Retry-After, and the client retries (a command_id makes that safe).
-DATABASE_AWAY: tuple[type[BaseException], ...] = (
-    asyncpg.PostgresConnectionError,         # the connection failed or was lost mid-request
-    asyncpg.exceptions.OperatorInterventionError,  # shutting down, crashed, or not accepting connections yet
-    asyncpg.exceptions.ConnectionDoesNotExistError,
-    asyncio.TimeoutError,                    # no pool connection (or no answer) in time
-    OSError,                                 # refused, reset, unreachable
-)
 RETRY_AFTER_SECONDS = 2
 
 

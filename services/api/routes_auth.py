@@ -8,7 +8,7 @@ from litestar.params import JSONBody, Parameter
 
 from services.api import schemas
 from services.api.schemas import Strict
-from services.api.auth import User, register
+from services.tokens import User, register
 from services.api.deps import Auth, Caller, Pool
 from services.api.problems import Problem
 from services import people

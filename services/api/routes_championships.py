@@ -23,7 +23,7 @@ from domain.tournament import (
 from projections import bracket as bracket_projection
 from projections.standings import StandingRow
 from services.ratings import team_ratings
-from services.api.auth import User
+from services.tokens import User
 from services.access import policy
 from services import people
 from services.eventstore.queries_doors import championships_created

@@ -25,7 +25,7 @@ from services.records import (
     HandRecord, audit_deal, deal_record, deal_summaries, finished_deal, seed_check, visible_events, whole_game,
 )
 from services.tables.rulings import ruling_command
-from services.api.auth import tokens_stream
+from services.tokens import tokens_stream
 from services.api.deps import Auth, Caller, Feeds, Gate, Pool, ServerSigner, Streams, Tables, Who
 from services.api.live import LiveStream, frame
 from services.api.problems import Problem, field_in

@@ -49,7 +49,7 @@ from litestar.testing import AsyncTestClient
 
 from domain.baloot.events import SeedRevealed
 from services.api.app import create_app
-from services.api.limits import SignInThrottle
+from services.signin import SignInThrottle
 from services.db import schema_url
 from services.eventstore import read_stream
 from services.tables.service import CODEC as TABLE_CODEC

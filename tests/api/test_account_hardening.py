@@ -111,7 +111,7 @@ class Clock:
 
 
 def throttled_app(database_url, db_schema, clock: Clock, **settings):
-    from services.api.limits import SignInThrottle
+    from services.signin import SignInThrottle
     return app_on(database_url, db_schema, sign_in=SignInThrottle(clock=clock, **settings))
 
 
@@ -219,7 +219,7 @@ async def test_12_common_repetitive_sequential_and_guessable_passwords_are_refus
 # ---- 15. display names: normalised, no controls, no copy of another person's
 
 async def test_15_display_names_refuse_controls_and_copies_of_another_persons(database_url, db_schema, pool):
-    from services.api.auth import create_user
+    from services.tokens import create_user
     async with AsyncTestClient(app=app_on(database_url, db_schema), timeout=30) as api:
         before = await pool.fetchval("SELECT count(*) FROM users")
         for name in ("\u202eevil", "a\u2066b\u2069", "bell\x07", "esc\x1b[31m", "left\u200e", "arabic\u061cmark",
@@ -340,7 +340,7 @@ async def test_14_the_same_import_sent_twice_at_once_answers_like_one(database_u
 
 
 async def test_4_forgotten_counts_are_swept(database_url, db_schema, pool):
-    from services.api.limits import SignInThrottle
+    from services.signin import SignInThrottle
     clock = Clock()
     throttle = SignInThrottle(clock=clock)
     await throttle.reserve(pool, "saad", "192.0.2.1")

@@ -13,7 +13,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from services.api.app import create_app
-from services.api.auth import Authenticator, create_user, tokens_stream
+from services.api.auth import Authenticator
+from services.tokens import create_user, tokens_stream
 from services.db import drop_schema, schema_url
 from services.eventstore import CHANNEL
 from services.eventstore.listen import Listener
@@ -279,7 +280,7 @@ async def test_existing_users_keep_their_token_through_the_migration(database_ur
         await conn.execute(f'CREATE SCHEMA "{schema}"')
         await conn.execute(f'SET search_path TO "{schema}"')
         await migrate(conn, before)
-        from services.api.auth import token_hash
+        from services.tokens import token_hash
         await conn.execute("INSERT INTO users (user_id, name, kind, token_hash) VALUES ('u1', 'old timer', "
                            "'human', $1)", token_hash("old-token"))
         await migrate(conn)

@@ -173,7 +173,7 @@ async def test_a_live_stream_ends_when_its_token_is_revoked_or_expires(database_
     import httpx
 
     from services.api.app import create_app
-    from services.api.auth import issue_token
+    from services.tokens import issue_token
     from tests.api.conftest import schema_url
     from tests.api.test_tables import follow, served
 

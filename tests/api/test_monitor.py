@@ -89,7 +89,7 @@ async def test_the_monitor_counts_each_state_and_says_what_needs_the_organiser(a
 
 
 async def token_of(pool, user_id: str) -> str:
-    from services.api.auth import issue_token
+    from services.tokens import issue_token
     token, _ = await issue_token(pool, user_id)
     return token
 

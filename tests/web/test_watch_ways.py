@@ -10,7 +10,7 @@ import re
 import pytest
 from selenium.webdriver.common.by import By
 
-from services.api.auth import create_user
+from services.tokens import create_user
 from services.eventstore import ProjectionRunner
 from services.ratings import ratings_read_model
 from tests.stored_championship import knock_out, team_name

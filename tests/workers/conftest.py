@@ -15,7 +15,7 @@ import pytest
 from dramatiq.asyncio import get_event_loop_thread
 
 from domain.tournament import CreateChampionship, RegisterTeam, RoundSlot, Settings
-from services.api.auth import create_user
+from services.tokens import create_user
 from services.championships import (
     ChampionshipService,
     RunSettings,

@@ -13,7 +13,7 @@ from litestar.testing import AsyncTestClient
 from domain.tournament import CreateChampionship, RoundSlot, Settings, StartRound
 from projections import standings as standings_projection
 from services.api.app import create_app
-from services.api.auth import create_user
+from services.tokens import create_user
 from services.championships import (
     CHECK_IN_CODEC,
     CODEC,
