@@ -41,16 +41,13 @@ from domain.tournament import (
 from domain.tournament import checkin
 from domain.tournament.formats import next_round
 from services.championships import Championship, ChampionshipService, CheckIns, closes_at
+from services.eventstore import reads
 
 log = logging.getLogger("baloot.workers")
 
 ACTOR = "schedule"
 LOOKAHEAD = dt.timedelta(seconds=60)   # a time further off is left to the reconciler's ticks
-UNFINISHED = """
-SELECT substr(c.stream_id, length('championship-') + 1) FROM events c
- WHERE c.event_type = 'championship_created' AND c.stream_id LIKE 'championship-%'
-   AND NOT EXISTS (SELECT 1 FROM events f WHERE f.event_type = 'championship_finished'
-                                           AND f.stream_id = c.stream_id)"""
+PREFIX = "championship-"
 
 
 def slot_times(settings: Settings) -> dict[int, dt.datetime]:
@@ -197,7 +194,9 @@ class Schedules:
     async def reconcile(self) -> int:
         """Enqueue a tick for every unfinished championship; returns how many."""
         svc = await self.championships()
-        ids = [r[0] for r in await svc.pool.fetch(UNFINISHED)]
+        ids = [s[len(PREFIX):] for s in await reads.streams_begun_by(svc.pool, "championship_created",
+                                                                       lacking=("championship_finished",),
+                                                                       prefix=PREFIX)]
         for championship_id in ids:
             await self.send(championship_id)
         return len(ids)
