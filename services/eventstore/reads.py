@@ -127,11 +127,15 @@ async def streams_begun_by(db: Db, event_type: str, *, lacking: Iterable[str] = 
                            prefix: str | None = None) -> list[str]:
     """The streams holding an ``event_type`` event (a stream's first, for a kind that opens its streams), of
     those with none of ``lacking`` only, and, with ``prefix``, only the streams whose name starts with it."""
+    return [r[0] for r in await db.fetch(begun_statement(event_type, lacking=lacking, prefix=prefix))]
+
+
+def begun_statement(event_type: str, *, lacking: Iterable[str] = (), prefix: str | None = None) -> str:
+    """The statement ``streams_begun_by`` runs (no parameters), for a look at its plan."""
     if prefix is not None and not _KIND.match(prefix.rstrip("-")):
         raise ValueError(f"a stream prefix must be a plain name: {prefix!r}")
     lacking = tuple(lacking)
-    return [r[0] for r in await db.fetch(_begun_sql(_kinds((event_type,)), _kinds(lacking) if lacking else None,
-                                                    prefix))]
+    return _begun_sql(_kinds((event_type,)), _kinds(lacking) if lacking else None, prefix)
 
 
 @functools.lru_cache(maxsize=64)
@@ -146,9 +150,15 @@ async def read_kinds(db: Db, event_types: Iterable[str], streams: Sequence[str] 
     its codec (``Codec.decode``: upcast to the current schema)."""
     if streams is not None and not streams:
         return []
-    sql = _of_kinds_sql(_kinds(event_types), streams is not None)
     args = (list(streams),) if streams is not None else ()
-    return await db.fetch(sql, *args, record_class=RecordedEvent)
+    return await db.fetch(kinds_statement(event_types, of_streams=streams is not None), *args,
+                          record_class=RecordedEvent)
+
+
+def kinds_statement(event_types: Iterable[str], *, of_streams: bool = False) -> str:
+    """The statement ``read_kinds`` runs (``of_streams``: its one parameter, the streams), for a look at its
+    plan."""
+    return _of_kinds_sql(_kinds(event_types), of_streams)
 
 
 async def commands_counted(db: Db, command_prefix: str) -> int:

@@ -89,3 +89,22 @@ async def test_commands_and_ids_counted_and_streams_audited(pool):
     a = audit["table-a"]
     assert (a.head, a.gap, a.broken, a.split, a.fields) == (3, False, None, 0, [["deal_started", "c1", None]])
     assert audit["table-b"].fields == [["seed_revealed", None, "s1"]]
+
+
+async def plan(pool, sql: str, *args) -> str:
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SET LOCAL enable_seqscan = off")
+        return "\n".join(r[0] for r in await conn.fetch("EXPLAIN " + sql, *args))
+
+
+async def test_the_reads_of_a_few_kinds_use_the_logs_indexes_of_them(pool):
+    """The kinds written into the statements as the partial indexes name them: with scans off the planner takes
+    each index, which it could not if the kinds were parameters or did not match."""
+    unfinished = reads.begun_statement("championship_created", lacking=("championship_finished",),
+                                       prefix="championship-")
+    assert "events_championship_lifecycle_idx" in await plan(pool, unfinished)
+    boards = reads.begun_statement("board_set_opened", lacking=("board_set_revealed",))
+    assert "events_board_sets_idx" in await plan(pool, boards)
+    calls = reads.kinds_statement(("referee_called", "referee_call_claimed", "ruling_made"))
+    assert "events_referee_calls_idx" in await plan(pool, calls)
+    assert "events_game_ends_idx" in await plan(pool, reads.holding_statement(("game_ended",)), ["table-a"])
