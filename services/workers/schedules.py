@@ -32,14 +32,14 @@ from domain.tournament.progression import (
     RoundStarting,
     Wait,
 )
-from services.championships import Championship, ChampionshipService, CheckIns, closes_at
+from services.championships import Championship, ChampionshipService, CheckIns, closes_at, stream_of
 from services.eventstore import reads
 
 log = logging.getLogger("baloot.workers")
 
 ACTOR = "schedule"
 LOOKAHEAD = dt.timedelta(seconds=60)   # a time further off is left to the reconciler's ticks
-PREFIX = "championship-"
+PREFIX = stream_of("")                 # the championships' streams
 
 
 def runs_itself(champ: Championship) -> bool:
