@@ -19,6 +19,7 @@ from domain.tournament.state import ChampionshipState, Round, parse_match_id, pl
 from services.access import policy
 from services.access.policy import ChampionshipFacts, Relations, Sight, TableFacts
 from services.errors import Forbidden
+from services.eventstore import reads
 from services.tables.service import stream_of
 
 if TYPE_CHECKING:
@@ -182,9 +183,7 @@ class Access:
         delay ago, finished or not."""
         if seen.live or seen.delay <= 0 or table.opened is None:
             return table.version
-        return await self.pool.fetchval(
-            "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1 "
-            "AND recorded_at <= now() - make_interval(secs => $2)", stream_of(table.table_id), seen.delay)
+        return await reads.version_recorded_by(self.pool, stream_of(table.table_id), seen.delay)
 
     async def seen(self, table: Table, seen: Sight) -> Table:
         """The table as the caller may see it now: as it is, or, for spectators, as it was the delay ago."""

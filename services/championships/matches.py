@@ -21,7 +21,8 @@ from domain.tournament import ChampionshipRuleError, RecordMatchResult, Settings
 from domain.tournament.matches import after_games
 from services.championships import duplicate
 from services.errors import ServiceError
-from services.tables import Table, TableOpened
+from services.eventstore import reads
+from services.tables import Table, TableOpened, stream_of
 
 if TYPE_CHECKING:
     from services.championships.service import ChampionshipService
@@ -59,14 +60,10 @@ def table_profile(settings: Settings):
     return game.profile(settings.profile, switches)
 
 
-# Each game's end event (``migrations/0018`` indexes them): a table whose game has ended has one. Written
-# into the query, not passed: the index is partial, and a parameter would not let the planner use it.
+# Each game's end event: a table whose game has ended has one (the log indexes them, ``migrations/0018``).
 GAME_ENDS = sorted(g.info.end_event.__struct_config__.tag for g in GAMES.values())
-ENDED_LAST_TABLES = (
-    "SELECT l.table_id, l.match_id FROM (SELECT DISTINCT ON (match_id) table_id, match_id FROM tables_index "
-    "WHERE championship_id = $1 ORDER BY match_id, game_no DESC) l WHERE EXISTS (SELECT 1 FROM events e "
-    "WHERE e.stream_id = 'table-' || l.table_id AND e.event_type IN (" + ", ".join(f"'{t}'" for t in GAME_ENDS)
-    + "))")
+LAST_TABLES = ("SELECT DISTINCT ON (match_id) table_id, match_id FROM tables_index WHERE championship_id = $1 "
+               "ORDER BY match_id, game_no DESC")
 
 
 class MatchService:
@@ -163,10 +160,12 @@ class MatchService:
         undecided = {m.match_id for m in current.matches if current.outcomes[m.index] is None}
         # Each match's last table, if its game has ended (by the log's index of game ends: a round of 4,096
         # matches is not read table by table to find the few whose step was lost).
-        rows = await self.pool.fetch(ENDED_LAST_TABLES, championship_id)
-        for r in rows:
-            if r["match_id"] in undecided:
-                table = await self.tables.load(r["table_id"])
+        last = {r["table_id"]: r["match_id"] for r in await self.pool.fetch(LAST_TABLES, championship_id)
+                if r["match_id"] in undecided}
+        ended = await reads.streams_holding(self.pool, [stream_of(t) for t in last], GAME_ENDS)
+        for table_id in last:
+            if stream_of(table_id) in ended:
+                table = await self.tables.load(table_id)
                 if table.game.phase == "ended":
                     await self.game_ended(table)
 

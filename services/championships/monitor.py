@@ -4,8 +4,12 @@ round ready to start).
 
 A match is ``waiting_check_in`` (a window is open and a team has not checked in), ``waiting`` (no table yet),
 ``playing``, ``stalled`` (its table live with nothing stored for ``stall_seconds``), ``disputed`` (a Qayd under
-review at its table, or a call waiting for the referee), or ``finished`` (decided: played, forfeit, bye). Built from the championship's fold, its
-check-in stream, the tables index and each live table's last event: one query for all the round's tables.
+review at its table, or a call waiting for the referee), or ``finished`` (decided: played, forfeit, bye).
+
+Two halves: what is known of each match (the championship's fold, its check-in stream, the tables index, and
+from the log, through the event store's reads, each live table's last event and its calls decoded by the
+tables' codec) is gathered by ``monitor``; what that means (each match's state, what needs the organiser)
+is ``classify``'s and ``needs_of``'s, pure functions of those facts and the clock.
 """
 
 from __future__ import annotations
@@ -16,9 +20,13 @@ from typing import Literal
 
 import msgspec
 
+from domain.table import RefereeCalled, RulingMade
 from domain.tournament.checkin import team_checked_in
 from domain.tournament.formats import next_round
 from services.championships.checkins import closes_at
+from services.championships.names import team_names
+from services.eventstore import reads
+from services.tables import CODEC as TABLE_CODEC, stream_of as table_stream
 
 State = Literal["waiting_check_in", "waiting", "playing", "stalled", "disputed", "finished"]
 STATES: tuple[State, ...] = ("waiting_check_in", "waiting", "playing", "stalled", "disputed", "finished")
@@ -35,7 +43,7 @@ class MonitoredMatch(msgspec.Struct, frozen=True):
     stage: str
     team_a: str | None
     team_b: str | None
-    names: tuple[str, str]                     # the teams' names (their ids where they have none)
+    names: tuple[str, str]                     # the teams' names (services/championships/names.py)
     state: State
     outcome: str | None                        # played, forfeit, double_forfeit, bye, walkover, void
     winner: str | None
@@ -65,20 +73,74 @@ class Monitor(msgspec.Struct, frozen=True):
     next_after: int | None                     # give as `after` for the next page; None: the last page
 
 
-def team_names(championships, championship_id: str, champ) -> tuple[dict[str, str], dict[str, str]]:
-    """Each team's name (its id where it has none), and the same case-folded with its id, for the search;
-    worked out once per version of the championship and kept by its service (a 10,240-team field is not
-    walked on every request)."""
-    kept = championships.team_names
-    cached = kept.get(championship_id)
-    if cached is not None and cached[0] == champ.version:
-        return cached[1], cached[2]
-    names = {tid: (t.info.name if t.info is not None and t.info.name else tid) for tid, t in champ.state.teams.items()}
-    folded = {tid: f"{name}\x00{tid}".casefold() for tid, name in names.items()}
-    if len(kept) > 64:
-        kept.clear()
-    kept[championship_id] = (champ.version, names, folded)
-    return names, folded
+class Seen(msgspec.Struct, frozen=True):
+    """What is known of one undecided match: whether it has tables, its live tables' latest stored event and
+    whether one of them shows a Qayd under review or a call waiting for the referee, and which of its teams
+    checked in."""
+
+    tables: bool
+    latest: dt.datetime | None
+    qayd: bool
+    called: bool
+    checked_in: tuple[bool, bool]
+
+
+def classify(seen: Seen, now: dt.datetime, stall: dt.timedelta, window: dt.datetime | None) -> State:
+    """An undecided match's state (a decided one is ``finished``), the first that holds of: disputed, stalled
+    (nothing stored at its tables for longer than ``stall``), playing (it has a table), waiting for a
+    check-in (a window, ``window`` its end, and a team not in), waiting."""
+    if seen.called or seen.qayd:
+        return "disputed"
+    if seen.latest is not None and now - seen.latest > stall:
+        return "stalled"
+    if seen.tables:
+        return "playing"
+    if window is not None and not all(seen.checked_in):
+        return "waiting_check_in"
+    return "waiting"
+
+
+URGENCY = {"no_show": 0, "stalled": 1, "disputed": 2}
+
+
+def needs_of(round_no: int, kinds: dict[str, State], seen: dict[str, Seen], names: dict[str, tuple[str, str]],
+             now: dt.datetime, window: dt.datetime | None, ahead: Literal["round", "end"] | None) -> list[Attention]:
+    """What needs the organiser, the most urgent first: each match's no-show at a closed window, stalled
+    table, dispute (in match order within a kind), then the round decided (``ahead``: the next round to
+    start, the championship to finish, or nothing: the round is not decided, or not the last one started)."""
+    needs: list[Attention] = []
+    for match_id, kind in kinds.items():
+        pair = names.get(match_id, ("", ""))
+        if kind == "stalled":
+            needs.append(Attention("stalled", f"{pair[0]} v {pair[1]}: nothing played for "
+                                              f"{int((now - seen[match_id].latest).total_seconds() // 60)} min",
+                                   match_id))
+        elif kind == "disputed":
+            why = "a call waits for the referee" if seen[match_id].called else "a Qayd is under review"
+            needs.append(Attention("disputed", f"{pair[0]} v {pair[1]}: {why}", match_id))
+        elif kind == "waiting_check_in" and window is not None and now >= window:
+            absent = [n for n, c in zip(pair, seen[match_id].checked_in) if not c]
+            needs.append(Attention("no_show", f"{' and '.join(absent)} did not check in by the window's end",
+                                   match_id))
+    needs.sort(key=lambda a: URGENCY[a.kind])
+    if ahead == "end":
+        needs.append(Attention("championship_over", f"round {round_no} is decided and none remains: finish the "
+                                                    "championship"))
+    elif ahead == "round":
+        needs.append(Attention("round_ready", f"round {round_no} is decided: start round {round_no + 1}"))
+    return needs
+
+
+def open_calls(events) -> set[str]:
+    """The streams with a call waiting for the referee (called, not ruled), from their ``referee_called`` and
+    ``ruling_made`` events, decoded."""
+    called: dict[tuple[str, int], bool] = {}
+    for stream, e in events:
+        if e.call is None:
+            continue
+        ruled = isinstance(e, RulingMade)
+        called[(stream, e.call)] = called.get((stream, e.call), False) or ruled
+    return {stream for (stream, _), ruled in called.items() if not ruled}
 
 
 async def monitor(championships, championship_id: str, *, round_no: int | None = None, state_filter: str | None = None,
@@ -93,22 +155,17 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
                        [], [], 0, None)
     current = state.rounds[number - 1]
     outcomes = list(current.outcomes)
-    names, folded = team_names(championships, championship_id, champ)
-    # The tables of the round's matches still to play, and the last event of each live one (one query).
+    pool = championships.pool
+    # The tables of the round's matches still to play; each live one's last event and open calls.
     undecided = {m.match_id for m in current.matches if outcomes[m.index] is None}
     tables: dict[str, list] = {}
     for r in await championships.matches.tables_of(championship_id):
         tables.setdefault(r["match_id"], []).append(r)
-    live = [r["table_id"] for mid in undecided for r in tables.get(mid, ()) if r["status"] == "live"]
-    last = {r["table_id"]: (r["event_type"], r["recorded_at"]) for r in await championships.pool.fetch(
-        "SELECT t.table_id, e.event_type, e.recorded_at FROM unnest($1::text[]) AS t(table_id) "
-        "CROSS JOIN LATERAL (SELECT event_type, recorded_at FROM events WHERE stream_id = 'table-' || t.table_id "
-        "ORDER BY version DESC LIMIT 1) e", live)} if live else {}
-    # The live tables with a call waiting for the referee (called, not ruled): disputed too.
-    calling = {r["stream_id"][len("table-"):] for r in await championships.pool.fetch(
-        "SELECT stream_id FROM events WHERE event_type IN ('referee_called', 'ruling_made') AND stream_id = ANY($1) "
-        "AND data->>'call' IS NOT NULL GROUP BY stream_id, data->>'call' "
-        "HAVING NOT bool_or(event_type = 'ruling_made')", [f"table-{t}" for t in live])} if live else set()
+    live = [table_stream(r["table_id"]) for mid in undecided for r in tables.get(mid, ()) if r["status"] == "live"]
+    last = await reads.last_events(pool, live)
+    calling = open_calls((e.stream_id, TABLE_CODEC.decode(e))
+                         for e in await reads.read_kinds(pool, (RefereeCalled.__struct_config__.tag,
+                                                                RulingMade.__struct_config__.tag), live))
     checks = await championships.check_ins.of(championship_id) if champ.run.check_in_seconds is not None else None
     window = closes_at(champ, number, checks)
     stall = dt.timedelta(seconds=stall_seconds())
@@ -120,67 +177,52 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
         return tuple(t is not None and team_checked_in(state.teams[t], here) for t in (m.team_a, m.team_b))
 
     # Each match's state (all of them: the counts and the filters need it), and what needs the organiser.
-    kinds: list[State] = []
-    needs: list[Attention] = []
+    kinds: dict[str, State] = {}
+    seen: dict[str, Seen] = {}
     for m in current.matches:
         if outcomes[m.index] is not None:
-            kinds.append("finished")
-            counts["finished"] += 1
+            kinds[m.match_id] = "finished"
             continue
-        seen = [last[r["table_id"]] for r in tables.get(m.match_id, ()) if r["table_id"] in last]
-        latest = max((at for _, at in seen), default=None)
-        called = any(r["table_id"] in calling for r in tables.get(m.match_id, ()))
-        if called or any(t in DISPUTE_EVENTS for t, _ in seen):
-            kind: State = "disputed"
-        elif latest is not None and now - latest > stall:
-            kind = "stalled"
-        elif m.match_id in tables:
-            kind = "playing"
-        elif window is not None and not all(checked_in(m)):
-            kind = "waiting_check_in"
-        else:
-            kind = "waiting"
-        kinds.append(kind)
+        heads = [last[s] for s in (table_stream(r["table_id"]) for r in tables.get(m.match_id, ())) if s in last]
+        seen[m.match_id] = Seen(m.match_id in tables, max((h.recorded_at for h in heads), default=None),
+                                any(h.event_type in DISPUTE_EVENTS for h in heads),
+                                any(table_stream(r["table_id"]) in calling for r in tables.get(m.match_id, ())),
+                                checked_in(m))
+        kinds[m.match_id] = classify(seen[m.match_id], now, stall, window)
+    for kind in kinds.values():
         counts[kind] += 1
-        pair = (names.get(m.team_a, ""), names.get(m.team_b, ""))
-        if kind == "stalled":
-            needs.append(Attention("stalled", f"{pair[0]} v {pair[1]}: nothing played for "
-                                              f"{int((now - latest).total_seconds() // 60)} min", m.match_id))
-        elif kind == "disputed":
-            why = "a call waits for the referee" if called else "a Qayd is under review"
-            needs.append(Attention("disputed", f"{pair[0]} v {pair[1]}: {why}", m.match_id))
-        elif kind == "waiting_check_in" and now >= window:
-            absent = [n for n, c in zip(pair, checked_in(m)) if not c]
-            needs.append(Attention("no_show", f"{' and '.join(absent)} did not check in by the window's end",
-                                   m.match_id))
-    order = {"no_show": 0, "stalled": 1, "disputed": 2}
-    needs.sort(key=lambda a: order[a.kind])
+    ahead = None
     if current.undecided == 0 and number == len(state.rounds) and state.status == "running":
-        if next_round(state) is None:
-            needs.append(Attention("championship_over", f"round {number} is decided and none remains: finish the "
-                                                        "championship"))
-        else:
-            needs.append(Attention("round_ready", f"round {number} is decided: start round {number + 1}"))
+        ahead = "end" if next_round(state) is None else "round"
 
-    # The filters, then the page; only the page's matches are written out whole.
+    # The filters, then the page; only the page's matches are written out whole, and named.
     wanted = query.casefold().strip()
-    hits = {tid for tid, text in folded.items() if wanted in text} if wanted else None
+    hits = None
+    if wanted:
+        everyone = await team_names(pool, state, [t for m in current.matches for t in (m.team_a, m.team_b) if t])
+        hits = {tid for tid, name in everyone.items() if wanted in f"{name}\x00{tid}".casefold()}
     picked = [k for k, m in enumerate(current.matches)
-              if (state_filter is None or kinds[k] == state_filter)
+              if (state_filter is None or kinds[m.match_id] == state_filter)
               and (hits is None or m.team_a in hits or m.team_b in hits or wanted in m.match_id.casefold())]
     start = after + 1
     page = picked[start:start + limit]
+    late = window is not None and now >= window
+    told = [m for m in current.matches                     # the matches a need names
+            if kinds[m.match_id] in ("stalled", "disputed") or (late and kinds[m.match_id] == "waiting_check_in")]
+    shown = [current.matches[k] for k in page]
+    named = await team_names(pool, state, [t for m in (*told, *shown) for t in (m.team_a, m.team_b) if t])
+    pairs = {m.match_id: (named.get(m.team_a, ""), named.get(m.team_b, "")) for m in (*told, *shown)}
+    needs = needs_of(number, {m.match_id: kinds[m.match_id] for m in current.matches}, seen, pairs, now, window,
+                     ahead)
     out = []
-    for k in page:
-        m = current.matches[k]
+    for m in shown:
         o = outcomes[m.index]
         rows = tables.get(m.match_id, [])
-        seen = [last[r["table_id"]][1] for r in rows if r["table_id"] in last]
+        at = [last[s].recorded_at for s in (table_stream(r["table_id"]) for r in rows) if s in last]
         games = (o.result.team_a_games, o.result.team_b_games) if o is not None and o.result is not None else None
-        out.append(MonitoredMatch(m.match_id, m.round, m.stage, m.team_a, m.team_b,
-                                  (names.get(m.team_a, ""), names.get(m.team_b, "")), kinds[k],
-                                  o.kind if o else None, o.winner if o else None, games,
-                                  [r["table_id"] for r in rows], checked_in(m), max(seen, default=None)))
+        out.append(MonitoredMatch(m.match_id, m.round, m.stage, m.team_a, m.team_b, pairs[m.match_id],
+                                  kinds[m.match_id], o.kind if o else None, o.winner if o else None, games,
+                                  [r["table_id"] for r in rows], checked_in(m), max(at, default=None)))
     more = start + len(page) < len(picked)
     return Monitor(championship_id, state.settings.name, state.status, number, len(state.rounds), window, counts,
                    needs, out, len(picked), start + len(page) - 1 if more else None)

@@ -63,6 +63,7 @@ def run_status(args) -> int:
 
 async def _status():
     from services.db import connect, database_server
+    from services.eventstore import Checkpoint, reads
     from services.platform import Platform
     from services.tables.pending import pending_work
 
@@ -85,11 +86,10 @@ async def _status():
     server = database_server()
     pool = await connect(server.url, min_size=1, max_size=2)
     try:
-        lag = await pool.fetch(
-            "SELECT p.name, p.position, p.status, (SELECT count(*) FROM events e "
-            " WHERE (e.tx_id, e.position) > (p.tx_id, p.position)) AS behind FROM projections p ORDER BY name")
+        lag = await pool.fetch("SELECT name, tx_id, position, status FROM projections ORDER BY name")
         out.append(("projections", ("name", "checkpoint", "status", "events behind"),
-                    [(r["name"], r["position"], r["status"], r["behind"]) for r in lag]))
+                    [(r["name"], r["position"], r["status"],
+                      await reads.count_after(pool, Checkpoint(r["tx_id"], r["position"]))) for r in lag]))
         svc = (await Platform.on(pool)).tables
         now = await pool.fetchval("SELECT now()")
         overdue = []

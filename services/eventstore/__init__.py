@@ -5,8 +5,9 @@
     version = await append(pool, "table-7", 0, [NewEvent(event_type="table_opened", data={"seats": 4})])
     events = await read_stream(pool, "table-7")
 
-Layers: `migrations` (schema), `store` (append and read), `codec` (domain Structs on the wire, upcasters),
-`subscriptions` (live feed, projection runner).
+Layers: `migrations` (schema), `store` (append and read), `reads` (the log's other questions: heads, which
+streams hold which kinds, counts, audits; the only SQL on `events` outside the anchor), `codec` (domain Structs
+on the wire, upcasters), `subscriptions` (live feed, projection runner).
 """
 
 from services.eventstore.codec import Codec, CodecError, Upcasters, event_type, new_event, schema_version

@@ -10,6 +10,7 @@ from datetime import datetime
 
 import msgspec
 
+from services.eventstore import reads
 from services.webhooks import targets
 from services.webhooks.outbox import CHANNEL, KINDS
 
@@ -94,8 +95,9 @@ async def register(db, owner: str, url: str, kinds: list[str], championship_id: 
         endpoint_id, secret = f"wh_{secrets.token_hex(8)}", new_secret()
         await conn.execute(
             "INSERT INTO webhook_endpoints (endpoint_id, owner, championship_id, url, kinds, secret, description, "
-            "from_position) VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT coalesce(max(position), 0) FROM events))",
-            endpoint_id, owner, championship_id, url, sorted(set(kinds), key=KINDS.index), secret, description)
+            "from_position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            endpoint_id, owner, championship_id, url, sorted(set(kinds), key=KINDS.index), secret, description,
+            await reads.head_position(conn))
     return await get(db, owner, endpoint_id), secret
 
 

@@ -32,7 +32,7 @@ from services.workers.projections import ProjectionWorker
 from services.workers.schedules import Schedules
 from services.workers.resident import FairPlayWorker, WebhookWorker
 from services.workers.broker import broker_unavailable_errors, waiting
-from services.eventstore import stream_version
+from services.eventstore import reads, stream_version
 from services.tables.service import stream_of
 
 log = logging.getLogger("baloot.workers")
@@ -243,11 +243,9 @@ class Workers:
         async with svc.pool.acquire() as conn, conn.transaction():     # the lock ends with the transaction
             if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext('baloot-arena/reconcile'))"):
                 return 0
-            rows = await conn.fetch(
-                "SELECT t.table_id, head.version FROM tables_index t CROSS JOIN LATERAL (SELECT e.recorded_at, "
-                "e.version FROM events e WHERE e.stream_id = 'table-' || t.table_id ORDER BY e.version DESC "
-                "LIMIT 1) head WHERE t.status = 'live' AND head.recorded_at <= now() - make_interval(secs => $1)",
-                quiet)
+            live = [r[0] for r in await conn.fetch("SELECT table_id FROM tables_index WHERE status = 'live'")]
+            heads = await reads.last_events(conn, [stream_of(t) for t in live], quiet_seconds=quiet)
+        rows = [(t, heads[stream_of(t)].version) for t in live if stream_of(t) in heads]
         count = 0
         for table_id, head in rows:
             cached = svc.feeds.get(table_id)        # this process's fold, when it is at the head: no read

@@ -34,8 +34,9 @@ from domain.tournament.draw import seeded_order
 from domain.tournament.events import DrawCommitted, DrawMade, RoundSlot
 from services.championships import CODEC, Championship, RunSettings, fold_rows, stream_of
 from services.db import create_pool, create_scratch_schema, drop_schema, schema_url
-from services.eventstore import read_stream, rebuild_projection
+from services.eventstore import read_stream, reads, rebuild_projection
 from services.platform import Platform
+from services.tables import stream_of as stream_of_table
 
 CHAMPIONSHIP = "rehearsal"
 ORGANISER = "rehearsal-organiser"
@@ -263,7 +264,7 @@ class Rehearsal:
     async def progress(self, started: float) -> Progress:
         champ = await self.championships.load(CHAMPIONSHIP)
         state = champ.state
-        events = await self.pool.fetchval("SELECT coalesce(max(position), 0) FROM events")
+        events = await reads.head_position(self.pool)
         current = state.rounds[-1] if state.rounds else None
         decided = sum(1 for r in state.rounds for m in r.matches if r.outcomes[m.index] is not None and not m.note)
         done = sum(1 for m in current.matches if current.outcomes[m.index] is not None and not m.note) if current else 0
@@ -276,7 +277,7 @@ class Rehearsal:
         """Prepare, let the workers run the championship to its champion, stop them, check; the report."""
         await self.prepare()
         baselines = await self.baselines() if self.measure_baselines else None
-        events_before = await self.pool.fetchval("SELECT coalesce(max(position), 0) FROM events")
+        events_before = await reads.head_position(self.pool)
         workers = self.start_workers()
         started = time.monotonic()
         tally = Tally()
@@ -304,11 +305,9 @@ class Rehearsal:
         checks = await self.checks(tally)
         checks_seconds = time.monotonic() - t
         champ = await self.championships.load(CHAMPIONSHIP)
-        events = await self.pool.fetchval("SELECT count(*) FROM events")
-        stored = await self.pool.fetchval("SELECT coalesce(max(position), 0) FROM events") - events_before
-        actions = await self.pool.fetchval(
-            "SELECT count(DISTINCT (stream_id, metadata->>'command_id')) FROM events "
-            "WHERE metadata->>'command_id' LIKE 'bot:%'")
+        events = await reads.count(self.pool)
+        stored = await reads.head_position(self.pool) - events_before
+        actions = await reads.commands_counted(self.pool, "bot:")
         games = await self.pool.fetchval("SELECT count(*) FROM tables_index")
         return Report(self.n, self.format, self.seed, self.bots, workers.where, champ.state.champion, wall,
                       checks_seconds, len(champ.state.rounds), games, events, stored / wall, actions,
@@ -343,8 +342,7 @@ class Rehearsal:
             champ = await self.championships.load(CHAMPIONSHIP)
             version = await self.pool.fetchval("SELECT version FROM standings_rm WHERE championship_id = $1",
                                                CHAMPIONSHIP)
-            last = await self.pool.fetchval("SELECT max(position) FROM events WHERE stream_id = $1",
-                                            stream_of(CHAMPIONSHIP))
+            last = await reads.stream_position(self.pool, stream_of(CHAMPIONSHIP))
             rated = await self.pool.fetchval("SELECT position FROM projections WHERE name = 'ratings_rm'")
             if version == champ.version and rated is not None and rated >= last:
                 return
@@ -367,8 +365,7 @@ class Rehearsal:
         return out
 
     async def stream_heads(self) -> dict[str, int]:
-        return {r[0]: r[1] for r in await self.pool.fetch(
-            "SELECT stream_id, max(version) FROM events GROUP BY stream_id")}
+        return await reads.stream_heads(self.pool)
 
     # Each per-stream part of a check: its results by stream, with the version they cover (a stream that grew
     # past it is checked again at the end).
@@ -384,14 +381,15 @@ class Rehearsal:
         log once and found in the shared buffers by the other parts. (Asked part by part over a batch of 500
         tables, each part read every table's events again: a table's 600 events lie on 600 pages, shared
         with the tables that played beside it, and a batch's pages do not fit in the buffers.)"""
-        found = await asyncio.gather(*(self.pool.fetch(_PARTS, streams[k::parts])
+        found = await asyncio.gather(*(reads.audit_streams(self.pool, streams[k::parts], DEAL_SEEDS,
+                                                           ("commitment", "seed"))
                                        for k in range(parts) if streams[k::parts]))
         out: dict[str, dict[str, tuple]] = {kind: {} for kind in self.PARTS}
         for r in (r for part in found for r in part):
-            stream, head = r["s"], r["head"]
-            out["chains"][stream] = (head, r["broken"])
-            out["stored once"][stream] = (head, r["gap"], r["split"])
-            out["seeds"][stream] = (head, *_seeds_counted(r["deals"] or []))     # none but in table streams
+            stream, head = r.stream_id, r.head
+            out["chains"][stream] = (head, r.broken)
+            out["stored once"][stream] = (head, r.gap, r.split)
+            out["seeds"][stream] = (head, *_seeds_counted(r.fields))     # none but in table streams
         return out
 
     PARTS = ("chains", "seeds", "stored once")
@@ -499,9 +497,8 @@ class Rehearsal:
 
     async def check_no_game_open(self) -> Check:
         open_ = await self.pool.fetchval("SELECT count(*) FROM tables_index WHERE status <> 'finished'")
-        unended = await self.pool.fetchval(
-            "SELECT count(*) FROM tables_index t WHERE NOT EXISTS (SELECT 1 FROM events e WHERE "
-            "e.stream_id = 'table-' || t.table_id AND e.event_type = 'game_ended')")
+        tables = [stream_of_table(r[0]) for r in await self.pool.fetch("SELECT table_id FROM tables_index")]
+        unended = len(tables) - len(await reads.streams_holding(self.pool, tables, ("game_ended",)))
         return Check("no game open", open_ == 0 and unended == 0,
                      f"{open_} tables not finished, {unended} table streams without game_ended")
 
@@ -509,7 +506,7 @@ class Rehearsal:
         """No event id twice (across the whole log); each stream's versions 1..n; each command's events one
         contiguous batch."""
         tally = tally or Tally()
-        ids = await self.pool.fetchval("SELECT count(*) - count(DISTINCT event_id) FROM events")
+        ids = await reads.duplicate_event_ids(self.pool)
         results = (await self._brought_up(tally, "stored once")).values()
         gaps, split = sum(r[1] for r in results), sum(r[2] for r in results)
         return Check("stored once", ids == 0 and gaps == 0 and split == 0,
@@ -517,19 +514,8 @@ class Rehearsal:
                      f"{self._during_play(tally)}")
 
 
-# Each stream of the batch read by its own index scans (a stream_id = ANY(...) of 500 streams was planned as a
-# scan of the whole log), every part of the checks in its row: its head and whether its versions are not 1..n,
-# its first broken link (verify_stream), its commands stored twice, its deals' commitments and seeds.
-_PARTS = """
-SELECT s, h.head, h.gap, verify_stream(s) AS broken,
-       (SELECT count(*) FROM (SELECT 1 FROM events WHERE stream_id = s AND metadata ? 'command_id'
-         GROUP BY metadata->>'actor', metadata->>'command_id' HAVING max(version) - min(version) + 1 <> count(*)) c
-       ) AS split,
-       (SELECT array_agg(ARRAY[event_type, data->>'commitment', data->>'seed'] ORDER BY version) FROM events
-         WHERE stream_id = s AND event_type IN ('deal_started', 'seed_revealed')) AS deals
-  FROM unnest($1::text[]) s
- CROSS JOIN LATERAL (SELECT max(version) AS head, max(version) <> count(*) OR min(version) <> 1 AS gap
-                       FROM events WHERE stream_id = s) h"""
+# The events a table's deals are checked by: each deal's commitment, and the seed revealed for it.
+DEAL_SEEDS = ("deal_started", "seed_revealed")
 
 
 def _seeds_counted(deals: list[list[str | None]]) -> tuple[int, int, int]:

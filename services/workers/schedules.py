@@ -1,28 +1,14 @@
 """Championship schedules: ``championship_tick`` moves a championship on, from its events and the clock.
 
-Which championships run by themselves: those with a schedule (the schedule is the organiser's consent), from
-the round of its first slot on. A schedule whose first slot is round 2 or later leaves the rounds before it
-to the organiser (registration, the draw and round 1 when he chooses) and starts the next ones itself: the
-console's "the next rounds start as soon as the last one is decided" with no time for round 1. For them,
-derived from the championship's events, its check-ins and the database's clock (``now()``):
-
-* a slot for round 1, registration open, its time come, at least two teams registered: close registration (publishing
-  the draw commitment), make the draw (a random draw; a championship seeded by rating waits for its
-  organiser's draw) and start round 1;
-* a round being played with a check-in window (``RunSettings.check_in_seconds``, from the round's
-  start): bots check in by themselves, a match's table opens once both its teams are in, and when the
-  window closes a team not in forfeits the match (both not in: a double forfeit);
-* a round whose every match has its result (results of finished tables are collected first): the next
-  round starts at its slot's time, or at once when it has none; when no round is left, the championship
-  finishes with its ranking.
-
-A championship with no schedule is run by its organiser; its ticks only collect finished tables'
-results and run the check-in of the rounds the organiser starts. Every effect goes through
-``ChampionshipService.execute`` with a deterministic command id (``tick/round-3/start``,
-``tick/round-3/no-shows``, ``tick/finish``...), so a tick delivered twice, or two
-ticks at once, have one effect. A tick is enqueued after each append to a running championship (in
-worker processes), when a slot or a window is about to come due (a delayed message), and by the
-reconciler for every unfinished championship, so a lost message only delays a championship.
+What each tick does is ``domain/tournament/progression.py``'s: the next step from the championship's fold,
+its check-in window and the database's clock (``now()``, read once a tick); this worker carries the steps
+out, one after the other, until one leaves the championship waiting. Every effect goes through
+``ChampionshipService.execute`` with the step's deterministic command id (``tick/round-3/start``,
+``tick/round-3/no-shows``, ``tick/finish``...), so a tick delivered twice, or two ticks at once, have one
+effect. A tick is enqueued after each append to a running championship (in worker processes), when a slot or
+a window is about to come due (a delayed message), and by the reconciler for every unfinished championship,
+so a lost message only delays a championship. A full tick first collects the results of finished tables (a
+game-end hook lost in a crash).
 """
 
 from __future__ import annotations
@@ -33,39 +19,32 @@ import logging
 
 import dramatiq
 
-from domain.tournament import (
-    FinishChampionship,
-    Settings,
-    StartRound,
+from domain.tournament import FinishChampionship, StartRound
+from domain.tournament import checkin, progression
+from domain.tournament.progression import (
+    CheckingIn,
+    ClosingRegistration,
+    Course,
+    Drawing,
+    Finishing,
+    NoShows,
+    Playing,
+    RoundStarting,
+    Wait,
 )
-from domain.tournament import checkin
-from domain.tournament.formats import next_round
-from services.championships import Championship, ChampionshipService, CheckIns, closes_at
+from services.championships import Championship, ChampionshipService, CheckIns, closes_at, stream_of
+from services.eventstore import reads
 
 log = logging.getLogger("baloot.workers")
 
 ACTOR = "schedule"
 LOOKAHEAD = dt.timedelta(seconds=60)   # a time further off is left to the reconciler's ticks
-UNFINISHED = """
-SELECT substr(c.stream_id, length('championship-') + 1) FROM events c
- WHERE c.event_type = 'championship_created' AND c.stream_id LIKE 'championship-%'
-   AND NOT EXISTS (SELECT 1 FROM events f WHERE f.event_type = 'championship_finished'
-                                           AND f.stream_id = c.stream_id)"""
-
-
-def slot_times(settings: Settings) -> dict[int, dt.datetime]:
-    """Each scheduled round's start as an aware datetime (a time without zone is UTC)."""
-    out = {}
-    for slot in settings.schedule:
-        at = dt.datetime.fromisoformat(slot.starts_at)
-        out[slot.round] = at if at.tzinfo else at.replace(tzinfo=dt.UTC)
-    return out
+PREFIX = stream_of("")                 # the championships' streams
 
 
 def runs_itself(champ: Championship) -> bool:
     """Whether the workers run (some rounds of) this championship: it has a schedule."""
-    settings = champ.state.settings
-    return settings is not None and bool(settings.schedule)
+    return progression.runs_itself(champ.state)
 
 
 class Schedules:
@@ -115,74 +94,63 @@ class Schedules:
             await svc.matches.collect_results(championship_id)      # a game-end hook lost in a crash
             champ = await svc.load(championship_id)
         now = await svc.pool.fetchval("SELECT now()")
-        if not runs_itself(champ):
-            # Its organiser starts the rounds; the workers still close its check-in windows.
-            if champ.state.status == "running" and champ.state.rounds[-1].undecided \
-                    and champ.run.check_in_seconds is not None:
-                return await self._playing(svc, championship_id, champ, now, full)
-            return "run by its organiser"
-        slots = slot_times(champ.state.settings)
-        first = min(slots)
-        if not champ.state.rounds and first > 1:
-            return "waiting for the organiser's round 1"
-        if not champ.state.rounds:
-            state = champ.state
-            if now < slots[1]:
-                await self.later(championship_id, slots[1], now)
-                return "waiting for round 1"
-            if state.status == "registration":
-                if state.active_count < 2:
-                    return "waiting for teams"
-                champ = await self._do(svc, championship_id, "tick/registration/close",
-                                       lambda c: svc.close_registration(championship_id, c))
-            if champ.state.status == "closed":
-                if champ.state.settings.seeding != "draw":
-                    return "waiting for the organiser's draw"
-                champ = await self._do(svc, championship_id, "tick/draw",
-                                       lambda c: [svc.make_draw(championship_id, c, {})])
-            champ = await self._do(svc, championship_id, "tick/round-1/start", lambda _: [StartRound(1)])
-            full = True                             # this tick started the round: it opens its tables
-        while True:
-            state = champ.state
-            current = state.rounds[-1]
-            if current.undecided:
-                return await self._playing(svc, championship_id, champ, now, full)
-            if next_round(state) is None:
-                await self._do(svc, championship_id, "tick/finish", lambda _: [FinishChampionship()])
-                return "finished"
-            n = current.number + 1
-            if n < first:
-                return f"round {n} is the organiser's to start"
-            due = slots.get(n)
-            if due is not None and now < due:
-                await self.later(championship_id, due, now)
-                return f"waiting for round {n}"
-            champ = await self._do(svc, championship_id, f"tick/round-{n}/start",
-                                   lambda _, n=n: [StartRound(n)])
-            full = True
+        asked = -1
+        while champ.version != asked:          # a step that stored nothing would be asked for again: stop
+            asked, checks = champ.version, await self._check_ins(svc, championship_id, champ)
+            step = progression.next_step(self.course(champ, checks), now, full=full)
+            match step:
+                case Wait(reason, until):
+                    if until is not None:
+                        await self.later(championship_id, until, now)
+                    return reason
+                case ClosingRegistration():
+                    champ = await self._do(svc, championship_id, step.command_id,
+                                           lambda c: svc.close_registration(championship_id, c))
+                case Drawing():
+                    champ = await self._do(svc, championship_id, step.command_id,
+                                           lambda c: [svc.make_draw(championship_id, c, {})])
+                case RoundStarting(n):
+                    champ = await self._do(svc, championship_id, step.command_id, lambda _, n=n: [StartRound(n)])
+                    full = True                         # this tick started the round: it opens its tables
+                case Finishing():
+                    await self._do(svc, championship_id, step.command_id, lambda _: [FinishChampionship()])
+                    return "finished"
+                case Playing(n, open_tables):
+                    if open_tables:
+                        await svc.matches.open_round_tables(championship_id, n, ACTOR)
+                    return f"round {n} playing"
+                case CheckingIn(n, closes):
+                    checks = await svc.check_ins.check_in_bots(championship_id, champ, checks)
+                    await svc.check_ins.open_ready_tables(championship_id, champ, checks, ACTOR)
+                    await self.later(championship_id, closes, now)
+                    return f"round {n} checking in"
+                case NoShows(n, close):
+                    if close:
+                        checks = await svc.check_ins.close(championship_id, n)
+                    absent = set(checks.closed[n])
+                    champ = await self._do(svc, championship_id, step.command_id,
+                                           lambda c: checkin.no_show_commands(c.state, n, absent))
+                    await svc.check_ins.open_ready_tables(championship_id, champ, checks, ACTOR)
+                    return f"round {n} playing"
+        return f"{step.command_id} stored nothing"
 
-    async def _playing(self, svc: ChampionshipService, championship_id: str, champ: Championship,
-                       now: dt.datetime, full: bool = True) -> str:
-        """The current round has matches to decide: run its check-in, open the tables that may open."""
-        n = champ.state.rounds[-1].number
-        if champ.run.check_in_seconds is None:
-            if full:
-                await svc.matches.open_round_tables(championship_id, n, ACTOR)
-            return f"round {n} playing"
-        checks: CheckIns = await svc.check_ins.of(championship_id)
-        closes = closes_at(champ, n, checks)
-        if n not in checks.closed and now < closes:
-            checks = await svc.check_ins.check_in_bots(championship_id, champ, checks)
-            await svc.check_ins.open_ready_tables(championship_id, champ, checks, ACTOR)
-            await self.later(championship_id, closes, now)
-            return f"round {n} checking in"
-        if n not in checks.closed:
-            checks = await svc.check_ins.close(championship_id, n)
-        absent = set(checks.closed[n])
-        champ = await self._do(svc, championship_id, f"tick/round-{n}/no-shows",
-                               lambda c: checkin.no_show_commands(c.state, n, absent))
-        await svc.check_ins.open_ready_tables(championship_id, champ, checks, ACTOR)
-        return f"round {n} playing"
+    @staticmethod
+    def course(champ: Championship, checks: CheckIns | None) -> Course:
+        """The championship as its progression sees it: its state, and its current round's check-in window."""
+        rounds = champ.state.rounds
+        if checks is None or not rounds:
+            return Course(champ.state)
+        n = rounds[-1].number
+        return Course(champ.state, closes_at(champ, n, checks), n in checks.closed)
+
+    @staticmethod
+    async def _check_ins(svc: ChampionshipService, championship_id: str, champ: Championship) -> CheckIns | None:
+        """The check-ins, read only when a round with a check-in window is being played (when its progression
+        looks at them)."""
+        rounds = champ.state.rounds
+        if champ.run.check_in_seconds is None or not rounds or not rounds[-1].undecided:
+            return None
+        return await svc.check_ins.of(championship_id)
 
     async def _do(self, svc: ChampionshipService, championship_id: str, command_id: str, make) -> Championship:
         outcome, champ = await svc.execute(championship_id, command_id, make, actor=ACTOR)
@@ -197,7 +165,9 @@ class Schedules:
     async def reconcile(self) -> int:
         """Enqueue a tick for every unfinished championship; returns how many."""
         svc = await self.championships()
-        ids = [r[0] for r in await svc.pool.fetch(UNFINISHED)]
+        ids = [s[len(PREFIX):] for s in await reads.streams_begun_by(svc.pool, "championship_created",
+                                                                       lacking=("championship_finished",),
+                                                                       prefix=PREFIX)]
         for championship_id in ids:
             await self.send(championship_id)
         return len(ids)
