@@ -26,7 +26,7 @@ from services.ratings import team_ratings
 from services.tokens import User
 from services.access import policy
 from services import people
-from services.eventstore.queries_doors import championships_created
+from services.eventstore.reads import championships_created
 from services.roles import grant, holders, person_named, revoke
 from services.api.deps import Caller, Championships, Gate, Pool, Who
 from services.championships import (

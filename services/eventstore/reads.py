@@ -213,3 +213,16 @@ async def audit_streams(db: Db, streams: Sequence[str], event_types: Iterable[st
         raise ValueError(f"fields must be plain names: {fields!r}")
     rows = await db.fetch(_audit_sql(_kinds(event_types), tuple(fields)), list(streams))
     return [StreamAudit(r["s"], r["head"], r["gap"], r["broken"], r["split"], r["fields"] or []) for r in rows]
+
+
+async def championships_created(db: Db, prefix: str, limit: int, organiser: str | None = None) \
+        -> list[tuple[str, dt.datetime]]:
+    """The championships (their organisers' grants) with when each was created (its stream's first event),
+    the newest first, at most ``limit``; ``organiser``: only his. ``prefix``: the championships' stream
+    prefix. One statement, so that the page's limit is the database's."""
+    rows = await db.fetch(
+        "SELECT g.scope_id, e.recorded_at FROM grants g JOIN events e ON e.stream_id = $2 || g.scope_id "
+        "AND e.version = 1 WHERE g.scope = 'championship' AND g.role = 'organiser' "
+        "AND ($3::text IS NULL OR g.user_id = $3) "
+        "ORDER BY e.recorded_at DESC, g.scope_id LIMIT $1", limit, prefix, organiser)
+    return [(r["scope_id"], r["recorded_at"]) for r in rows]

@@ -20,9 +20,9 @@ from services.accounts import user_names
 from services.anchor import Receipt, receipt_of_ruling, receipts_of
 from services.championships import team_names
 from services.errors import Conflict, Forbidden, NotFound
-from services.eventstore.queries_doors import events_of_types
+from services.eventstore.reads import read_kinds
 from services.roles import referees_anything
-from services.tables import deal_spans, stream_of
+from services.tables import CODEC, deal_spans, stream_of
 
 # The engine's rule names, with where docs/rules.md states them and the rule in a sentence.
 RULE_TEXT = {
@@ -165,7 +165,9 @@ async def queue(pool, tables, championships, access, viewer, *, ruled: bool, lim
         raise Forbidden("not_referee", "the desk is for referees: a table's creator who does not sit at it, "
                                        "a championship's organiser and the referees he names, the platform's "
                                        "referees")
-    rows = await events_of_types(pool, CALL_EVENTS)
+    # Decoded by the tables' codec (upcast to today's schema), then read as plain values like the JSON they are.
+    rows = [(r.stream_id, r.event_type, msgspec.to_builtins(CODEC.decode(r)), r.recorded_at)
+            for r in await read_kinds(pool, CALL_EVENTS)]
     prefix = len(stream_of(""))
     refereed = await _refereed_tables(tables, access, viewer, sorted({stream[prefix:] for stream, *_ in rows}))
     calls: dict[tuple[str, int], dict] = {}

@@ -12,10 +12,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SQL_ON_EVENTS = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE)\s+events\b|\bdata\s*->>?\s*'", re.IGNORECASE)
 THE_STORE = ("services/eventstore/", "services/anchor/")
-NOT_YET = {  # until the command-loop/doors branches land
-    "services/tables/service.py", "services/daily/service.py", "services/api/routes_championships.py",
-    "services/api/routes_referee.py",
-}
 
 
 def sql_on_events(root: Path) -> dict[str, list[str]]:
@@ -34,7 +30,7 @@ def sql_on_events(root: Path) -> dict[str, list[str]]:
 
 def test_only_the_event_store_writes_sql_on_the_log():
     found = sql_on_events(ROOT)
-    assert {name: lines for name, lines in found.items() if name not in NOT_YET} == {}
+    assert found == {}
 
 
 def test_the_look_finds_sql_on_the_log(tmp_path):
