@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 
 import asyncpg
 
@@ -46,19 +45,16 @@ async def woken_within(woken: asyncio.Event, timeout: float) -> None:
 
 
 class Wake(asyncio.Event):
-    """A followed stream's notifications since they were last taken, and the highest version they named;
-    ``on_note`` (if set) is called at each one, so that a follower need not wait in a task."""
+    """A followed stream's notifications since they were last taken, and the highest version they named (a
+    follower that must not wait in a task is called at each one through ``Listener.watch`` instead)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.version: int | None = 0          # None: a notification did not say (read to know)
-        self.on_note: Callable[[], None] | None = None
 
     def note(self, version: int | None) -> None:
         self.version = None if version is None or self.version is None else max(self.version, version)
         self.set()
-        if self.on_note is not None:
-            self.on_note()
 
     def take(self) -> tuple[bool, int | None]:
         """Whether a notification came since the last take, and the version named; clears both."""
@@ -156,7 +152,7 @@ class Listener:
     def follow(self, stream: str) -> Wake:
         """The waiter of ``stream`` (one per stream): every notification of it sets it, with the version it
         names, until ``unfollow``; ``Wake.take`` clears it. Take it before reading, then wait on it (or
-        have ``on_note`` called): a notification in between is not lost."""
+        ``watch`` the stream): a notification in between is not lost."""
         wake = self._follows.get(stream)
         if wake is None:
             wake = self._follows[stream] = Wake()
