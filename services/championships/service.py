@@ -1,15 +1,17 @@
 """Championships: one event stream per championship ("championship-{id}"), decided by the tournament
 decider and appended with the expected version.
 
-A command loads the stream (cached state + the events after it), asks ``domain.tournament.decide`` and
-appends at the version it read; a concurrent writer (another organiser request, or a table's game-end
-step recording a result) makes the append fail and the command is decided again on the fresh state.
+A command runs the command loop (``services/commands.py``): it loads the stream (cached state + the events
+after it), asks ``domain.tournament.decide`` and appends at the version it read; a concurrent writer
+(another organiser request, or a table's game-end step recording a result) makes the append fail and the
+command is decided again on the fresh state.
 Event ids derive from the client's command id and the stream remembers the command ids it applied, so a
 retried request stores nothing new.
 
 Beside it: the matches at the tables (``matches.py``), the check-in windows (``checkins.py``) and the team
-invitations (``invitations.py``), each with a stream of its own where it needs one. How the platform runs
-the matches (a check-in window, the turn clock, the bots' level and pace) is not a rule of the tournament:
+invitations (``invitations.py``), each with a stream of its own where it needs one, its commands run in the
+same loop. How the platform runs the matches (a check-in window, the turn clock, the bots' level and pace)
+is not a rule of the tournament:
 it is kept as ``RunSettings`` in the metadata of the championship's first event.
 """
 

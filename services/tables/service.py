@@ -1,9 +1,9 @@
 """Live tables: one event stream per table (one game), commands decided by the engine, appended with the
 expected version.
 
-A command loads the table (cached state + the events after it), asks ``domain.table.decide``, and appends
-at the version it read; a concurrent writer makes the append fail and the command is decided again on the
-fresh state (bounded). A command id belongs to the one who sent it: the table remembers, per (actor,
+A command runs the command loop (``services/commands.py``): it loads the table (cached state + the events
+after it), asks ``domain.table.decide``, and appends at the version it read; a concurrent writer makes the
+append fail and the command is decided again on the fresh state (bounded). A command id belongs to the one who sent it: the table remembers, per (actor,
 command id), the version it led to and a digest of the command, so a retried request returns the original
 outcome and stores nothing new, the same id from someone else is another command, and the same id with
 another command is refused (``command_id_reused``). Event ids derive from table, actor and command id.
