@@ -57,7 +57,7 @@ class Window(msgspec.Struct, frozen=True):
 
     champ: Championship
     checks: CheckIns
-    now: dt.datetime
+    now: dt.datetime | None                   # None: a command that is not timed (the close)
 
 
 class CheckInService:
@@ -74,10 +74,10 @@ class CheckInService:
     async def of(self, championship_id: str) -> CheckIns:
         return fold_check_ins(await read_stream(self.pool, check_in_stream(championship_id)))
 
-    async def _window(self, championship_id: str) -> Window:
+    async def _window(self, championship_id: str, *, clock: bool = True) -> Window:
         champ = await self.load_championship(championship_id)
         checks = await self.of(championship_id)
-        return Window(champ, checks, await self.pool.fetchval("SELECT now()"))
+        return Window(champ, checks, await self.pool.fetchval("SELECT now()") if clock else None)
 
     def _decision(self, championship_id: str, checks: CheckIns, command, name, actor: str) -> Decision:
         """``command`` decided on ``checks``, each event stored once under the id ``name(event)`` gives."""
@@ -172,7 +172,7 @@ class CheckInService:
         """Store that the round's window closed, with the teams absent then (once: a fixed event id; a check-in,
         or the same closing, stored first has it decided again)."""
         async def load(_attempt: int) -> Window:
-            return await self._window(championship_id)
+            return await self._window(championship_id, clock=False)
 
         def decide(w: Window) -> Decision:
             return self._decision(championship_id, w.checks, CloseCheckIn(championship=w.champ.state, round=round_no),
