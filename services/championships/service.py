@@ -138,7 +138,8 @@ class ChampionshipService:
         conflict at the store): the results of a round's last tables land together on one stream, and
         without a queue each would decide from a state that one of the others had already moved on, and
         try again, up to giving up while the round waits for it. Only other processes still race (the
-        store's expected version settles it). Not held while the flow runs after the append."""
+        store's expected version settles it, the command loop reading and deciding again under the lock). Not
+        held while the flow runs after the append."""
         entry = self._turns.setdefault(championship_id, [asyncio.Lock(), 0])
         entry[1] += 1
         try:
