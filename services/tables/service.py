@@ -207,12 +207,17 @@ class TableService:
             return await self.open_table(opened)
         proposal = TableProposed(table=opened, waiting=waiting)
         by = opened.opened_by
-        async with self.pool.acquire() as conn, conn.transaction():
+
+        async def within_caps(conn) -> None:
             await proposals.within_caps(conn, "tables", "tables", by, waiting, _PENDING_OF_PROPOSER,
                                         _PENDING_OF_INVITEE)
-            await append(conn, stream_of(opened.table_id), 0,
-                         self._encode(opened.table_id, by, "propose", "player", [proposal]))
+
+        async def index(conn) -> None:
             await conn.execute(_INDEX_PROPOSED, *self._index_row(opened, "invited"), by)
+
+        await self.commands.append(stream_of(opened.table_id), Decision(
+            [proposal], self._encode(opened.table_id, by, "propose", "player", [proposal]), 0, check=within_caps,
+            also=index))
         return await self.load(opened.table_id)
 
     async def answer_invitation(self, table_id: str, user: str, accept: bool) -> tuple[CommandOutcome, Table]:
