@@ -212,9 +212,10 @@ class CommandLoop:
     it from a newer state, its ids under other events: ``DuplicateEventError``; a fold found ``Stale``) wait
     a moment and do it all again, up to ``attempts`` times, then refuse with ``rule`` (a ``Conflict``).
 
-    The wait is a few milliseconds at most, growing with the attempts and jittered, so that two processes
-    that collided do not collide again in step. A command with an id is idempotent: its fold's ``commands``
-    (``Applied``) tell a retry, whose first outcome is returned (``replayed``), from a new command."""
+    The wait after a collision is a few milliseconds at most, growing with the attempts and jittered, so
+    that two processes that collided do not collide again in step. A command with an id is idempotent: its
+    fold's ``commands`` (``Applied``) tell a retry, whose first outcome is returned (``replayed``), from a
+    new command."""
 
     def __init__(self, pool: asyncpg.Pool, *, attempts: int, rule: str, jitter: float = 0.002):
         self.pool, self.attempts, self.rule, self.jitter = pool, attempts, rule, jitter
@@ -228,9 +229,11 @@ class CommandLoop:
         (not its stream's version) and whose fold keeps no command ids: ids stored already mean it ran before
         (``Step.once``), not a conflict. ``attempts``: this command's, if not the loop's; ``busy``: the
         refusal's message once every attempt met a conflict."""
+        collided = False
         for attempt in range(attempts or self.attempts):
-            if attempt and self.jitter:
+            if collided and self.jitter:        # not after a stale fold: no other writer to step aside for
                 await asyncio.sleep(random.uniform(0, self.jitter * attempt))
+            collided = False
             try:
                 fold = await load(attempt)
                 if command is not None:
@@ -244,7 +247,10 @@ class CommandLoop:
             except DuplicateEventError:
                 if once:
                     return Step(fold, decision, once=True)
-            except (ConcurrencyError, Stale):
+                collided = True
+            except ConcurrencyError:
+                collided = True
+            except Stale:
                 pass
         raise Conflict(self.rule, busy)
 
