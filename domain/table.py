@@ -393,21 +393,35 @@ def decide(table: TableState, command, open_game=None) -> list:
         case Rule():
             return _decide_rule(table, command, open_game)
         case AnswerInvitation():
-            if table.cancelled:
-                raise DomainError("table_cancelled", "an invited player declined: this table will not open")
-            if table.opened is not None or command.user not in table.waiting:
-                raise DomainError("not_invited", f"{command.user} has no open invitation at this table")
-            if not command.accept:
-                return [InvitationDeclined(user=command.user)]
-            last = table.waiting == (command.user,)
-            return [InvitationAccepted(user=command.user), *(open_game(table.proposed) if last else ())]
+            return _decide_answer(table, command, open_game)
         case HandSeatToBot():
-            if table.game.phase != "playing":
-                raise DomainError("game_not_playing", f"the game is {table.game.phase}")
-            if not 0 <= command.seat < len(table.seats):
-                raise DomainError("bad_seat", f"seat {command.seat} does not exist "
-                                              f"(seats are 0-{len(table.seats) - 1})")
-            return [SeatHandedToBot(seat=command.seat, level=command.level, reason=command.reason)]
+            return _decide_hand_to_bot(table, command)
+    return _decide_game(table, command)
+
+
+def _decide_answer(table: TableState, command: AnswerInvitation, open_game) -> list:
+    """A decline cancels the table; the last acceptance opens its game."""
+    if table.cancelled:
+        raise DomainError("table_cancelled", "an invited player declined: this table will not open")
+    if table.opened is not None or command.user not in table.waiting:
+        raise DomainError("not_invited", f"{command.user} has no open invitation at this table")
+    if not command.accept:
+        return [InvitationDeclined(user=command.user)]
+    last = table.waiting == (command.user,)
+    return [InvitationAccepted(user=command.user), *(open_game(table.proposed) if last else ())]
+
+
+def _decide_hand_to_bot(table: TableState, command: HandSeatToBot) -> list:
+    if table.game.phase != "playing":
+        raise DomainError("game_not_playing", f"the game is {table.game.phase}")
+    if not 0 <= command.seat < len(table.seats):
+        raise DomainError("bad_seat", f"seat {command.seat} does not exist "
+                                      f"(seats are 0-{len(table.seats) - 1})")
+    return [SeatHandedToBot(seat=command.seat, level=command.level, reason=command.reason)]
+
+
+def _decide_game(table: TableState, command) -> list:
+    """A command of the game's own, to its decider; none while a deal's result waits for the referee."""
     waiting = awaiting_referee(table)
     if waiting is not None and game_of(table).in_review(table.game):
         raise DomainError("awaiting_referee", f"the deal's result waits for the referee's ruling on call "

@@ -1,5 +1,7 @@
-"""What every stream's command loop shares (tables, championships): a bounded cache of folded streams, command
-ids that belong to their sender, and the outcome of a command.
+"""The one command loop every stream's service runs (tables, championships, check-ins, team invitations, daily
+sets): read the stream's fold, decide, append at the version read, and on a conflict read and decide again
+(``CommandLoop``); with what it needs: a bounded cache of folded streams, command ids that belong to their
+sender, and the outcome of a command.
 
 A command id is the sender's own: a stream remembers, per (actor, command id), the version the command led
 to and a digest of what it said. The same id from the same sender with the same command is a retry (its
@@ -10,16 +12,22 @@ its original stores nothing twice.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import random
 import uuid
 from collections import OrderedDict
-from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
+import asyncpg
 import msgspec
 from asyncpg.pgproto.pgproto import UUID as _UUID
 
 from services.anchor import Receipt
 from services.errors import Conflict
+from services.eventstore import AppendResult, ConcurrencyError, DuplicateEventError, append_reporting
 
 S = TypeVar("S")
 Key = tuple[str, str]            # (actor, command id)
@@ -157,3 +165,103 @@ def applied_by(rows) -> dict[Key, Done]:
         if meta.get("command_id"):
             applied[(meta.get("actor", ""), meta["command_id"])] = (r.version, meta.get("digest", ""))
     return applied
+
+
+# ---- the loop ----
+
+Also = Callable[[asyncpg.Connection], Awaitable[Any]]      # a write of the append's transaction
+
+
+class Stale(Exception):
+    """The fold a command was decided on was not read from the store (a process's own fold, maybe behind),
+    so nothing may be refused or expected of it: read the stream and decide again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What one attempt decided: the ``events`` and their stored ``rows`` (no rows: nothing to store), appended
+    at ``version``; ``check`` and ``also`` run in the append's transaction, before it (e.g. caps counted under
+    locks) and after it (e.g. the rows of an index kept with the events, never one without the other);
+    ``after``: the fold after the events, when the decider made it (no read back)."""
+
+    events: list
+    rows: list
+    version: int
+    check: Also | None = None
+    also: Also | None = None
+    after: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[S]):
+    """What the loop did: the ``fold`` decided on, and either ``replayed`` (a retried command's first outcome:
+    nothing decided), or the ``decision`` and, when it stored rows, ``appended`` (``stored`` False: the same
+    rows were stored by another delivery of the command at the same moment; ``once``: its rows' ids were stored
+    already, by an earlier run of the same command)."""
+
+    fold: S
+    decision: Decision | None = None
+    appended: AppendResult | None = None
+    replayed: CommandOutcome | None = None
+    once: bool = False
+
+
+class CommandLoop:
+    """Load a stream's fold, decide, append at the version it was read at; on a conflict (another writer
+    moved the stream on: ``ConcurrencyError``; this command stored meanwhile by another process that decided
+    it from a newer state, its ids under other events: ``DuplicateEventError``; a fold found ``Stale``) wait
+    a moment and do it all again, up to ``attempts`` times, then refuse with ``rule`` (a ``Conflict``).
+
+    The wait after a collision is a few milliseconds at most, growing with the attempts and jittered, so
+    that two processes that collided do not collide again in step. A command with an id is idempotent: its
+    fold's ``commands`` (``Applied``) tell a retry, whose first outcome is returned (``replayed``), from a
+    new command."""
+
+    def __init__(self, pool: asyncpg.Pool, *, attempts: int, rule: str, jitter: float = 0.002):
+        self.pool, self.attempts, self.rule, self.jitter = pool, attempts, rule, jitter
+
+    async def run(self, stream: str, load: Callable[[int], Awaitable[S]], decide: Callable[[S], Decision], *,
+                  command: tuple[str, str, str] | None = None, once: bool = False, attempts: int | None = None,
+                  busy: str) -> Step[S]:
+        """Run a command on ``stream``: ``load(attempt)`` gives the fold (attempt 0 may be one the caller holds),
+        ``decide(fold)`` the decision (it raises a refusal); ``command`` is (actor, command id, digest) when the
+        fold keeps the commands applied (``fold.commands``). With ``once``, a command whose event ids name it
+        (not its stream's version) and whose fold keeps no command ids: ids stored already mean it ran before
+        (``Step.once``), not a conflict. ``attempts``: this command's, if not the loop's; ``busy``: the
+        refusal's message once every attempt met a conflict."""
+        collided = False
+        for attempt in range(attempts or self.attempts):
+            if collided and self.jitter:        # not after a stale fold: no other writer to step aside for
+                await asyncio.sleep(random.uniform(0, self.jitter * attempt))
+            collided = False
+            try:
+                fold = await load(attempt)
+                if command is not None:
+                    retry = replayed(fold.commands, *command)
+                    if retry is not None:
+                        return Step(fold, replayed=retry)
+                decision = decide(fold)
+                if not decision.rows:
+                    return Step(fold, decision)
+                return Step(fold, decision, await self.append(stream, decision))
+            except DuplicateEventError:
+                if once:
+                    return Step(fold, decision, once=True)
+                collided = True
+            except ConcurrencyError:
+                collided = True
+            except Stale:
+                pass
+        raise Conflict(self.rule, busy)
+
+    async def append(self, stream: str, decision: Decision) -> AppendResult:
+        """Append a decision's rows at its version, with its writes of the same transaction."""
+        if decision.check is None and decision.also is None:
+            return await append_reporting(self.pool, stream, decision.version, decision.rows)
+        async with self.pool.acquire() as conn, conn.transaction():
+            if decision.check is not None:
+                await decision.check(conn)
+            appended = await append_reporting(conn, stream, decision.version, decision.rows)
+            if decision.also is not None:
+                await decision.also(conn)
+        return appended

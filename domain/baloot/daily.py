@@ -230,3 +230,86 @@ class BoardSetRevealed(msgspec.Struct, frozen=True, tag="board_set_revealed", kw
 
 
 SET_EVENTS = (BoardSetOpened, BoardSetClosed, BoardSetRevealed)
+
+
+# ---------------------------------------------------------------- a set's decider
+
+class SetState(msgspec.Struct, frozen=True):
+    """A set's stream folded: its opening, its seed once it closed, whether its tables revealed theirs."""
+
+    version: int = 0
+    opened: BoardSetOpened | None = None
+    seed: str | None = None
+    revealed: bool = False
+
+    @property
+    def board_set(self) -> BoardSet | None:
+        """The set as the public sees it (None before it opens)."""
+        o = self.opened
+        return None if o is None else BoardSet(o.set_id, o.boards, o.commitment, self.seed)
+
+
+class OpenSet(msgspec.Struct, frozen=True, kw_only=True):
+    """Open set ``set_id`` of ``boards`` boards from ``seed`` (published as its commitment only)."""
+
+    set_id: str
+    seed: str
+    boards: int
+    profile: str
+    bot_level: str
+
+
+class CloseSet(msgspec.Struct, frozen=True):
+    """Close the set, revealing its ``seed``."""
+
+    seed: str
+
+
+class MarkRevealed(msgspec.Struct, frozen=True):
+    """Every one of the set's ``tables`` has revealed the seeds it held back."""
+
+    tables: int
+
+
+def decide(state: SetState, command) -> list:
+    """The events of a set's command; none when it has happened already (the set opened, closed, revealed)."""
+    match command:
+        case OpenSet():
+            return _decide_open(state, command)
+        case CloseSet():
+            return _decide_close(state, command)
+        case MarkRevealed():
+            return _decide_revealed(state, command)
+    raise TypeError(f"{type(command).__name__} is not a board set command")
+
+
+def _decide_open(state: SetState, command: OpenSet) -> list:
+    if state.opened is not None:
+        return []
+    bs = open_set(command.set_id, command.seed, command.boards)
+    return [BoardSetOpened(set_id=bs.set_id, boards=bs.size, commitment=bs.commitment, profile=command.profile,
+                           bot_level=command.bot_level)]
+
+
+def _decide_close(state: SetState, command: CloseSet) -> list:
+    """ValueError if the seed is not the one committed to (``close_set``)."""
+    if state.seed is not None:
+        return []
+    bs = close_set(state.board_set, command.seed)
+    return [BoardSetClosed(set_id=bs.set_id, seed=command.seed)]
+
+
+def _decide_revealed(state: SetState, command: MarkRevealed) -> list:
+    if state.revealed:
+        return []
+    return [BoardSetRevealed(set_id=state.opened.set_id, tables=command.tables)]
+
+
+def evolve(state: SetState, e) -> SetState:
+    """The set after event ``e``."""
+    replace = msgspec.structs.replace
+    if isinstance(e, BoardSetOpened):
+        return replace(state, opened=e)
+    if isinstance(e, BoardSetClosed):
+        return replace(state, seed=e.seed)
+    return replace(state, revealed=True)

@@ -1,6 +1,10 @@
 """Check-in: before a round's matches are played, each player says he is there; who is not when the
 window closes forfeits (its own stream, ``checkin-{championship}``, beside the championship's).
 
+Its decider: ``decide(check_ins, command) -> events`` and ``evolve(check_ins, event) -> check_ins``. The
+commands carry what they need of the championship (read from its own stream), and the time (the clock is
+the caller's): a check-in and the closing are ordered by the check-in stream's version alone.
+
 How long the window is open is how the platform runs the championship (its ``RunSettings``), not a rule of
 the tournament; who counts as checked in and what a no-show costs are rules, and live here.
 """
@@ -61,6 +65,45 @@ class CheckIns(msgspec.Struct, frozen=True):
         return self.players.get(f"{round_no}/{match_id}", frozenset())
 
 
+class CheckIn(msgspec.Struct, frozen=True, kw_only=True):
+    """``player`` of ``team_id`` checks in for match ``match_id`` of round ``round`` (``by`` himself, or "bot"),
+    at ``now``; the window closes at ``closes``."""
+
+    round: int
+    match_id: str
+    team_id: str
+    player: str
+    by: str
+    now: dt.datetime
+    closes: dt.datetime
+
+
+class CheckInBots(msgspec.Struct, frozen=True, kw_only=True):
+    """Every player of ``bots`` in the current round's matches of ``championship`` checks in."""
+
+    championship: ChampionshipState
+    bots: frozenset[str]
+
+
+class ExtendCheckIn(msgspec.Struct, frozen=True, kw_only=True):
+    """The organiser (``by``) keeps round ``round``'s window open ``seconds`` longer, at ``now``; it closes at
+    ``closes``."""
+
+    championship: ChampionshipState
+    round: int
+    seconds: float
+    by: str
+    now: dt.datetime
+    closes: dt.datetime
+
+
+class CloseCheckIn(msgspec.Struct, frozen=True, kw_only=True):
+    """Round ``round``'s window of ``championship`` closes."""
+
+    championship: ChampionshipState
+    round: int
+
+
 def evolve(checks: CheckIns, e) -> CheckIns:
     """The check-ins after event ``e``."""
     if isinstance(e, PlayerCheckedIn):
@@ -106,27 +149,69 @@ def match_to_check_in(state: ChampionshipState, match_id: str) -> tuple[Round, M
     return current, match
 
 
-def check_in(checks: CheckIns, round_no: int, match: Match, team_id: str, player: str, by: str, *,
-             now: dt.datetime, closes: dt.datetime) -> PlayerCheckedIn | None:
-    """``player`` of ``team_id`` checks in for ``match`` (``by`` himself, or "bot"); None when he is in
-    already. Refused once the round's window has closed (``closes``, or a stored closing)."""
-    if player in checks.of(round_no, match.match_id):
-        return None
-    if round_no in checks.closed or now >= closes:
-        raise ChampionshipRuleError("check_in_closed", f"check-in for round {round_no} closed at "
-                                                       f"{closes.isoformat()}", closed_at=closes.isoformat())
-    return PlayerCheckedIn(round=round_no, match_id=match.match_id, team_id=team_id, player=player, by=by)
+def decide(checks: CheckIns, command) -> list:
+    """The events of a check-in command, or a ``ChampionshipRuleError`` naming the rule it breaks; none when
+    it has happened already (a player in, a window closed)."""
+    match command:
+        case CheckIn():
+            return _decide_check_in(checks, command)
+        case CheckInBots():
+            return _decide_bots(checks, command)
+        case ExtendCheckIn():
+            return _decide_extend(checks, command)
+        case CloseCheckIn():
+            return _decide_close(checks, command)
+    raise TypeError(f"{type(command).__name__} is not a check-in command")
 
 
-def bots_to_check_in(state: ChampionshipState, checks: CheckIns, bots: set[str]) -> list[PlayerCheckedIn]:
-    """A check-in for every bot player of the current round's matches who is not in yet (bots are always
-    there); none once the round's window has closed."""
+def _decide_check_in(checks: CheckIns, command: CheckIn) -> list:
+    """Refused once the round's window has closed (its time, or a stored closing)."""
+    if command.player in checks.of(command.round, command.match_id):
+        return []
+    if command.round in checks.closed or command.now >= command.closes:
+        raise ChampionshipRuleError("check_in_closed", f"check-in for round {command.round} closed at "
+                                                       f"{command.closes.isoformat()}",
+                                    closed_at=command.closes.isoformat())
+    return [PlayerCheckedIn(round=command.round, match_id=command.match_id, team_id=command.team_id,
+                            player=command.player, by=command.by)]
+
+
+def _decide_bots(checks: CheckIns, command: CheckInBots) -> list:
+    """Bots are always there: each bot not in yet checks in; none once the round's window has closed."""
+    state = command.championship
     current = state.rounds[-1]
     if current.number in checks.closed:
         return []
     return [PlayerCheckedIn(round=current.number, match_id=m.match_id, team_id=t, player=p, by="bot")
             for m in current.to_play() for t in (m.team_a, m.team_b) for p in state.teams[t].players
-            if p in bots and p not in checks.of(current.number, m.match_id)]
+            if p in command.bots and p not in checks.of(current.number, m.match_id)]
+
+
+def _decide_extend(checks: CheckIns, command: ExtendCheckIn) -> list:
+    """Only the current round's window, while it is open."""
+    state, round_no, seconds = command.championship, command.round, command.seconds
+    if not state.rounds or round_no != state.rounds[-1].number:
+        raise ChampionshipRuleError("wrong_round", f"round {round_no} is not the round being played")
+    if round_no in checks.closed or command.now >= command.closes:
+        raise ChampionshipRuleError("check_in_closed", f"check-in for round {round_no} closed at "
+                                                       f"{command.closes.isoformat()}",
+                                    closed_at=command.closes.isoformat())
+    if not 0 < seconds <= MAX_EXTENSION:
+        raise ChampionshipRuleError("bad_extension", f"a window is extended by 1 to {MAX_EXTENSION:g} seconds at a "
+                                                     f"time, not {seconds:g}")
+    return [CheckInExtended(round=round_no, seconds=seconds, by=command.by)]
+
+
+def _decide_close(checks: CheckIns, command: CloseCheckIn) -> list:
+    """The close names the teams not in then (they forfeit)."""
+    round_no = command.round
+    if round_no in checks.closed:
+        return []
+    state = command.championship
+    round_ = state.rounds[round_no - 1]
+    absent = tuple(t for m in round_.to_play() for t in (m.team_a, m.team_b)
+                   if not team_checked_in(state.teams[t], checks.of(round_no, m.match_id)))
+    return [CheckInClosed(round=round_no, absent=absent)]
 
 
 def ready(state: ChampionshipState, checks: CheckIns) -> set[str]:
@@ -134,28 +219,3 @@ def ready(state: ChampionshipState, checks: CheckIns) -> set[str]:
     current = state.rounds[-1]
     return {m.match_id for m in current.to_play()
             if all(team_checked_in(state.teams[t], checks.of(current.number, m.match_id)) for t in (m.team_a, m.team_b))}
-
-
-def closing(state: ChampionshipState, checks: CheckIns, round_no: int) -> CheckInClosed | None:
-    """The close of round ``round_no``'s window, naming the teams not in then; None when it is closed."""
-    if round_no in checks.closed:
-        return None
-    round_ = state.rounds[round_no - 1]
-    absent = tuple(t for m in round_.to_play() for t in (m.team_a, m.team_b)
-                   if not team_checked_in(state.teams[t], checks.of(round_no, m.match_id)))
-    return CheckInClosed(round=round_no, absent=absent)
-
-
-def extend(state: ChampionshipState, checks: CheckIns, round_no: int, seconds: float, by: str, *,
-           now: dt.datetime, closes: dt.datetime) -> CheckInExtended:
-    """Keep the current round's open window ``seconds`` longer; refused once it has closed, or for another
-    round."""
-    if not state.rounds or round_no != state.rounds[-1].number:
-        raise ChampionshipRuleError("wrong_round", f"round {round_no} is not the round being played")
-    if round_no in checks.closed or now >= closes:
-        raise ChampionshipRuleError("check_in_closed", f"check-in for round {round_no} closed at "
-                                                       f"{closes.isoformat()}", closed_at=closes.isoformat())
-    if not 0 < seconds <= MAX_EXTENSION:
-        raise ChampionshipRuleError("bad_extension", f"a window is extended by 1 to {MAX_EXTENSION:g} seconds at a "
-                                                     f"time, not {seconds:g}")
-    return CheckInExtended(round=round_no, seconds=seconds, by=by)

@@ -5,6 +5,8 @@ his consent (its own stream, ``team-invites-{championship}``, beside the champio
 An organiser registers teams directly; a player's ``RegisterTeam`` becomes a ``team_proposed``, each invitee
 answers (``team_invitation_answered``), one refusal ends the proposal, and the last acceptance gives the
 ``RegisterTeam`` the proposer asked for.
+
+Its decider: ``decide(invitations, command) -> events`` and ``evolve(invitations, event) -> invitations``.
 """
 
 from __future__ import annotations
@@ -56,35 +58,61 @@ def evolve(invitations: Invitations, e) -> Invitations:
         inv.proposal, tuple(u for u in inv.waiting if u != e.user), inv.declined or not e.accepted)}
 
 
-def propose(invitations: Invitations, command: RegisterTeam, by: str) -> TeamProposed | None:
-    """The proposal of ``command``'s team by ``by``, inviting everyone it names but him; None when he sent the
-    same proposal before. Another proposal of that team is refused (``already_proposed``). (Whether the
-    championship would register the team is its own decider's to say, before this.)"""
-    known = invitations.get(command.team_id)
+class ProposeTeam(msgspec.Struct, frozen=True):
+    """``by`` proposes ``team`` (its ``RegisterTeam``), inviting everyone it names but him."""
+
+    team: RegisterTeam
+    by: str
+
+
+class AnswerTeamInvitation(msgspec.Struct, frozen=True):
+    """``user``, invited to team ``team_id``, accepts or refuses."""
+
+    team_id: str
+    user: str
+    accept: bool
+
+
+def decide(invitations: Invitations, command) -> list:
+    """The events of an invitation command, or a ``ChampionshipRuleError`` naming the rule it breaks; none
+    when it was sent before (the same proposal, an answer given). (Whether the championship would register
+    the team, and whether the user is invited at all, are asked before.)"""
+    match command:
+        case ProposeTeam():
+            return _decide_propose(invitations, command)
+        case AnswerTeamInvitation():
+            return _decide_answer(invitations, command)
+    raise TypeError(f"{type(command).__name__} is not a team invitation command")
+
+
+def _decide_propose(invitations: Invitations, command: ProposeTeam) -> list:
+    """Another proposal of a team already proposed is refused (``already_proposed``)."""
+    team, by = command.team, command.by
+    known = invitations.get(team.team_id)
     if known is not None:
         p = known.proposal
-        if (p.by, p.players, p.substitutes) == (by, command.players, command.substitutes):
-            return None
-        raise ChampionshipRuleError("already_proposed", f"team {command.team_id} is already proposed")
-    waiting = tuple(u for u in (*command.players, *command.substitutes) if u != by)
-    return TeamProposed(team_id=command.team_id, players=command.players, substitutes=command.substitutes,
-                        by=by, waiting=waiting)
+        if (p.by, p.players, p.substitutes) == (by, team.players, team.substitutes):
+            return []
+        raise ChampionshipRuleError("already_proposed", f"team {team.team_id} is already proposed")
+    waiting = tuple(u for u in (*team.players, *team.substitutes) if u != by)
+    return [TeamProposed(team_id=team.team_id, players=team.players, substitutes=team.substitutes, by=by,
+                         waiting=waiting)]
+
+
+def _decide_answer(invitations: Invitations, command: AnswerTeamInvitation) -> list:
+    """A declined team takes no more answers (``invitation_declined``)."""
+    invitation = invitations[command.team_id]
+    if invitation.declined:
+        raise ChampionshipRuleError("invitation_declined",
+                                    f"team {invitation.proposal.team_id} was declined by one of its players")
+    if command.user not in invitation.waiting:
+        return []
+    return [TeamInvitationAnswered(team_id=command.team_id, user=command.user, accepted=command.accept)]
 
 
 def invited(invitation: TeamInvitation | None, user: str) -> bool:
     """Whether ``user`` is (or was) invited to join the team."""
     return invitation is not None and (user in invitation.waiting or user in invitation.proposal.waiting)
-
-
-def answer(invitation: TeamInvitation, user: str, accept: bool) -> TeamInvitationAnswered | None:
-    """``user``'s answer; None when he has answered already. A declined team takes no more answers
-    (``invitation_declined``)."""
-    if invitation.declined:
-        raise ChampionshipRuleError("invitation_declined",
-                                    f"team {invitation.proposal.team_id} was declined by one of its players")
-    if user not in invitation.waiting:
-        return None
-    return TeamInvitationAnswered(team_id=invitation.proposal.team_id, user=user, accepted=accept)
 
 
 def registration(invitation: TeamInvitation) -> RegisterTeam | None:

@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+import asyncpg
 import msgspec
 
 from domain.tournament import checkin
-from domain.tournament.checkin import CheckInClosed, CheckInExtended, CheckIns, PlayerCheckedIn
+from domain.tournament.checkin import (
+    CheckIn, CheckInBots, CheckInClosed, CheckInExtended, CheckIns, CloseCheckIn, ExtendCheckIn, PlayerCheckedIn,
+)
+from services.commands import CommandLoop, Decision
 from services.errors import Conflict, Forbidden
-from services.eventstore import Codec, ConcurrencyError, DuplicateEventError, append, append_reporting, read_stream
+from services.eventstore import Codec, ConcurrencyError, read_stream
 
 if TYPE_CHECKING:
-    from services.championships.service import Championship, ChampionshipService
+    from services.championships.service import Championship
     from services.tables import Table
 
 CHECK_IN_CODEC = Codec((PlayerCheckedIn, CheckInClosed, CheckInExtended))
@@ -47,87 +52,111 @@ def closes_at(champ: Championship, round_no: int, checks: CheckIns | None) -> dt
     return champ.round_started_at[round_no - 1] + dt.timedelta(seconds=champ.run.check_in_seconds + extra)
 
 
+class Window(msgspec.Struct, frozen=True):
+    """What a check-in command is decided on: the championship, its check-ins, and the database's time."""
+
+    champ: Championship
+    checks: CheckIns
+    now: dt.datetime | None                   # None: a command that is not timed (the close)
+
+
 class CheckInService:
-    def __init__(self, championships: ChampionshipService):
-        self.championships = championships
-        self.pool = championships.pool
+    """The check-in stream of each championship: its commands run in the championships' ``commands`` loop,
+    decided on the championship as ``load`` gives it; ``open_tables(championship_id, round_no, actor, only)``
+    opens the tables of a round's matches (the matches')."""
+
+    def __init__(self, pool: asyncpg.Pool, commands: CommandLoop, namespace: uuid.UUID,
+                 load: Callable[[str], Awaitable[Championship]],
+                 open_tables: Callable[..., Awaitable[list[Table]]]):
+        self.pool, self.commands, self.namespace = pool, commands, namespace
+        self.load_championship, self.open_tables = load, open_tables
 
     async def of(self, championship_id: str) -> CheckIns:
         return fold_check_ins(await read_stream(self.pool, check_in_stream(championship_id)))
 
+    async def _window(self, championship_id: str, *, clock: bool = True) -> Window:
+        champ = await self.load_championship(championship_id)
+        checks = await self.of(championship_id)
+        return Window(champ, checks, await self.pool.fetchval("SELECT now()") if clock else None)
+
+    def _decision(self, championship_id: str, checks: CheckIns, command, name, actor: str) -> Decision:
+        """``command`` decided on ``checks``, each event stored once under the id ``name(event)`` gives."""
+        events = checkin.decide(checks, command)
+        return Decision(events, [self._row(championship_id, e, name(e), actor) for e in events], checks.version)
+
+    async def _run(self, championship_id: str, load, decide, *, once: bool = False):
+        return await self.commands.run(check_in_stream(championship_id), load, decide, once=once,
+                                       busy=f"championship {championship_id} kept changing; try again")
+
     def _row(self, championship_id: str, event, name: str, actor: str):
         return CHECK_IN_CODEC.encode(event, event_id=uuid.uuid5(
-            self.championships.namespace, f"{championship_id}/check-in/{name}"), metadata={"actor": actor})
+            self.namespace, f"{championship_id}/check-in/{name}"), metadata={"actor": actor})
 
     async def check_in(self, championship_id: str, match_id: str, player: str, *, by: str
                        ) -> tuple[bool, CheckIns, Championship]:
         """Check ``player`` in for a match of the round being played; returns (stored now?, check-ins, champ).
 
-        Once both teams are in, the match's table opens. Checking in twice stores nothing new.
-        """
-        for _ in range(self.championships.max_attempts):
-            champ = await self.championships.load(championship_id)
-            state = champ.state
-            if champ.run.check_in_seconds is None:
+        Once both teams are in, the match's table opens. Checking in twice stores nothing new; another check-in
+        (maybe this player's own, sent twice) stored first has it decided again."""
+        async def load(_attempt: int) -> Window:
+            return await self._window(championship_id)
+
+        def decide(w: Window) -> Decision:
+            state = w.champ.state
+            if w.champ.run.check_in_seconds is None:
                 raise Conflict("no_check_in", f"championship {championship_id} has no check-in: each match's "
                                               "table opens when its round starts")
             round_, match = checkin.match_to_check_in(state, match_id)
             team_id = next((t for t in (match.team_a, match.team_b) if player in state.teams[t].players), None)
             if team_id is None:
                 raise Forbidden("not_in_match", f"{player} does not play in match {match_id}")
-            checks = await self.of(championship_id)
-            now = await self.pool.fetchval("SELECT now()")
-            event = checkin.check_in(checks, round_.number, match, team_id, player, by, now=now,
-                                     closes=closes_at(champ, round_.number, checks))
-            if event is None:
-                return False, checks, champ
-            row = self._row(championship_id, event, f"{round_.number}/{match_id}/{player}", by)
-            try:
-                stored = (await append_reporting(self.pool, check_in_stream(championship_id), checks.version,
-                                                 [row])).stored
-            except (ConcurrencyError, DuplicateEventError):
-                continue                  # another check-in (maybe this player's own, sent twice) came first
-            checks = await self.of(championship_id)
-            await self.open_ready_tables(championship_id, champ, checks, by)
-            return stored, checks, champ
-        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
+            command = CheckIn(round=round_.number, match_id=match_id, team_id=team_id, player=player, by=by,
+                              now=w.now, closes=closes_at(w.champ, round_.number, w.checks))
+            return self._decision(championship_id, w.checks, command,
+                                  lambda _: f"{round_.number}/{match_id}/{player}", by)
+
+        step = await self._run(championship_id, load, decide)
+        if step.appended is None:
+            return False, step.fold.checks, step.fold.champ
+        checks = await self.of(championship_id)
+        await self.open_ready_tables(championship_id, step.fold.champ, checks, by)
+        return step.appended.stored, checks, step.fold.champ
 
     async def extend(self, championship_id: str, round_no: int, seconds: float, *, by: str, command_id: str
                      ) -> CheckIns:
         """Keep round ``round_no``'s window open ``seconds`` longer: ordered with the check-ins and the closing
         by the stream's version, so that a window is never extended after it closed; the same ``command_id``
-        sent again extends it once."""
-        for _ in range(self.championships.max_attempts):
-            champ = await self.championships.load(championship_id)
-            if champ.run.check_in_seconds is None:
+        sent again extends it once (its event's id names the command: stored already, it is not stored again)."""
+        async def load(_attempt: int) -> Window:
+            w = await self._window(championship_id)
+            if w.champ.run.check_in_seconds is None:
                 raise Conflict("no_check_in", f"championship {championship_id} has no check-in")
-            checks = await self.of(championship_id)
-            now = await self.pool.fetchval("SELECT now()")
-            event = checkin.extend(champ.state, checks, round_no, seconds, by, now=now,
-                                   closes=closes_at(champ, round_no, checks))
-            row = self._row(championship_id, event, f"{round_no}/extend/{by}/{command_id}", by)
-            try:
-                await append(self.pool, check_in_stream(championship_id), checks.version, [row])
-            except DuplicateEventError:
-                pass                              # this command was stored already: once is enough
-            except ConcurrencyError:
-                continue                          # a check-in (or the closing) came first: decide again
-            return await self.of(championship_id)
-        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
+            return w
+
+        def decide(w: Window) -> Decision:
+            command = ExtendCheckIn(championship=w.champ.state, round=round_no, seconds=seconds, by=by, now=w.now,
+                                    closes=closes_at(w.champ, round_no, w.checks))
+            return self._decision(championship_id, w.checks, command,
+                                  lambda _: f"{round_no}/extend/{by}/{command_id}", by)
+
+        await self._run(championship_id, load, decide, once=True)
+        return await self.of(championship_id)
 
     async def check_in_bots(self, championship_id: str, champ: Championship, checks: CheckIns) -> CheckIns:
-        """Check in every bot player of the current round's matches who is not in yet (one append)."""
+        """Check in every bot player of the current round's matches who is not in yet (one append; someone who
+        checks in meanwhile leaves it to the next tick)."""
         current = champ.state.rounds[-1]
         people = [p for m in current.to_play() for t in (m.team_a, m.team_b) for p in champ.state.teams[t].players]
         bots = {r[0] for r in await self.pool.fetch(
             "SELECT user_id FROM users WHERE user_id = ANY($1) AND kind = 'bot'", people)}
-        events = checkin.bots_to_check_in(champ.state, checks, bots)
-        if events:
-            rows = [self._row(championship_id, e, f"{e.round}/{e.match_id}/{e.player}", "bot") for e in events]
+        command = CheckInBots(championship=champ.state, bots=frozenset(bots))
+        decision = self._decision(championship_id, checks, command, lambda e: f"{e.round}/{e.match_id}/{e.player}",
+                                  "bot")
+        if decision.events:
             try:
-                await append(self.pool, check_in_stream(championship_id), checks.version, rows)
+                await self.commands.append(check_in_stream(championship_id), decision)
             except ConcurrencyError:
-                pass                                  # someone checked in meanwhile: the next tick retries
+                pass
             checks = await self.of(championship_id)
         return checks
 
@@ -137,21 +166,17 @@ class CheckInService:
         ready = checkin.ready(champ.state, checks)
         if not ready:
             return []
-        return await self.championships.matches.open_round_tables(championship_id, champ.state.rounds[-1].number,
-                                                                  actor, only=ready)
+        return await self.open_tables(championship_id, champ.state.rounds[-1].number, actor, only=ready)
 
     async def close(self, championship_id: str, round_no: int) -> CheckIns:
-        """Store that the round's window closed, with the teams absent then (once: a fixed event id)."""
-        for _ in range(self.championships.max_attempts):
-            champ = await self.championships.load(championship_id)
-            checks = await self.of(championship_id)
-            closing = checkin.closing(champ.state, checks, round_no)
-            if closing is None:
-                return checks
-            try:
-                await append(self.pool, check_in_stream(championship_id), checks.version,
-                             [self._row(championship_id, closing, f"{round_no}/closed", "system")])
-            except (ConcurrencyError, DuplicateEventError):
-                continue                              # a check-in (or the same closing) came first
-            return await self.of(championship_id)
-        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
+        """Store that the round's window closed, with the teams absent then (once: a fixed event id; a check-in,
+        or the same closing, stored first has it decided again)."""
+        async def load(_attempt: int) -> Window:
+            return await self._window(championship_id, clock=False)
+
+        def decide(w: Window) -> Decision:
+            return self._decision(championship_id, w.checks, CloseCheckIn(championship=w.champ.state, round=round_no),
+                                  lambda _: f"{round_no}/closed", "system")
+
+        step = await self._run(championship_id, load, decide)
+        return step.fold.checks if step.appended is None else await self.of(championship_id)

@@ -1,15 +1,17 @@
 """Championships: one event stream per championship ("championship-{id}"), decided by the tournament
 decider and appended with the expected version.
 
-A command loads the stream (cached state + the events after it), asks ``domain.tournament.decide`` and
-appends at the version it read; a concurrent writer (another organiser request, or a table's game-end
-step recording a result) makes the append fail and the command is decided again on the fresh state.
+A command runs the command loop (``services/commands.py``): it loads the stream (cached state + the events
+after it), asks ``domain.tournament.decide`` and appends at the version it read; a concurrent writer
+(another organiser request, or a table's game-end step recording a result) makes the append fail and the
+command is decided again on the fresh state.
 Event ids derive from the client's command id and the stream remembers the command ids it applied, so a
 retried request stores nothing new.
 
 Beside it: the matches at the tables (``matches.py``), the check-in windows (``checkins.py``) and the team
-invitations (``invitations.py``), each with a stream of its own where it needs one. How the platform runs
-the matches (a check-in window, the turn clock, the bots' level and pace) is not a rule of the tournament:
+invitations (``invitations.py``), each with a stream of its own where it needs one, its commands run in the
+same loop. How the platform runs the matches (a check-in window, the turn clock, the bots' level and pace)
+is not a rule of the tournament:
 it is kept as ``RunSettings`` in the metadata of the championship's first event.
 """
 
@@ -19,7 +21,6 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
-import random
 import uuid
 from typing import TYPE_CHECKING
 
@@ -39,10 +40,10 @@ from projections.standings import StandingRow
 from services.championships.checkins import CheckInService
 from services.championships.invitations import TeamInvitationService
 from services.championships.matches import MatchService
-from services.commands import NONE_APPLIED, Applied, CommandOutcome, StreamCache, applied_by, replayed
+from services.commands import NONE_APPLIED, Applied, CommandLoop, CommandOutcome, Decision, StreamCache, applied_by
 from services.commands import event_id as stream_event_id
-from services.errors import Conflict, NotFound
-from services.eventstore import Codec, ConcurrencyError, DuplicateEventError, append, read_stream
+from services.errors import NotFound
+from services.eventstore import Codec, read_stream
 from services.tables import TableOpened, TableService
 
 if TYPE_CHECKING:
@@ -120,16 +121,14 @@ class ChampionshipService:
     """Championships for the API and the workers: their matches are played at ``tables``, ``seeds`` gives
     the draw's seed, ``flow`` says what follows an append."""
 
-    namespace = NAMESPACE
-    max_attempts = MAX_ATTEMPTS
-
     def __init__(self, pool: asyncpg.Pool, tables: TableService, seeds: Seeds, flow: Flow | None = None,
                  cache_size: int = 256):
         self.pool, self.tables, self.seeds, self.flow = pool, tables, seeds, flow
         self._cache: StreamCache[Championship] = StreamCache(cache_size)
+        self.commands = CommandLoop(pool, attempts=MAX_ATTEMPTS, rule="championship_busy")
         self.matches = MatchService(self)
-        self.check_ins = CheckInService(self)
-        self.invitations = TeamInvitationService(self)
+        self.check_ins = CheckInService(pool, self.commands, NAMESPACE, self.load, self.matches.open_round_tables)
+        self.invitations = TeamInvitationService(pool, self.commands, NAMESPACE, self.load, self.execute)
         self.team_names: dict = {}      # championship -> (version, names, folded names): the monitor's, per version
         self._turns: dict[str, list] = {}   # championship -> [its lock, how many hold or wait for it] (``_turn``)
 
@@ -139,7 +138,8 @@ class ChampionshipService:
         conflict at the store): the results of a round's last tables land together on one stream, and
         without a queue each would decide from a state that one of the others had already moved on, and
         try again, up to giving up while the round waits for it. Only other processes still race (the
-        store's expected version settles it). Not held while the flow runs after the append."""
+        store's expected version settles it, the command loop reading and deciding again under the lock). Not
+        held while the flow runs after the append."""
         entry = self._turns.setdefault(championship_id, [asyncio.Lock(), 0])
         entry[1] += 1
         try:
@@ -185,48 +185,44 @@ class ChampionshipService:
         with another request is refused. ``metadata`` is stored with each event (``run``: the
         RunSettings, with the creation).
         """
-        for attempt in range(MAX_ATTEMPTS):
-            if attempt:
-                # Another process appended first: wait a moment, up to a few milliseconds growing with the
-                # attempts (jittered, so that two processes that collided do not collide again in step).
-                await asyncio.sleep(random.uniform(0, 0.002 * attempt))
-            async with self._turn(championship_id):
-                champ = await self.load(championship_id, missing_ok=new)
-                retry = replayed(champ.commands, actor, command_id, digest)
-                if retry is not None:
-                    return retry, champ
-                state = champ.state
-                events: list = []
-                for command in make_commands(champ):     # a ChampionshipRuleError names the rule that refuses it
-                    for e in decide(state, command):
-                        state = evolve(state, e)
-                        events.append(e)
-                rows = [CODEC.encode(e, event_id=event_id(championship_id, actor, command_id, k),
-                                     metadata={**(metadata or {}), "command_id": command_id, "actor": actor,
-                                               "digest": digest})
-                        for k, e in enumerate(events)]
-                members = members_of(championship_id, events)
-                try:
-                    if members:
-                        # The lobby's index of who plays in it, and the team invitations a registration
-                        # settles, stored with the registration or substitution itself: never one without
-                        # the other.
-                        async with self.pool.acquire() as conn, conn.transaction():
-                            version = await append(conn, stream_of(championship_id), champ.version, rows)
-                            await conn.executemany(_MEMBER, members)
-                            await conn.executemany(_REGISTERED, [
-                                (championship_id, e.team_id) for e in events if isinstance(e, TeamRegistered)])
-                    else:
-                        version = await append(self.pool, stream_of(championship_id), champ.version, rows)
-                except (ConcurrencyError, DuplicateEventError):
-                    # Moved on, or this very command stored meanwhile by another process that decided it from
-                    # a newer state (other events under the same ids): read again, and the command is a replay.
-                    continue
-                champ = await self.load(championship_id)
-            if events and self.flow is not None:
-                await self.flow.championship_appended(championship_id, champ, events)
-            return CommandOutcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
-        raise Conflict("championship_busy", f"championship {championship_id} kept changing; try again")
+        stream = stream_of(championship_id)
+
+        async def load(_attempt: int) -> Championship:
+            return await self.load(championship_id, missing_ok=new)
+
+        def decide_all(champ: Championship) -> Decision:
+            state = champ.state
+            events: list = []
+            for command in make_commands(champ):     # a ChampionshipRuleError names the rule that refuses it
+                for e in decide(state, command):
+                    state = evolve(state, e)
+                    events.append(e)
+            rows = [CODEC.encode(e, event_id=event_id(championship_id, actor, command_id, k),
+                                 metadata={**(metadata or {}), "command_id": command_id, "actor": actor,
+                                           "digest": digest})
+                    for k, e in enumerate(events)]
+            members = members_of(championship_id, events)
+            registered = [(championship_id, e.team_id) for e in events if isinstance(e, TeamRegistered)]
+
+            async def also(conn) -> None:
+                # The lobby's index of who plays in it, and the team invitations a registration settles,
+                # stored with the registration or substitution itself: never one without the other.
+                await conn.executemany(_MEMBER, members)
+                await conn.executemany(_REGISTERED, registered)
+
+            return Decision(events, rows, champ.version, also=also if members else None)
+
+        async with self._turn(championship_id):
+            step = await self.commands.run(stream, load, decide_all, command=(actor, command_id, digest),
+                                           busy=f"championship {championship_id} kept changing; try again")
+            if step.replayed is not None:
+                return step.replayed, step.fold
+            champ = await self.load(championship_id)
+        events = step.decision.events
+        if events and self.flow is not None:
+            await self.flow.championship_appended(championship_id, champ, events)
+        version = step.appended.version if step.appended is not None else champ.version
+        return CommandOutcome(version, events=[type(e).__struct_config__.tag for e in events]), champ
 
     # ------------------------------------------------------------ draw and rounds
 

@@ -24,7 +24,8 @@ from domain.baloot.bots import LEVELS
 from domain.baloot.profiles import PROFILES, profile_named
 from services.daily import names
 from services.errors import Conflict, NotFound
-from services.eventstore import Codec, ConcurrencyError, append, read_stream
+from services.commands import CommandLoop, Decision
+from services.eventstore import Codec, read_stream
 from domain.table import Boards
 from services.tables import TableOpened, TableService
 
@@ -33,6 +34,7 @@ BOARDS = 8
 TURN_SECONDS = 60.0
 BOT_PACE = 1.0             # a person plays with bot partners: he sees each bot's card before the next one's
 CLOSE_GRACE = dt.timedelta(hours=1)
+MAX_ATTEMPTS = 5           # a set's stream takes three events: its opening, its close, its tables revealed
 BOT_SEATS = ("daily-bot-1", "daily-bot-2", "daily-bot-3")      # not user ids (those are hex): nobody's seat
 
 
@@ -87,6 +89,7 @@ class DailyService:
             raise ValueError(f"unknown bot level {bot_level!r}")
         self.pool, self.tables, self.boards, self.bot_level = pool, tables, boards, bot_level
         self.turn_seconds, self.bot_pace, self.clock = turn_seconds, bot_pace, clock
+        self.commands = CommandLoop(pool, attempts=MAX_ATTEMPTS, rule="daily_set_busy")
 
     def today(self) -> dt.date:
         return self.clock().date()
@@ -104,27 +107,44 @@ class DailyService:
     # ------------------------------------------------------------ the set
 
     async def board_set(self, day: dt.date, profile: str) -> daily.BoardSet:
-        """The day's set as published (404 before anyone started it); closes it when due."""
+        """The day's set as published (404 before anyone started it); opens it for the day's first player,
+        closes it when due."""
         check_profile(profile)
-        rows = await read_stream(self.pool, set_stream(day, profile))
-        if not rows:
+        state = await self._set(day, profile)
+        if state.opened is None:
             if self.closed(day) or day > self.today():
                 raise NotFound("unknown_set", f"nobody played the daily set {names.set_id(day, profile)}")
-            return await self._open_set(day, profile)
-        events = [CODEC.decode(r) for r in rows]
-        opened = events[0]
-        bs = daily.BoardSet(opened.set_id, opened.boards, opened.commitment)
-        if len(events) > 1:
-            return daily.close_set(bs, events[1].seed)
-        if self.closed(day):
-            seed = self.set_seed(day, profile)
-            try:
-                await append(self.pool, set_stream(day, profile), len(rows),
-                             [CODEC.encode(daily.BoardSetClosed(set_id=bs.set_id, seed=seed))])
-            except ConcurrencyError:
-                pass                          # closed by another request at the same time
-            return daily.close_set(bs, seed)
-        return bs
+            state = await self._command(day, profile, daily.OpenSet(
+                set_id=names.set_id(day, profile), seed=self.set_seed(day, profile), boards=self.boards,
+                profile=profile, bot_level=self.bot_level), state)
+        elif state.seed is None and self.closed(day):
+            state = await self._command(day, profile, daily.CloseSet(self.set_seed(day, profile)), state)
+        return state.board_set
+
+    async def _set(self, day: dt.date, profile: str) -> daily.SetState:
+        rows = await read_stream(self.pool, set_stream(day, profile))
+        state = daily.SetState(version=rows[-1].version if rows else 0)
+        for r in rows:
+            state = daily.evolve(state, CODEC.decode(r))
+        return state
+
+    async def _command(self, day: dt.date, profile: str, command, state: daily.SetState | None = None
+                       ) -> daily.SetState:
+        """Run a command of the set's stream (``domain.baloot.daily.decide``), decided on ``state`` first if
+        given; whoever opens or closes the set first does it (the others find it done). The set after it."""
+        async def load(attempt: int) -> daily.SetState:
+            return state if attempt == 0 and state is not None else await self._set(day, profile)
+
+        def decide(s: daily.SetState) -> Decision:
+            events = daily.decide(s, command)
+            return Decision(events, [CODEC.encode(e) for e in events], s.version)
+
+        step = await self.commands.run(set_stream(day, profile), load, decide,
+                                       busy=f"the daily set {names.set_id(day, profile)} kept changing; try again")
+        after = step.fold
+        for e in step.decision.events:
+            after = daily.evolve(after, e)
+        return after
 
     async def reveal_closed_sets(self) -> int:
         """Reveal the seeds held back at the finished boards of every set whose day has closed (closing the
@@ -148,11 +168,7 @@ class DailyService:
                 "SELECT count(*) AS tables, count(*) FILTER (WHERE status = 'live') AS live FROM tables_index "
                 "WHERE table_id LIKE $1", prefix)
             if counts["live"] == 0:
-                done = daily.BoardSetRevealed(set_id=opened.set_id, tables=counts["tables"])
-                try:
-                    await append(self.pool, stream, len(await read_stream(self.pool, stream)), [CODEC.encode(done)])
-                except ConcurrencyError:
-                    pass                                    # another worker marked it at the same time
+                await self._command(day, opened.profile, daily.MarkRevealed(counts["tables"]))
         return revealed
 
     def boards_done(self, opened: TableOpened) -> bool | None:
@@ -163,17 +179,6 @@ class DailyService:
     async def set_opening(self, day: dt.date, profile: str) -> daily.BoardSetOpened | None:
         rows = await read_stream(self.pool, set_stream(day, profile), 1, 1)
         return CODEC.decode(rows[0]) if rows else None
-
-    async def _open_set(self, day: dt.date, profile: str) -> daily.BoardSet:
-        bs = daily.open_set(names.set_id(day, profile), self.set_seed(day, profile), self.boards)
-        event = daily.BoardSetOpened(set_id=bs.set_id, boards=bs.size, commitment=bs.commitment, profile=profile,
-                                     bot_level=self.bot_level)
-        try:
-            await append(self.pool, set_stream(day, profile), 0, [CODEC.encode(event)])
-        except ConcurrencyError:
-            opened = await self.set_opening(day, profile)      # the first player of the day opened it
-            return daily.BoardSet(opened.set_id, opened.boards, opened.commitment)
-        return bs
 
     # ------------------------------------------------------------ a player's day
 

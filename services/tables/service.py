@@ -1,9 +1,9 @@
 """Live tables: one event stream per table (one game), commands decided by the engine, appended with the
 expected version.
 
-A command loads the table (cached state + the events after it), asks ``domain.table.decide``, and appends
-at the version it read; a concurrent writer makes the append fail and the command is decided again on the
-fresh state (bounded). A command id belongs to the one who sent it: the table remembers, per (actor,
+A command runs the command loop (``services/commands.py``): it loads the table (cached state + the events
+after it), asks ``domain.table.decide``, and appends at the version it read; a concurrent writer makes the
+append fail and the command is decided again on the fresh state (bounded). A command id belongs to the one who sent it: the table remembers, per (actor,
 command id), the version it led to and a digest of the command, so a retried request returns the original
 outcome and stores nothing new, the same id from someone else is another command, and the same id with
 another command is refused (``command_id_reused``). Event ids derive from table, actor and command id.
@@ -38,12 +38,12 @@ from domain.games import GAMES
 from domain.table import TABLE_EVENTS, AnswerInvitation, RulingMade, TableOpened, TableProposed, TableState, game_of
 from services.anchor import Receipt, Signer, ruling_ref, sign_receipt, store_receipt
 from services import proposals
-from services.errors import Conflict, NotFound, StaleVersion
+from services.errors import NotFound, StaleVersion
 from services.tables.seeds import boards_named_by_id
 from services.eventstore import (
-    Codec, ConcurrencyError, DuplicateEventError, Upcasters, append, append_many, append_reporting, read_stream,
+    Codec, ConcurrencyError, DuplicateEventError, Upcasters, append, append_many, read_stream,
 )
-from services.commands import NONE_APPLIED, Applied, CommandOutcome, command_digest, replayed
+from services.commands import NONE_APPLIED, Applied, CommandLoop, CommandOutcome, Decision, Stale, command_digest
 from services.commands import event_id as stream_event_id
 
 log = logging.getLogger("baloot.tables")
@@ -104,6 +104,7 @@ class TableService:
     def __init__(self, pool: asyncpg.Pool, seeds: Seeds, feeds: TableFeeds, flow: Flow | None = None,
                  signer: Signer | None = None):
         self.pool, self.seeds, self.feeds, self.flow, self.signer = pool, seeds, feeds, flow, signer
+        self.commands = CommandLoop(pool, attempts=MAX_ATTEMPTS, rule="table_busy")
 
     def fold(self, table: Table, rows) -> Table:
         """Fold stored rows into ``table``, re-deriving the private events of its seeded deals (turns)."""
@@ -206,12 +207,17 @@ class TableService:
             return await self.open_table(opened)
         proposal = TableProposed(table=opened, waiting=waiting)
         by = opened.opened_by
-        async with self.pool.acquire() as conn, conn.transaction():
+
+        async def within_caps(conn) -> None:
             await proposals.within_caps(conn, "tables", "tables", by, waiting, _PENDING_OF_PROPOSER,
                                         _PENDING_OF_INVITEE)
-            await append(conn, stream_of(opened.table_id), 0,
-                         self._encode(opened.table_id, by, "propose", "player", [proposal]))
+
+        async def index(conn) -> None:
             await conn.execute(_INDEX_PROPOSED, *self._index_row(opened, "invited"), by)
+
+        await self.commands.append(stream_of(opened.table_id), Decision(
+            [proposal], self._encode(opened.table_id, by, "propose", "player", [proposal]), 0, check=within_caps,
+            also=index))
         return await self.load(opened.table_id)
 
     async def answer_invitation(self, table_id: str, user: str, accept: bool) -> tuple[CommandOutcome, Table]:
@@ -255,16 +261,19 @@ class TableService:
         ``read`` False, this process's own fold of it, possibly behind: the append at its version fails if
         so, and nothing is refused (a rule, a stale version) on a table that was not read.
         """
-        for attempt in range(MAX_ATTEMPTS):
-            if table is None:
-                table, read = await self.load(table_id), True
-            retry = replayed(table.commands, actor, command_id, digest)
-            if retry is not None:
-                return retry, table
+        given, trusted = table, read
+
+        async def load(attempt: int) -> Table:
+            nonlocal trusted
+            if attempt == 0 and given is not None:
+                return given
+            trusted = True
+            return await self.load(table_id)
+
+        def decide(table: Table) -> Decision:
             if expected_version is not None and expected_version != table.version:
-                if not read:
-                    table = None
-                    continue
+                if not trusted:
+                    raise Stale
                 raise StaleVersion("stale_version", f"the table is at version {table.version}, not "
                                                     f"{expected_version}: reload and decide again",
                                    version=table.version)
@@ -273,24 +282,25 @@ class TableService:
                 decided, more, after = table_rules.decide_followed(     # a DomainError names the refused rule
                     table, command, lambda n: self.seeds.deal_seed(table.opened or table.proposed, n), self.opening)
             except DomainError:
-                if not read:
-                    table = None
-                    continue
+                if not trusted:
+                    raise Stale from None
                 raise
             events = decided + more
-            new = self._encode(table_id, actor, command_id, role, events, digest, seat)
-            try:
-                appended = await append_reporting(self.pool, stream_of(table_id), table.version, new)
-            except ConcurrencyError:
-                table = None              # read, and decide again (an expected version is checked on what is read)
-                continue
-            if not appended.stored:         # the same command, delivered twice at once, stored by the other
-                return CommandOutcome(appended.version, replayed=True), await self.load(table_id)
-            before = table
-            table = appended_fold(table, after, (actor, command_id), (appended.version, digest), role, seat,
-                                  appended.recorded_at)
-            return await self._appended(table_id, before, table, events, new, appended), table
-        raise Conflict("table_busy", f"table {table_id} kept changing; try again")
+            return Decision(events, self._encode(table_id, actor, command_id, role, events, digest, seat),
+                            table.version, after=after)
+
+        step = await self.commands.run(stream_of(table_id), load, decide, command=(actor, command_id, digest),
+                                       busy=f"table {table_id} kept changing; try again")
+        if step.replayed is not None:
+            return step.replayed, step.fold
+        appended = step.appended
+        if appended is None or not appended.stored:     # the same command, delivered twice at once, stored by
+            table = await self.load(table_id)           # the other (or nothing to store)
+            return CommandOutcome(appended.version if appended else table.version, replayed=True), table
+        before, events = step.fold, step.decision.events
+        table = appended_fold(before, step.decision.after, (actor, command_id), (appended.version, digest), role,
+                              seat, appended.recorded_at)
+        return await self._appended(table_id, before, table, events, step.decision.rows, appended), table
 
     async def play_bots(self, table_id: str, version: int, choose, table: Table | None = None
                         ) -> tuple[CommandOutcome, Table | None]:
@@ -304,18 +314,24 @@ class TableService:
         The table after the run; None when the run was replayed (another delivery stored it first and goes
         on from it: reading the table back for a caller that stops there would cost a whole game's fold).
         """
-        for attempt in range(MAX_ATTEMPTS):
-            if table is None or attempt:
-                table = await self.load(table_id)
+        given, first = table, True
+
+        async def load(attempt: int) -> Table:
+            nonlocal first
+            first = attempt == 0
+            table = given if first and given is not None else await self.load(table_id)
             if table.version != version:
                 raise StaleVersion("stale_version", f"the table is at version {table.version}, not {version}",
                                    version=table.version)
+            return table
+
+        def decide(table: Table) -> Decision:
             turns, after = table_rules.bot_run(table, choose, lambda n: self.seeds.deal_seed(table.opened, n))
             if not turns:
                 raise StaleVersion("stale_version", f"no bot is to act at version {version}", version=version)
             new, v = [], version
             for t in turns:
-                if t.failure is not None and not attempt:
+                if t.failure is not None and first:
                     log.error("table %s: the %s bot at seat %d failed at version %d (%s); it played %r, as the "
                               "table's clock would", table_id, t.level, t.seat, v, t.failure, t.command,
                               extra={"table_id": table_id, "seat": t.seat, "version": v, "bot_failure": t.failure})
@@ -323,19 +339,20 @@ class TableService:
                 encoded = self._encode(table_id, f"bot:{t.level}", f"bot:{v}", "bot", t.events, digest, t.seat)
                 new.extend(encoded)
                 v += len(encoded)
-            try:
-                appended = await append_reporting(self.pool, stream_of(table_id), version, new)
-            except ConcurrencyError:
-                continue
-            if not appended.stored:         # the same run, decided at once by another delivery, stored first:
-                return CommandOutcome(appended.version, replayed=True), None    # whoever stored it goes on
-            events = [e for t in turns for e in t.events]
-            # The run's own fold (bot turns leave the timed-out seats as they were).
-            before = table
-            table = msgspec.structs.replace(after, version=appended.version, last_at=appended.recorded_at,
-                                            commands=table.commands)     # bots' are not kept (``_folds``)
-            return await self._appended(table_id, before, table, events, new, appended), table
-        raise Conflict("table_busy", f"table {table_id} kept changing; try again")
+            return Decision([e for t in turns for e in t.events], new, version, after=after)
+
+        step = await self.commands.run(stream_of(table_id), load, decide,
+                                       busy=f"table {table_id} kept changing; try again")
+        appended = step.appended
+        if appended is None or not appended.stored:     # the same run, decided at once by another delivery,
+            # stored first: whoever stored it goes on
+            return CommandOutcome(appended.version if appended else step.fold.version, replayed=True), None
+        # The run's own fold (bot turns leave the timed-out seats as they were).
+        before = step.fold
+        table = msgspec.structs.replace(step.decision.after, version=appended.version, last_at=appended.recorded_at,
+                                        commands=before.commands)     # bots' are not kept (``_folds``)
+        return await self._appended(table_id, before, table, step.decision.events, step.decision.rows,
+                                    appended), table
 
     async def holding_seeds(self, condition: str, *args) -> list[str]:
         """The finished tables of shared boards that match ``condition`` (SQL on the table index ``t``,

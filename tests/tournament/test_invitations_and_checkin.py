@@ -10,8 +10,10 @@ import pytest
 from domain.seam import MatchGame
 from domain.tournament import ChampionshipRuleError, RecordDoubleForfeit, RecordMatchResult, RegisterTeam, StartRound
 from domain.tournament import checkin, invitations
-from domain.tournament.checkin import CheckInClosed, CheckIns, PlayerCheckedIn
-from domain.tournament.invitations import TeamInvitationAnswered, TeamProposed
+from domain.tournament.checkin import (
+    CheckIn, CheckInBots, CheckInClosed, CheckIns, CloseCheckIn, PlayerCheckedIn,
+)
+from domain.tournament.invitations import AnswerTeamInvitation, ProposeTeam, TeamInvitationAnswered, TeamProposed
 from domain.tournament.matches import after_games
 from tests.tournament.helpers import drawn, run
 
@@ -30,31 +32,35 @@ PROPOSAL = TeamProposed(team_id="T", players=("ali", "badr"), substitutes=("sami
                         waiting=("badr", "sami"))
 
 
+def answered(invites, user, accept):
+    return invitations.decide(invites, AnswerTeamInvitation("T", user, accept))
+
+
 def test_a_proposal_invites_everyone_named_but_its_proposer():
-    assert invitations.propose({}, TEAM, "ali") == PROPOSAL
+    assert invitations.decide({}, ProposeTeam(TEAM, "ali")) == [PROPOSAL]
 
 
 def test_the_same_proposal_again_is_nothing_new_and_another_one_is_refused():
     invites = proposed(PROPOSAL)
-    assert invitations.propose(invites, TEAM, "ali") is None
+    assert invitations.decide(invites, ProposeTeam(TEAM, "ali")) == []
     with pytest.raises(ChampionshipRuleError) as error:
-        invitations.propose(invites, RegisterTeam("T", ("badr", "omar")), "badr")
+        invitations.decide(invites, ProposeTeam(RegisterTeam("T", ("badr", "omar")), "badr"))
     assert (error.value.rule, str(error.value)) == ("already_proposed", "team T is already proposed")
 
 
 def test_the_team_registers_once_every_invitee_accepted_and_never_after_a_refusal():
     invites = proposed(PROPOSAL)
-    badr = invitations.answer(invites["T"], "badr", True)
-    assert badr == TeamInvitationAnswered(team_id="T", user="badr", accepted=True)
-    invites = invitations.evolve(invites, badr)
+    badr = answered(invites, "badr", True)
+    assert badr == [TeamInvitationAnswered(team_id="T", user="badr", accepted=True)]
+    invites = proposed(PROPOSAL, *badr)
     assert invitations.registration(invites["T"]) is None                      # sami has not answered
-    assert invitations.answer(invites["T"], "badr", True) is None              # badr answered already
-    accepted = invitations.evolve(invites, invitations.answer(invites["T"], "sami", True))
+    assert answered(invites, "badr", True) == []                               # badr answered already
+    accepted = proposed(PROPOSAL, *badr, *answered(invites, "sami", True))
     assert invitations.registration(accepted["T"]) == TEAM
-    declined = invitations.evolve(invites, invitations.answer(invites["T"], "sami", False))
+    declined = proposed(PROPOSAL, *badr, *answered(invites, "sami", False))
     assert invitations.registration(declined["T"]) is None
     with pytest.raises(ChampionshipRuleError) as error:
-        invitations.answer(declined["T"], "badr", True)
+        answered(declined, "badr", True)
     assert error.value.rule == "invitation_declined"
 
 
@@ -71,13 +77,17 @@ FIRST = PLAYING.rounds[0].matches[0]
 def test_a_player_checks_in_once_and_not_after_the_window():
     team = FIRST.team_a
     player = PLAYING.teams[team].players[0]
-    event = checkin.check_in(CheckIns(), 1, FIRST, team, player, player, now=NOON, closes=NOON + dt.timedelta(1))
+    def check_in(checks, who, closes):
+        return checkin.decide(checks, CheckIn(round=1, match_id=FIRST.match_id, team_id=team, player=who, by=who,
+                                              now=NOON, closes=closes))
+
+    [event] = check_in(CheckIns(), player, NOON + dt.timedelta(1))
     assert event == PlayerCheckedIn(round=1, match_id=FIRST.match_id, team_id=team, player=player, by=player)
     checks = checkin.evolve(CheckIns(), event)
-    assert checkin.check_in(checks, 1, FIRST, team, player, player, now=NOON, closes=NOON) is None   # already in
+    assert check_in(checks, player, NOON) == []                                # already in
     other = PLAYING.teams[team].players[1]
     with pytest.raises(ChampionshipRuleError) as error:
-        checkin.check_in(checks, 1, FIRST, team, other, other, now=NOON, closes=NOON)
+        check_in(checks, other, NOON)
     assert error.value.rule == "check_in_closed" and error.value.extra == {"closed_at": NOON.isoformat()}
 
 
@@ -89,13 +99,15 @@ def test_the_window_closes_on_the_teams_not_in_and_a_match_with_both_in_is_ready
                                                             player=p, by=p))
     assert checkin.ready(PLAYING, checks) == {FIRST.match_id}
     second = PLAYING.rounds[0].matches[1]
-    assert checkin.closing(PLAYING, checks, 1) == CheckInClosed(round=1, absent=(second.team_a, second.team_b))
-    assert checkin.closing(PLAYING, checkin.evolve(checks, CheckInClosed(round=1, absent=())), 1) is None
+    close = CloseCheckIn(championship=PLAYING, round=1)
+    assert checkin.decide(checks, close) == [CheckInClosed(round=1, absent=(second.team_a, second.team_b))]
+    assert checkin.decide(checkin.evolve(checks, CheckInClosed(round=1, absent=())), close) == []
 
 
 def test_bots_check_in_by_themselves_and_only_bots():
     bot = PLAYING.teams[FIRST.team_a].players[0]
-    assert [e.player for e in checkin.bots_to_check_in(PLAYING, CheckIns(), {bot})] == [bot]
+    assert [e.player for e in checkin.decide(CheckIns(), CheckInBots(championship=PLAYING, bots=frozenset({bot})))
+            ] == [bot]
 
 
 def test_only_a_match_still_to_play_takes_check_ins():

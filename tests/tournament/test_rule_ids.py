@@ -106,21 +106,27 @@ _PROPOSAL = TeamProposed(team_id="T", players=("a", "b"), substitutes=(), by="a"
 _DECLINED = invitations.evolve(invitations.evolve({}, _PROPOSAL),
                                TeamInvitationAnswered(team_id="T", user="b", accepted=False))
 _NOW = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+
+
+def _extend(round_no: int, seconds: float, closes: dt.datetime) -> list:
+    return checkin.decide(checkin.CheckIns(), checkin.ExtendCheckIn(championship=PLAYING, round=round_no,
+                                                                    seconds=seconds, by="organiser", now=_NOW,
+                                                                    closes=closes))
+
+
 OTHER_REFUSALS = [
-    (lambda: invitations.propose(invitations.evolve({}, _PROPOSAL), RegisterTeam("T", ("c", "d")), "c"),
-     "already_proposed"),
-    (lambda: invitations.answer(_DECLINED["T"], "b", True), "invitation_declined"),
-    (lambda: checkin.check_in(checkin.CheckIns(), 1, PLAYING.rounds[0].matches[0], "T1", "P1a", "P1a",
-                              now=_NOW, closes=_NOW), "check_in_closed"),
+    (lambda: invitations.decide(invitations.evolve({}, _PROPOSAL),
+                                invitations.ProposeTeam(RegisterTeam("T", ("c", "d")), "c")), "already_proposed"),
+    (lambda: invitations.decide(_DECLINED, invitations.AnswerTeamInvitation("T", "b", True)), "invitation_declined"),
+    (lambda: checkin.decide(checkin.CheckIns(), checkin.CheckIn(
+        round=1, match_id=PLAYING.rounds[0].matches[0].match_id, team_id="T1", player="P1a", by="P1a", now=_NOW,
+        closes=_NOW)), "check_in_closed"),
     (lambda: run(given(ChampionshipCreated("cup", Settings("x", seeding="manual")),
                        TeamRegistered("T1", ("a", "b")), TeamRegistered("T2", ("c", "d")), RegistrationClosed(2)),
                  MakeDraw(order=("T1",))), "draw_order"),
-    (lambda: checkin.extend(PLAYING, checkin.CheckIns(), 1, 0, "organiser", now=_NOW,
-                            closes=_NOW + dt.timedelta(minutes=5)), "bad_extension"),
-    (lambda: checkin.extend(PLAYING, checkin.CheckIns(), 1, 60, "organiser", now=_NOW, closes=_NOW),
-     "check_in_closed"),
-    (lambda: checkin.extend(PLAYING, checkin.CheckIns(), 2, 60, "organiser", now=_NOW,
-                            closes=_NOW + dt.timedelta(minutes=5)), "wrong_round"),
+    (lambda: _extend(1, 0, _NOW + dt.timedelta(minutes=5)), "bad_extension"),
+    (lambda: _extend(1, 60, _NOW), "check_in_closed"),
+    (lambda: _extend(2, 60, _NOW + dt.timedelta(minutes=5)), "wrong_round"),
 ]
 
 
