@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import asyncpg
 import msgspec
 
-from domain.games import GAMES
+from domain import games
 from domain.table import game_of
 from domain.tournament import ChampionshipRuleError, RecordMatchResult, Settings
 from domain.tournament.matches import after_games
@@ -25,7 +25,7 @@ from services.eventstore import reads
 from services.tables import Table, TableOpened, stream_of
 
 if TYPE_CHECKING:
-    from services.championships.service import ChampionshipService
+    from services.tables import TableService
 
 log = logging.getLogger("baloot.championships")
 SYSTEM_ACTOR = "system"
@@ -53,7 +53,7 @@ def decode_switches(switches: tuple[str, ...]) -> dict:
 def table_profile(settings: Settings):
     """The rules the championship's tables play: its game's profile, its switches, and its game target (for
     profiles that have one)."""
-    game = GAMES[settings.game]
+    game = games.get(settings.game)
     switches = decode_switches(settings.switches)
     if "target" in game.profile(settings.profile).__struct_fields__:
         switches["target"] = settings.game_target
@@ -61,15 +61,19 @@ def table_profile(settings: Settings):
 
 
 # Each game's end event: a table whose game has ended has one (the log indexes them, ``migrations/0018``).
-GAME_ENDS = sorted(g.info.end_event.__struct_config__.tag for g in GAMES.values())
+GAME_ENDS = sorted(g.info.end_event.__struct_config__.tag for g in games.every())
 LAST_TABLES = ("SELECT DISTINCT ON (match_id) table_id, match_id FROM tables_index WHERE championship_id = $1 "
                "ORDER BY match_id, game_no DESC")
 
 
 class MatchService:
-    def __init__(self, championships: ChampionshipService):
-        self.championships = championships
-        self.pool, self.tables = championships.pool, championships.tables
+    """A championship's matches at the tables on ``pool``: opening a round's tables, and a match going on from
+    its games' ends, each result a command of the championship (``load`` its fold, ``execute`` a command on
+    its stream: the championship service's own)."""
+
+    def __init__(self, pool: asyncpg.Pool, tables: TableService, load, execute):
+        self.pool, self.tables = pool, tables
+        self.load, self.execute = load, execute
 
     async def tables_of(self, championship_id: str) -> list[asyncpg.Record]:
         """The championship's tables, by match and game."""
@@ -81,13 +85,13 @@ class MatchService:
                                 only: set[str] | None = None) -> list[Table]:
         """Game 1 of each match of the round still to play (of ``only`` those matches, if given) that has no
         table yet; byes and forfeits get none. Seats of bot users are played by bots."""
-        champ = await self.championships.load(championship_id)
+        champ = await self.load(championship_id)
         state = champ.state
         if not 1 <= round_no <= len(state.rounds):
             return []
         settings, run = state.settings, champ.run
         profile = table_profile(settings)
-        game = GAMES[settings.game]
+        game = games.get(settings.game)
         have = {r["match_id"] for r in await self.tables_of(championship_id)}
         todo = [m for m in state.rounds[round_no - 1].to_play()
                 if m.match_id not in have and (only is None or m.match_id in only)]
@@ -152,7 +156,7 @@ class MatchService:
     async def collect_results(self, championship_id: str) -> None:
         """The game-end step again for the current round's undecided matches whose last table has ended
         (both of its steps are idempotent)."""
-        state = (await self.championships.load(championship_id)).state
+        state = (await self.load(championship_id)).state
         await self.reveal_boards(championship_id, state)       # a reveal lost with a crash after its result
         if state.status != "running":
             return
@@ -171,7 +175,7 @@ class MatchService:
 
     async def _game_ended(self, o: TableOpened) -> None:
         cid, match_id = o.championship_id, o.match_id
-        settings = (await self.championships.load(cid)).state.settings
+        settings = (await self.load(cid)).state.settings
         rows = await self.pool.fetch("SELECT table_id FROM tables_index WHERE championship_id = $1 AND "
                                      "match_id = $2 ORDER BY game_no", cid, match_id)
         tables = [await self.tables.load(r["table_id"]) for r in rows]
@@ -192,4 +196,4 @@ class MatchService:
                                                 opened_by=SYSTEM_ACTOR, game_no=o.game_no + 1)
             await self.tables.open_table(following)
             return
-        await self.championships.execute(cid, f"match-result/{match_id}", lambda _: [decision], actor=SYSTEM_ACTOR)
+        await self.execute(cid, f"match-result/{match_id}", lambda _: [decision], actor=SYSTEM_ACTOR)

@@ -126,11 +126,16 @@ class ChampionshipService:
         self.pool, self.tables, self.seeds, self.flow = pool, tables, seeds, flow
         self._cache: StreamCache[Championship] = StreamCache(cache_size)
         self.commands = CommandLoop(pool, attempts=MAX_ATTEMPTS, rule="championship_busy")
-        self.matches = MatchService(self)
+        self.matches = MatchService(pool, tables, self.load, self.execute)
         self.check_ins = CheckInService(pool, self.commands, NAMESPACE, self.load, self.matches.open_round_tables)
         self.invitations = TeamInvitationService(pool, self.commands, NAMESPACE, self.load, self.execute)
-        self.team_names: dict = {}      # championship -> (version, names, folded names): the monitor's, per version
         self._turns: dict[str, list] = {}   # championship -> [its lock, how many hold or wait for it] (``_turn``)
+
+    @property
+    def deciding(self) -> int:
+        """How many championships have a command deciding or waiting for its turn in this process (a lock
+        each, kept only while one does)."""
+        return len(self._turns)
 
     @contextlib.asynccontextmanager
     async def _turn(self, championship_id: str):

@@ -25,7 +25,7 @@ from domain.baloot.profiles import PROFILES, profile_named
 from services.daily import names
 from services.errors import Conflict, NotFound
 from services.commands import CommandLoop, Decision
-from services.eventstore import Codec, read_stream
+from services.eventstore import Codec, read_stream, reads
 from domain.table import Boards
 from services.tables import TableOpened, TableService
 
@@ -150,9 +150,7 @@ class DailyService:
         """Reveal the seeds held back at the finished boards of every set whose day has closed (closing the
         set first, if no request did); once none of its tables is still playing, the set is marked revealed
         (``board_set_revealed``) and not looked at again. Returns how many tables revealed their seeds."""
-        streams = [r[0] for r in await self.pool.fetch(
-            "SELECT o.stream_id FROM events o WHERE o.event_type = 'board_set_opened' AND NOT EXISTS "
-            "(SELECT 1 FROM events r WHERE r.stream_id = o.stream_id AND r.event_type = 'board_set_revealed')")]
+        streams = await reads.streams_begun_by(self.pool, "board_set_opened", lacking=("board_set_revealed",))
         revealed = 0
         for stream in streams:
             opened = CODEC.decode((await read_stream(self.pool, stream, 1, 1))[0])

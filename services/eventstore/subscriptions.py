@@ -198,6 +198,7 @@ class ProjectionRunner:
         self.saved: Checkpoint | None = None     # the checkpoint as stored (``checkpoint`` may be ahead of it)
         self._saved_at = 0.0
         self.holds_lock = False
+        self.reads = 0                           # reads of the log made (one a step): what a lull saves
         self._changed = asyncio.Condition()
 
     async def run(self) -> None:
@@ -287,6 +288,7 @@ class ProjectionRunner:
 
     async def _step(self, conn: asyncpg.Connection) -> int:
         assert self.checkpoint is not None
+        self.reads += 1
         prefix = getattr(self.projection, "stream_prefix", None)
         if prefix is None:
             batch = await read_all(conn, self.checkpoint, self.batch_size)

@@ -34,12 +34,13 @@ import msgspec
 from domain import table as table_rules
 from domain.baloot.events import DealAnnulled, DealScored, DealStarted, DealVoided, GameEnded, SeedRevealed
 from domain.errors import DomainError
-from domain.games import GAMES
+from domain import games
 from domain.table import TABLE_EVENTS, AnswerInvitation, RulingMade, TableOpened, TableProposed, TableState, game_of
 from services.anchor import Receipt, Signer, ruling_ref, sign_receipt, store_receipt
 from services import proposals
 from services.errors import NotFound, StaleVersion
 from services.tables.seeds import boards_named_by_id
+from services.eventstore import reads
 from services.eventstore import (
     Codec, ConcurrencyError, DuplicateEventError, Upcasters, append, append_many, read_stream,
 )
@@ -63,7 +64,7 @@ UPCASTERS.register("table_opened", 1)(boards_named_by_id)
 
 
 # Every game's stored events (their tags never meet) and the table's own.
-CODEC = Codec(tuple(dict.fromkeys(t for g in GAMES.values() for t in g.info.event_types)) + TABLE_EVENTS, UPCASTERS)
+CODEC = Codec(tuple(dict.fromkeys(t for g in games.every() for t in g.info.event_types)) + TABLE_EVENTS, UPCASTERS)
 
 
 class Table(TableState, frozen=True):
@@ -140,8 +141,8 @@ class TableService:
             e = CODEC.decode(r)
             out.append((r.version, r.recorded_at, e))
             table = table_rules.evolve(table, e)
-            if table.opened is not None and type(e) is GAMES[table.opened.game].info.seeded_event:
-                for p in private_events(GAMES[table.opened.game], table, e, self.seeds.deal_seed):
+            if table.opened is not None and type(e) is game_of(table).info.seeded_event:
+                for p in private_events(game_of(table), table, e, self.seeds.deal_seed):
                     table = table_rules.evolve(table, p)
                     out.append((r.version, r.recorded_at, p))
         return out
@@ -151,7 +152,7 @@ class TableService:
     def opening(self, opened: TableOpened) -> list:
         """The events that open a table's game: ``table_opened``, then the game's start and its first deal
         (turn), from the table's seeds."""
-        game = GAMES[opened.game]
+        game = games.get(opened.game)
         return [opened, *game.open(len(opened.seats), self.seeds.first_dealer(opened), game.profile_of(opened),
                                    lambda n: self.seeds.deal_seed(opened, n), opened.table_mode)]
 
@@ -235,7 +236,7 @@ class TableService:
     @staticmethod
     def _index_row(opened: TableOpened, status: str) -> tuple:
         return (opened.table_id, opened.championship_id, opened.match_id, opened.game_no,
-                GAMES[opened.game].profile_of(opened).name, opened.table_mode, list(opened.seats), status,
+                games.get(opened.game).profile_of(opened).name, opened.table_mode, list(opened.seats), status,
                 opened.boards is not None)
 
     def _encode(self, table_id: str, actor: str, command_id: str, role: str, events, digest: str = "",
@@ -358,11 +359,10 @@ class TableService:
         """The finished tables of shared boards that match ``condition`` (SQL on the table index ``t``,
         parameters from $1) and have revealed no seed yet (a table of shared boards holds every seed back,
         and reveals them all at once)."""
-        rows = await self.pool.fetch(
-            "SELECT t.table_id FROM tables_index t WHERE t.shared AND t.status = 'finished' AND NOT EXISTS "
-            "(SELECT 1 FROM events e WHERE e.stream_id = 'table-' || t.table_id "
-            f"AND e.event_type = 'seed_revealed') AND {condition}", *args)
-        return [r["table_id"] for r in rows]
+        finished = [r["table_id"] for r in await self.pool.fetch(
+            f"SELECT t.table_id FROM tables_index t WHERE t.shared AND t.status = 'finished' AND {condition}", *args)]
+        revealed = await reads.streams_holding(self.pool, [stream_of(t) for t in finished], ("seed_revealed",))
+        return [t for t in finished if stream_of(t) not in revealed]
 
     async def reveal_held_seeds(self, table_id: str) -> CommandOutcome | None:
         """Reveal the seeds a table of shared boards held back (once every table of its boards is done: the
@@ -437,7 +437,7 @@ def _fold_event(table: Table, e, seed_of) -> Table:
     re-derived by its game."""
     table = table_rules.evolve(table, e)
     if seed_of is not None and table.opened is not None:
-        game = GAMES[table.opened.game]
+        game = game_of(table)
         if type(e) is game.info.seeded_event:
             for p in private_events(game, table, e, seed_of):
                 table = table_rules.evolve(table, p)

@@ -47,4 +47,4 @@ async def test_a_rounds_results_at_once_are_all_recorded_first_time(pool, monkey
     recorded = [r for r in rows if r.event_type == "match_result_recorded"]
     assert sorted(r.data["match_id"] for r in recorded) == sorted(r.match_id for r in results)
     assert (await svc.load(cid)).state.rounds[0].undecided == 0
-    assert not svc._turns                     # no lock is kept for a championship nobody is deciding
+    assert svc.deciding == 0                  # no lock is kept for a championship nobody is deciding

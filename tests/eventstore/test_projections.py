@@ -267,13 +267,6 @@ async def test_with_a_lull_a_projection_passing_over_a_busy_log_reads_once_a_lul
     # Fair play reads a few kinds of the tables' events, so every card played at every table notifies it: with a
     # lull (``min_interval``, the workers'), a read that only passed over others' events waits it out as one
     # that applied some does; whoever waits for the runner (``wait_until``) cuts the lull short.
-    class Counted(ProjectionRunner):
-        reads = 0
-
-        async def _step(self, conn):
-            self.reads += 1
-            return await super()._step(conn)
-
     seen: dict[str, list] = {"lulled": [], "control": []}
 
     def kinds(name: str):
@@ -281,8 +274,8 @@ async def test_with_a_lull_a_projection_passing_over_a_busy_log_reads_once_a_lul
             seen[name].append(event.data["v"])
         return projection(f"kinds_{name}", apply, stream_prefix="table-", event_types=("ended",))
 
-    lulled = Counted(pool, kinds("lulled"), poll_interval=3600, min_interval=3600)
-    control = Counted(pool, kinds("control"), poll_interval=3600)       # no lull: reads at every notification
+    lulled = ProjectionRunner(pool, kinds("lulled"), poll_interval=3600, min_interval=3600)
+    control = ProjectionRunner(pool, kinds("control"), poll_interval=3600)       # no lull: reads at every notification
     tasks = [asyncio.create_task(r.run()) for r in (lulled, control)]
     try:
         await append(pool, "table-a", 0, events(1))                     # a card played: passed over by both
