@@ -27,7 +27,7 @@ async def visible_events(tables, access, table_id: str, viewer, *, hands: bool =
     return await tables.events(table_id, await access.version(table, seen))
 
 
-class DealFacts(msgspec.Struct):
+class DealSummary(msgspec.Struct):
     """A deal as a replay lists it: where it starts, who dealt, whether it is over, its contract and result."""
 
     deal_no: int
@@ -38,12 +38,12 @@ class DealFacts(msgspec.Struct):
     game_points: tuple[int, int] | None
 
 
-def deal_summaries(events) -> list[DealFacts]:
+def deal_summaries(events) -> list[DealSummary]:
     """Each deal of the table's ``events`` (rows (version, at, event)), in order."""
     out = []
     for n, first, evs in deal_spans(events):
         state = deal_mod.fold(evs)
-        out.append(DealFacts(n, first, evs[0].dealer, deal_finished(evs), contract_view(state.contract),
+        out.append(DealSummary(n, first, evs[0].dealer, deal_finished(evs), contract_view(state.contract),
                              tuple(state.result.game_points) if state.result else None))
     return out
 

@@ -22,7 +22,7 @@ from services.api import schemas
 from services.api.schemas import Strict
 from services.new_tables import propose_table
 from services.records import (
-    HandRecord, audit_deal, deal_record, deal_summaries, finished_deal, seed_check, visible_events, whole_game,
+    DealSummary, HandRecord, audit_deal, deal_record, deal_summaries, finished_deal, seed_check, visible_events, whole_game,
 )
 from services.tables.rulings import ruling_command
 from services.tokens import tokens_stream
@@ -255,9 +255,9 @@ def _broadcast_wait(recorded_at: dt.datetime, delay: float) -> float:
 @get("/tables/{table_id:str}/deals", operation_id="listDeals", refuses=(403,),
      summary="The deals of a table, for replays")
 async def list_deals(table_id: FromPath[str], viewer: Who, tables: Tables, access: Gate
-                     ) -> list[schemas.DealSummary]:
+                     ) -> list[DealSummary]:
     events = await visible_events(tables, access, table_id, viewer)
-    return [schemas.DealSummary(*(getattr(d, f) for f in d.__struct_fields__)) for d in deal_summaries(events)]
+    return deal_summaries(events)
 
 
 @get("/tables/{table_id:str}/deals/{deal_no:int}/record", operation_id="handRecord", refuses=(403, 409),

@@ -16,7 +16,6 @@ from domain.table import CallReason, OnTimeout
 from domain.events import TableMode
 from domain import games
 from domain.baloot.audit import AuditReport
-from domain.baloot.views import ContractView
 from services.anchor import Receipt
 from services.anchor.audit import AnchorCheck
 
@@ -314,15 +313,6 @@ class TableSummary(msgspec.Struct):
     seats: list[str]
     championship_id: str | None
     match_id: str | None
-
-
-class DealSummary(msgspec.Struct):
-    deal_no: int
-    first_version: int
-    dealer: int
-    finished: bool
-    contract: ContractView | None
-    game_points: tuple[int, int] | None
 
 
 class StoredAudit(msgspec.Struct):
