@@ -15,6 +15,7 @@ from domain.baloot.shuffle import deck_from_seed, seed_commitment
 from domain.baloot.views import ContractView, contract_view
 from domain.table import TABLE_EVENTS, RulingMade, game_of
 from services.anchor import Receipt, receipt_of_ruling
+from services.anchor.audit import AnchorCheck
 from services.errors import Conflict, NotFound
 from services.tables.service import deal_finished, deal_spans
 
@@ -134,3 +135,16 @@ def whole_game(table, events) -> tuple[object, list]:
         raise Conflict("game_in_progress", "the game is still being played; its record would show what is still "
                                            "to come")
     return game, played
+
+
+class StoredAudit(msgspec.Struct):
+    """A stored deal's audit: its stream's hash chain, its seed against the commitment, the rules replayed
+    (``report``) and its anchor."""
+
+    table_id: str
+    deal_no: int
+    chain_intact: bool
+    first_broken_version: int | None
+    seed_check: str
+    report: AuditReport
+    anchor: AnchorCheck     # the signed receipt and the latest signed checkpoint, as ``baloot verify`` checks

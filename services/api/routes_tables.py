@@ -22,7 +22,8 @@ from services.api import schemas
 from services.api.schemas import Strict
 from services.new_tables import propose_table
 from services.records import (
-    DealSummary, HandRecord, audit_deal, deal_record, deal_summaries, finished_deal, seed_check, visible_events, whole_game,
+    DealSummary, HandRecord, StoredAudit, audit_deal, deal_record, deal_summaries, finished_deal, seed_check,
+    visible_events, whole_game,
 )
 from services.tables.rulings import ruling_command
 from services.tokens import tokens_stream
@@ -295,7 +296,7 @@ async def state_at(table_id: FromPath[str], viewer: Who, tables: Tables, access:
      summary="Verify the stream's hash chain, the revealed seed against the commitment and the dealt hands, "
              "and replay the rules")
 async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], viewer: Who, pool: Pool,
-                       tables: Tables, access: Gate, signer: ServerSigner) -> schemas.StoredAudit:
+                       tables: Tables, access: Gate, signer: ServerSigner) -> StoredAudit:
     events = await visible_events(tables, access, table_id, viewer, hands=True)
     evs = finished_deal(events, deal_no)
     broken = await verify_stream(pool, stream_of(table_id))
@@ -303,7 +304,7 @@ async def audit_stored(table_id: FromPath[str], deal_no: FromPath[int], viewer: 
     end = spans[deal_no][1] - 1 if deal_no < len(spans) else events[-1][0]
     anchor = await _anchor(pool, signer, table_id, "deal", str(deal_no), end, events[-1][0])
     report = audit_deal(events, evs, await receipts_of(pool, stream_of(table_id)))
-    return schemas.StoredAudit(table_id, deal_no, broken is None, broken, seed_check(evs), report, anchor)
+    return StoredAudit(table_id, deal_no, broken is None, broken, seed_check(evs), report, anchor)
 
 
 async def _anchor(pool, signer: Signer, table_id: str, kind: str, ref: str, end: int, visible: int) -> AnchorCheck:

@@ -15,7 +15,6 @@ from domain.events import HandsPolicy
 from domain.table import CallReason, OnTimeout
 from domain.events import TableMode
 from domain import games
-from domain.baloot.audit import AuditReport
 from services.anchor import Receipt
 from services.anchor.audit import AnchorCheck
 
@@ -313,16 +312,6 @@ class TableSummary(msgspec.Struct):
     seats: list[str]
     championship_id: str | None
     match_id: str | None
-
-
-class StoredAudit(msgspec.Struct):
-    table_id: str
-    deal_no: int
-    chain_intact: bool
-    first_broken_version: int | None
-    seed_check: str
-    report: AuditReport
-    anchor: AnchorCheck     # the signed receipt and the latest signed checkpoint, as ``baloot verify`` checks
 
 
 class StoredGameAudit(msgspec.Struct):
