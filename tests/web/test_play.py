@@ -472,7 +472,8 @@ def test_a_whole_game_opened_from_the_lobby_on_an_arabic_phone_and_its_sheets_ar
         text = end.text
         assert str(view["scores"][0]) in text and str(view["scores"][1]) in text and str(view["target"]) in text
         assert ("فزت" in text) == (view["winner"] == 0) and "seat" not in text.lower()
-        assert browser.find_element(By.ID, "live-state").get_attribute("class").split()[-1] == "ended"
+        wait(browser, lambda d: d.execute_script("return document.getElementById('live-state').className.split(' ')"
+                                             ".pop()") == "ended")
         # The game's sheet: every deal, both sides' points, as the auditor scores each deal's hand record; the total.
         game_sheet = browser.execute_script(READ_GAME_SHEET)
         with as_browser(browser, served.base) as me:
