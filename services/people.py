@@ -25,6 +25,12 @@ async def kinds(db, user_ids) -> dict[str, str]:
         "SELECT user_id, kind FROM users WHERE user_id = ANY($1)", list(user_ids))}
 
 
+async def bots(db, user_ids) -> set[str]:
+    """Those of ``user_ids`` that are bots' accounts."""
+    return {r["user_id"] for r in await db.fetch(
+        "SELECT user_id FROM users WHERE user_id = ANY($1) AND kind = 'bot'", list(user_ids))}
+
+
 async def unknown(db, user_ids) -> list[str]:
     """Those of ``user_ids`` that name no user, in their order."""
     known = {r["user_id"] for r in await db.fetch("SELECT user_id FROM users WHERE user_id = ANY($1)",

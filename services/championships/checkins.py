@@ -21,6 +21,7 @@ from domain.tournament import checkin
 from domain.tournament.checkin import (
     CheckIn, CheckInBots, CheckInClosed, CheckInExtended, CheckIns, CloseCheckIn, ExtendCheckIn, PlayerCheckedIn,
 )
+from services import people
 from services.commands import CommandLoop, Decision
 from services.errors import Conflict, Forbidden
 from services.eventstore import Codec, ConcurrencyError, read_stream
@@ -146,9 +147,8 @@ class CheckInService:
         """Check in every bot player of the current round's matches who is not in yet (one append; someone who
         checks in meanwhile leaves it to the next tick)."""
         current = champ.state.rounds[-1]
-        people = [p for m in current.to_play() for t in (m.team_a, m.team_b) for p in champ.state.teams[t].players]
-        bots = {r[0] for r in await self.pool.fetch(
-            "SELECT user_id FROM users WHERE user_id = ANY($1) AND kind = 'bot'", people)}
+        players = [p for m in current.to_play() for t in (m.team_a, m.team_b) for p in champ.state.teams[t].players]
+        bots = await people.bots(self.pool, players)
         command = CheckInBots(championship=champ.state, bots=frozenset(bots))
         decision = self._decision(championship_id, checks, command, lambda e: f"{e.round}/{e.match_id}/{e.player}",
                                   "bot")

@@ -19,6 +19,7 @@ from domain import games
 from domain.table import game_of
 from domain.tournament import ChampionshipRuleError, RecordMatchResult, Settings
 from domain.tournament.matches import after_games
+from services import people
 from services.championships import duplicate
 from services.errors import ServiceError
 from services.eventstore import reads
@@ -96,8 +97,7 @@ class MatchService:
         todo = [m for m in state.rounds[round_no - 1].to_play()
                 if m.match_id not in have and (only is None or m.match_id in only)]
         players = [p for m in todo for t in (m.team_a, m.team_b) for p in state.teams[t].players]
-        bots = {r[0] for r in await self.pool.fetch(
-            "SELECT user_id FROM users WHERE user_id = ANY($1) AND kind = 'bot'", players)}
+        bots = await people.bots(self.pool, players)
         openings = []
         for m in todo:
             a, b = state.teams[m.team_a].players, state.teams[m.team_b].players
