@@ -197,8 +197,8 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
 
     # The filters, then the page; only the page's matches are written out whole, and named.
     wanted = query.casefold().strip()
-    hits = None
-    if wanted:
+    hits, everyone = None, {}
+    if wanted:                                   # every team of the round named: the page's are among them
         everyone = await team_names(pool, state, [t for m in current.matches for t in (m.team_a, m.team_b) if t])
         hits = {tid for tid, name in everyone.items() if wanted in f"{name}\x00{tid}".casefold()}
     picked = [k for k, m in enumerate(current.matches)
@@ -210,7 +210,8 @@ async def monitor(championships, championship_id: str, *, round_no: int | None =
     told = [m for m in current.matches                     # the matches a need names
             if kinds[m.match_id] in ("stalled", "disputed") or (late and kinds[m.match_id] == "waiting_check_in")]
     shown = [current.matches[k] for k in page]
-    named = await team_names(pool, state, [t for m in (*told, *shown) for t in (m.team_a, m.team_b) if t])
+    named = everyone if wanted else \
+        await team_names(pool, state, [t for m in (*told, *shown) for t in (m.team_a, m.team_b) if t])
     pairs = {m.match_id: (named.get(m.team_a, ""), named.get(m.team_b, "")) for m in (*told, *shown)}
     needs = needs_of(number, {m.match_id: kinds[m.match_id] for m in current.matches}, seen, pairs, now, window,
                      ahead)
