@@ -25,6 +25,7 @@ import sys
 HOT = tuple(f"domain.{m}" for m in (
     "table", "baloot.cards", "baloot.tricks", "baloot.play", "baloot.deal", "baloot.dealstate",
     "baloot.bidding", "baloot.doubling", "baloot.game", "baloot.views", "baloot.scoring", "baloot.projects",
+    "baloot.solver",
     "baloot.shuffle", "baloot.seam", "baloot.result", "baloot.bots.simple", "baloot.bots.knowledge",
     "baloot.bots.hard", "baloot.bots.rollout"))
 
