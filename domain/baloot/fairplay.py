@@ -32,7 +32,6 @@ import random
 
 import msgspec
 
-from domain.baloot.bidding import complete_deal
 from domain.baloot.bots.hard import (
     best_of, bid_candidates, card_values, contract_values, double_gain, raised_contract, view_seed,
 )
@@ -42,6 +41,7 @@ from domain.baloot.cards import card_name, suit_name
 from domain.baloot.deal import INITIAL, evolve, step
 from domain.baloot.handrecord import HandRecord, record_commands, record_start
 from domain.baloot.events import BidMade, CardPlayed, DoubleCalled, PlayCard, RecordResult, StartDeal
+from domain.baloot.solver import card_values as exact_card_values, contract_value, hands_value, solver_for
 from domain.baloot.views import view
 
 
@@ -67,41 +67,55 @@ class Decision(msgspec.Struct, frozen=True):
     kind: str = "card"             # "card", "bid" or "double"
 
 
-def analyse_deal(events, seed: int = 0, samples: int = 24, margin: float = 2.0,
-                 seats: tuple[int, ...] = (0, 1, 2, 3)) -> list[Decision]:
-    """Every card, bid and double chosen among several in a played deal (its events, from the deal's start)
-    by ``seats``, valued as above."""
+def analyse_deal(events, seed: int = 0, samples: int = 16, margin: float = 2.0,
+                 seats: tuple[int, ...] = (0, 1, 2, 3), kinds: tuple[str, ...] = ("card", "bid", "double")
+                 ) -> list[Decision]:
+    """Every card, bid and double (of ``kinds``) chosen among several in a played deal (its events, from the
+    deal's start) by ``seats``, valued as above."""
     state, out = INITIAL, []
+    solvers: dict = {}                 # the exact searches of this deal, by hands and play rules
     for index, event in enumerate(events):
         if getattr(event, "seat", None) in seats:
-            if isinstance(event, CardPlayed) and state.phase == "playing":
+            if isinstance(event, CardPlayed) and state.phase == "playing" and "card" in kinds:
                 v = view(state, event.seat)
                 plays = _plays(v)
                 if len(plays) > 1:
-                    out.append(_decision(state, v, plays, index, event, seed, samples, margin))
-            elif isinstance(event, BidMade) and state.phase == "bidding":
-                out += _bid_decision(state, index, event, seed, samples, margin)
-            elif isinstance(event, DoubleCalled) and state.phase == "doubling":
-                out += _double_decision(state, index, event, seed, samples, margin)
+                    out.append(_decision(state, v, plays, index, event, seed, samples, margin, solvers))
+            elif isinstance(event, BidMade) and state.phase == "bidding" and "bid" in kinds:
+                out += _bid_decision(state, index, event, seed, samples, margin, solvers)
+            elif isinstance(event, DoubleCalled) and state.phase == "doubling" and "double" in kinds:
+                out += _double_decision(state, index, event, seed, samples, margin, solvers)
         state = evolve(state, event)
     return out
 
 
+def _exact_cards(state, plays, solvers: dict) -> list[float]:
+    """Each of ``plays``' exact GP margin for the seat's team on the true hands (the solver)."""
+    key = ("play", state.contract.kind, state.contract.suit, state.contract.closed)
+    if key not in solvers:
+        solvers[key] = solver_for(state)
+    exact = dict(exact_card_values(state, solvers[key]))
+    return [exact[a.card] for a in plays]
+
+
 def _choice(index, seat, trick, names, played, honest, true, margin, kind) -> Decision:
-    """A decision whose choices ``names`` are valued ``honest`` and ``true`` (no partner variant)."""
+    """A decision whose choices ``names`` are valued ``honest`` and ``true`` (no partner variant): telling
+    where the honest best is worth ``margin`` less than the best on the true hands; followed where the card
+    played is one of the true bests (exact values tie often: any of them is the perfect choice)."""
     h, t = best_of(honest), best_of(true)
-    telling = h != t and true[t] - true[h] >= margin
+    telling = true[t] - true[h] >= margin
     return Decision(index, seat, trick, tuple(names), names[played], tuple(honest), tuple(true), names[h], names[t],
-                    telling, telling and played == t, kind=kind)
+                    telling, telling and true[played] == true[t], kind=kind)
 
 
 def _bid_name(a) -> str:
     return a.bid if a.suit is None or a.bid != "hokum" else f"hokum:{suit_name(a.suit)}"
 
 
-def bid_choices(state, seed: int, samples: int):
-    """The bids open to the seat to speak as (name, bid action) with their honest and true values, or None when
-    it has no choice (or may ask for a redeal, Kawesh: nothing hidden to judge)."""
+def bid_choices(state, seed: int, samples: int, solvers: dict | None = None):
+    """The bids open to the seat to speak as (name, bid action) with their honest values (the hard bot's
+    sampling) and their exact values on the true deal (the solver), or None when it has no choice (or may ask
+    for a redeal, Kawesh: nothing hidden to judge)."""
     v = view(state, state.turn)
     if any(a.bid == "kawesh" for a in v.legal_actions):
         return None
@@ -116,16 +130,16 @@ def bid_choices(state, seed: int, samples: int):
     contracts = [c for _, c in options if c is not None]
     honest = contract_values(v, k, contracts, (rng.getrandbits(64) for _ in range(samples)),
                              lambda receiver, s: k.deal_after_contract(random.Random(s), receiver, v.dealer))
-    true = contract_values(v, k, contracts, (0,),
-                           lambda receiver, _: complete_deal(state.deck, state.dealer, state.first_five, receiver))
+    solvers = {} if solvers is None else solvers
+    true = [contract_value(state, c, r, v.viewer, solvers) for c, r in contracts]
     it_h, it_t = iter(honest), iter(true)
     return ([(_bid_name(a), a) for a, _ in options], [next(it_h) / samples if c is not None else 0.0 for _, c in options],
             [next(it_t) if c is not None else 0.0 for _, c in options])
 
 
-def double_choices(state, seed: int, samples: int):
-    """Pass or the next open double for the seat to speak, as (name, action) with their honest and true
-    values (passing 0), or None when it has no such choice."""
+def double_choices(state, seed: int, samples: int, solvers: dict | None = None):
+    """Pass or the next open double for the seat to speak, as (name, action) with their honest values and
+    their exact values on the true hands (passing 0), or None when it has no such choice."""
     v = view(state, state.turn)
     passing = next((a for a in v.legal_actions if a.call == "pass"), None)
     call = next((a for a in v.legal_actions if a.call != "pass" and not a.closed), None)
@@ -135,12 +149,14 @@ def double_choices(state, seed: int, samples: int):
     rng = random.Random(view_seed(v, seed))
     raised = raised_contract(k.contract, call)
     honest, _ = double_gain(v, k, raised, (k.sample(rng)[0] for _ in range(samples)))
-    true, _ = double_gain(v, k, raised, (state.hands,))
+    solvers = {} if solvers is None else solvers
+    true = (hands_value(state, raised, state.hands, v.viewer, solvers)
+            - hands_value(state, k.contract, state.hands, v.viewer, solvers))
     return [("pass", passing), (call.call, call)], [0.0, honest / samples], [0.0, true]
 
 
-def _bid_decision(state, index, event, seed, samples, margin) -> list[Decision]:
-    choices = bid_choices(state, seed, samples)
+def _bid_decision(state, index, event, seed, samples, margin, solvers) -> list[Decision]:
+    choices = bid_choices(state, seed, samples, solvers)
     if choices is None:
         return []
     options, honest, true = choices
@@ -151,8 +167,8 @@ def _bid_decision(state, index, event, seed, samples, margin) -> list[Decision]:
     return [_choice(index, event.seat, 0, [n for n, _ in options], played, honest, true, margin, "bid")]
 
 
-def _double_decision(state, index, event, seed, samples, margin) -> list[Decision]:
-    choices = double_choices(state, seed, samples)
+def _double_decision(state, index, event, seed, samples, margin, solvers) -> list[Decision]:
+    choices = double_choices(state, seed, samples, solvers)
     if choices is None:
         return []
     options, honest, true = choices
@@ -162,19 +178,19 @@ def _double_decision(state, index, event, seed, samples, margin) -> list[Decisio
     return [_choice(index, event.seat, 0, [n for n, _ in options], played, honest, true, margin, "double")]
 
 
-def _decision(state, v, plays, index, event, seed, samples, margin) -> Decision:
+def _decision(state, v, plays, index, event, seed, samples, margin, solvers) -> Decision:
     k = Knowledge(v)
     honest = sampled_values(v, k, plays, seed, samples)
-    true = card_values(v, k, plays, [(state.hands, state.declared)])
+    true = _exact_cards(state, plays, solvers)
     h, t = best_of(honest), best_of(true)
     played = next(i for i, a in enumerate(plays) if a.card == event.card)
-    telling = h != t and true[t] - true[h] >= margin
+    telling = true[t] - true[h] >= margin
     names = tuple(card_name(a.card) for a in plays)
     partner = partner_values(state, v, plays, seed, samples)
     p = best_of(partner) if partner is not None else None
     partner_telling = p is not None and p != h and true[p] - true[h] >= margin
     return Decision(index, event.seat, len(v.tricks) + 1, names, names[played], tuple(honest), tuple(true),
-                    names[h], names[t], telling, telling and played == t,
+                    names[h], names[t], telling, telling and true[played] == true[t],
                     tuple(partner) if partner is not None else None, names[p] if p is not None else None,
                     partner_telling, partner_telling and played == p)
 
@@ -227,57 +243,126 @@ def true_best_call(state):
     return options[best_of(true)][1]
 
 
-def true_best_card(state) -> PlayCard | None:
+def true_best_card(state, solvers: dict | None = None) -> PlayCard | None:
     """The card the seat to play would choose seeing every hand (the "ghost" the tests plant), or None when it
     has one legal card or is not playing a card."""
     v = view(state, state.turn)
     plays = _plays(v)
     if len(plays) < 2:
         return None
-    return plays[best_of(card_values(v, Knowledge(v), plays, [(state.hands, state.declared)]))]
+    return plays[best_of(_exact_cards(state, plays, {} if solvers is None else solvers))]
 
 
-class Flag(msgspec.Struct, frozen=True):
-    telling: int                   # the player's telling decisions
-    followed_true: int             # of which he played the true best
-    share: float
-    baseline: float                # the honest population's share
-    p_value: float                 # P(at least this many | honest), one-sided exact binomial
-    flagged: bool                  # p_value below the level asked
+# The honest model: a player of some strength chooses among his options by their honest values (what he could
+# know: the hard bot's sampling from his view), the better ones more often: with probability 1 - noise by a
+# softmax of the honest values at ``temperature`` GP, else uniformly among them (a slip, a guess). Strength is
+# the pair; each player's is fitted (maximum likelihood over the grid) on his decisions where the hidden cards
+# did not matter (neither telling nor partner-telling): there a cheater plays as an honest player of his
+# strength would, so his cheating does not lower the bar it is judged by.
+TEMPERATURES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+NOISES = (0.05, 0.15, 0.3, 0.5)
+GRID = tuple((t, e) for t in TEMPERATURES for e in NOISES)
+# The cheating alternatives: a cheater uses the hidden cards on a share of his telling decisions (one of the
+# true bests where he does, his honest self elsewhere); the evidence is the likelihood ratio mixed evenly over
+# these shares, so that a full ghost and a cheater one time in ten are both tested without naming which.
+SHARES = (0.1, 0.25, 0.5, 1.0)
+MIN_TELLING = 10                 # no flag on fewer telling decisions of a variant, whatever the evidence
 
 
-def binomial_tail(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p)."""
-    if k <= 0:
-        return 1.0
-    return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+def choice_probabilities(values, temperature: float, noise: float) -> list[float]:
+    """How likely an honest player of this strength picks each option valued ``values`` (GP, his view)."""
+    top = max(values)
+    weights = [math.exp((v - top) / temperature) for v in values]
+    total = sum(weights)
+    k = len(values)
+    return [(1 - noise) * w / total + noise / k for w in weights]
 
 
-# variant: (the decisions' telling flag, their followed flag, the kinds of decision judged)
-VARIANTS = {"true": ("telling", "followed_true", ("card",)),
-            "partner": ("partner_telling", "followed_partner", ("card",)),
-            "bids": ("telling", "followed_true", ("bid", "double"))}
+# variant: (the decisions' telling flag, the kinds of decision judged)
+VARIANTS = {"true": ("telling", ("card",)), "partner": ("partner_telling", ("card",)),
+            "bids": ("telling", ("bid", "double"))}
 
 
-def _telling(decisions, variant: str) -> tuple[int, int]:
-    telling_of, followed_of, kinds = VARIANTS[variant]
-    telling = [d for d in decisions if d.kind in kinds and getattr(d, telling_of)]
-    return len(telling), sum(getattr(d, followed_of) for d in telling)
+def _best_set(d: Decision, variant: str) -> list[int]:
+    """The options a cheater of ``variant`` would choose: the true bests (exact values tie), or the best knowing
+    the partner's hand."""
+    if variant == "partner":
+        return [d.legal.index(d.partner_best)]
+    top = max(d.true)
+    return [i for i, x in enumerate(d.true) if x == top]
 
 
-def flag(decisions, baseline: float, level: float = 0.001, variant: str = "true") -> Flag:
-    """A player's decisions (``Decision``, his own) against the honest share ``baseline``: of his telling
-    decisions (``variant`` "true": cards, the true hands; "partner": cards, his partner's hand; "bids": bids and
-    doubles, the true hands), how many followed them."""
-    n, k = _telling(decisions, variant)
-    p = binomial_tail(k, n, baseline)
-    return Flag(n, k, k / n if n else 0.0, baseline, p, n > 0 and p < level)
+def _fit_set(decisions, kinds) -> list[Decision]:
+    return [d for d in decisions if d.kind in kinds and not d.telling and not d.partner_telling]
 
 
-def honest_share(decisions, variant: str = "true") -> float:
-    """The share of telling decisions that followed them (``variant``), over an honest population's decisions."""
-    n, k = _telling(decisions, variant)
-    return k / n if n else 0.0
+def fit_strength(decisions, kinds=("card",)) -> tuple[float, float]:
+    """The player's (temperature, noise): the grid's most likely on his decisions of ``kinds`` that no hidden
+    card would have changed. With none, the weakest (the most forgiving of following the true hands)."""
+    fit = _fit_set(decisions, kinds)
+    if not fit:
+        return GRID[-1]
+    best, best_ll = GRID[-1], -math.inf
+    for g in GRID:
+        ll = sum(math.log(choice_probabilities(d.honest, *g)[d.legal.index(d.played)]) for d in fit)
+        if ll > best_ll:
+            best, best_ll = g, ll
+    return best
+
+
+class Evidence(msgspec.Struct, frozen=True):
+    variant: str
+    telling: int                   # the player's telling decisions of the variant
+    followed: int                  # of which he chose a true best (the partner's best)
+    expected: float                # how many an honest player of his strength would have followed
+    gain: float                    # GP his choices gained over his own honest bests, on those decisions
+    strength: tuple[float, float]  # his fitted (temperature, noise)
+    evidence: float                # log of the likelihood ratio (cheating mixed over SHARES : honest)
+    p_value: float                 # anytime-valid: P(evidence ever this high | honest) <= exp(-evidence)
+    flagged: bool
+
+
+def threshold(level: float, tests: int) -> float:
+    """The evidence a flag needs so that ``tests`` honest players-and-variants, followed over every deal they
+    ever play, raise at most ``level`` false flags between them: log(tests / level). The evidence is a
+    likelihood ratio, a martingale for an honest player, so by Ville's inequality it ever reaches 1/α with
+    probability at most α (Wald's SPRT bound, without an end to the test)."""
+    return math.log(max(1, tests) / level)
+
+
+def judge(decisions, variant: str = "true", level: float = 0.01, tests: int = 1,
+          strength: tuple[float, float] | None = None) -> Evidence:
+    """One player's decisions (``Decision``, his own, any number of deals) under ``variant`` ("true": cards
+    following the true hands, a ghost; "partner": cards following his partner's hand, a colluding pair; "bids":
+    bids and doubles following the true hands): the accumulated evidence that he uses what he cannot see,
+    against an honest player of his own strength; flagged above ``threshold(level, tests)`` with at least
+    ``MIN_TELLING`` telling decisions. ``strength``: his (temperature, noise) when fitted on more decisions
+    than these (the shared boards are judged with the strength of all his deals)."""
+    telling_of, kinds = VARIANTS[variant]
+    strength = strength or fit_strength(decisions, kinds)
+    logs = [0.0] * len(SHARES)
+    n = followed = 0
+    expected = gain = 0.0
+    for d in decisions:
+        if d.kind not in kinds or not getattr(d, telling_of):
+            continue
+        probs = choice_probabilities(d.honest, *strength)
+        best = _best_set(d, variant)
+        chose = d.legal.index(d.played)
+        honest_best = d.legal.index(d.honest_best)
+        n += 1
+        hit = chose in best
+        followed += hit
+        expected += sum(probs[i] for i in best)
+        gain += d.true[chose] - d.true[honest_best]
+        for j, e in enumerate(SHARES):
+            logs[j] += math.log(1 - e + (e / (len(best) * probs[chose]) if hit else 0.0)) if e < 1 or hit else -math.inf
+    top = max(logs)
+    evidence = top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)) if top > -math.inf else 0.0
+    if n == 0:
+        evidence = 0.0
+    return Evidence(variant, n, followed, expected, gain, strength, evidence, min(1.0, math.exp(-evidence)),
+                    n >= MIN_TELLING and evidence >= threshold(level, tests))
 
 
 def partner_best_card(state, seed: int = 0, samples: int = 24) -> PlayCard | None:
@@ -308,12 +393,16 @@ def planted(players, cheats: dict[int, str], share: float = 1.0, seed: int = 0, 
     (a colluding pair: both partners so; its own sampling seeded from ``seed``, as the hard bot's). The planted cheaters of the tests and the benchmark
     (bench/fairplay.py)."""
     rng = random.Random(seed)
+    solvers: dict = {}               # the exact searches of the deal being played
 
     def choose(state):
         seat = state.turn
         kind = cheats.get(seat)
+        if solvers.get("deck") != state.deck:
+            solvers.clear()
+            solvers["deck"] = state.deck
         if kind is not None and rng.random() < share:
-            action = (true_best_card(state) if state.phase == "playing" and kind == "ghost"
+            action = (true_best_card(state, solvers) if state.phase == "playing" and kind == "ghost"
                       else partner_best_card(state, seed=seed, samples=samples) if state.phase == "playing"
                       else true_best_call(state) if kind == "ghost" else None)
             if action is not None:

@@ -1,8 +1,10 @@
 """``baloot fairplay``: the fair-play analysis of card play (domain/baloot/fairplay.py).
 
 * ``baloot fairplay RECORD…``: over hand records (baloot-hand/1), offline: for each seat, its telling
-  decisions, how many followed the true hands, and the one-sided binomial p-value against the honest share
-  (``--baseline``, else the other seats' share in the same records).
+  decisions, how many followed the true hands (``--variant true``), his partner's hand (``partner``) or, for
+  bids and doubles, the true deal (``bids``), and the evidence against an honest player of his own strength,
+  exactly as the platform's reports judge it (``judge``: the same deals give the same answer). Records carry no
+  board sharing, so the ``shared`` variant is the platform's only.
 * ``baloot fairplay --championship ID [--player USER]`` or ``--player USER``: from the log (DATABASE_URL, else
   the embedded server): the read model brought up to date (the deals the workers have not analysed yet are
   analysed here), then the championship's report (services/fairplay/report.py), or one player's with each
@@ -27,11 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--limit", type=int, default=20, help="players listed in a championship's report")
     parser.add_argument("--seat", type=int, choices=range(4), help="judge this seat only (the others are the "
                                                                    "honest baseline)")
-    parser.add_argument("--baseline", type=float, help="the honest share of telling decisions that follow the "
-                                                       "true best (default: measured on the other seats)")
-    parser.add_argument("--samples", type=int, default=24, help="deals of the hidden cards per decision")
+    parser.add_argument("--samples", type=int, default=16, help="deals of the hidden cards per decision (16, as "
+                                                                "the platform's analyser)")
     parser.add_argument("--seed", type=int, default=0, help="the analysis' seed (the same seed, the same report)")
-    parser.add_argument("--level", type=float, default=0.001, help="flag below this p-value (default 0.001)")
+    parser.add_argument("--level", type=float, default=0.01,
+                        help="the chance of any false flag among the seats judged, at most (default 0.01)")
     parser.add_argument("--variant", choices=("true", "partner", "bids"), default="true",
                         help="judge cards following the true hands (a ghost), or the partner's hand (a colluding "
                              "pair), or bids and doubles following the true hands")
@@ -51,27 +53,29 @@ def fairplay_command(args: argparse.Namespace) -> int:
     if not args.records:
         print("baloot fairplay: name hand records, or --championship/--player", file=sys.stderr)
         return 2
-    from domain.baloot.fairplay import analyse_deal, flag, honest_share, record_events
+    from domain.baloot.fairplay import analyse_deal, judge, record_events, threshold
     from domain.baloot.handrecord import MalformedRecord, parse_record
 
     decisions = []
+    seats = (args.seat,) if args.seat is not None else (0, 1, 2, 3)
+    kinds = ("bid", "double") if args.variant == "bids" else ("card",)      # what the variant judges
     for path in _files(args.records):
         try:
-            decisions += analyse_deal(record_events(parse_record(path.read_bytes())), args.seed, args.samples)
+            decisions += analyse_deal(record_events(parse_record(path.read_bytes())), args.seed, args.samples,
+                                      seats=seats, kinds=kinds)
         except (OSError, MalformedRecord, ValueError) as exc:
             print(f"baloot fairplay: {path}: {exc}", file=sys.stderr)
             return 2
-    seats = [args.seat] if args.seat is not None else range(4)
-    print(f"{'seat':>4} {'decisions':>9} {'telling':>7} {'followed':>8} {'share':>6} {'baseline':>8} {'p-value':>9}")
+    print(f"{'seat':>4} {'decisions':>9} {'telling':>7} {'followed':>8} {'expected':>8} {'gain GP':>7} "
+          f"{'evidence':>8} {'line':>5}")
     flagged = False
     for seat in seats:
         mine = [d for d in decisions if d.seat == seat]
-        baseline = args.baseline if args.baseline is not None else honest_share(
-            [d for d in decisions if d.seat != seat], args.variant)
-        f = flag(mine, baseline, args.level, args.variant)
-        flagged |= f.flagged
-        print(f"{seat:>4} {len(mine):>9} {f.telling:>7} {f.followed_true:>8} {f.share:>6.2f} {baseline:>8.2f} "
-              f"{f.p_value:>9.2g}{'  FLAGGED: look at the replays' if f.flagged else ''}")
+        e = judge(mine, args.variant, args.level, len(seats))
+        flagged |= e.flagged
+        print(f"{seat:>4} {len(mine):>9} {e.telling:>7} {e.followed:>8} {e.expected:>8.1f} {e.gain:>7.1f} "
+              f"{e.evidence:>8.2f} {threshold(args.level, len(seats)):>5.2f}"
+              f"{'  FLAGGED: look at the replays' if e.flagged else ''}")
     return 1 if flagged else 0
 
 
@@ -112,14 +116,15 @@ def from_log(args: argparse.Namespace) -> int:
     scope = " in ".join(x for x in (args.player and f"player {args.player}",
                                     args.championship and f"championship {args.championship}") if x)
     print(f"baloot fairplay: {scope}: {out.deals_analysed} deals analysed, {out.deals_failed} not analysable; "
-          f"honest share: true hands {out.baseline['true']:.3f}, partner's hand {out.baseline['partner']:.3f}")
+          f"shares followed: true hands {out.baseline['true']:.3f}, partner's hand {out.baseline['partner']:.3f}; "
+          f"a flag needs evidence {out.players[0].true.threshold if out.players else 0:.2f}")
     if not out.players:
         print(f"baloot fairplay: no analysed deal has {args.player!r} in a seat", file=sys.stderr)
         return 2
-    print(f"{'player':<28} {'deals':>5} {'choices':>7} {'true':>11} {'p':>8} {'partner':>11} {'p':>8} "
-          f"{'shared':>11} {'p':>8} {'bids':>11} {'p':>8}")
+    print(f"{'player':<28} {'deals':>5} {'choices':>7} {'true':>11} {'evid.':>8} {'partner':>11} {'evid.':>8} "
+          f"{'shared':>11} {'evid.':>8} {'bids':>11} {'evid.':>8}")
     for p in out.players:
-        cells = "".join(f" {f'{s.followed}/{s.telling}':>11} {s.p_value:>8.2g}"
+        cells = "".join(f" {f'{s.followed}/{s.telling}':>11} {s.evidence:>8.2f}"
                         for s in (p.true, p.partner, p.shared, p.bids))
         print(f"{p.name[:28]:<28} {p.deals:>5} {p.decisions:>7}{cells}{'  FLAGGED: look at the replays' if p.flagged else ''}")
         if args.player:

@@ -2,26 +2,29 @@
 model the analyser keeps (``fairplay_seats`` for the sums, ``fairplay_deals`` for the decisions themselves).
 
 Each player is judged on his own choices only (``by`` 'player' for a person, 'bot' for a bot's seat; a card the
-turn clock played is nobody's), by the one-sided exact binomial test of domain/baloot/fairplay.py ``flag``,
-against the share of the honest population: every other seat in the same scope, bots and players alike. Four
-variants: ``true`` (telling cards that followed the true hands: a ghost, a spectator feeding him),
-``partner`` (cards right only given his partner's hand: a colluding pair), ``shared`` (the true hands, on
-shared boards only, the daily deal and duplicate: a second account that has seen today's board) and ``bids``
-(telling bids and doubles that followed the true hands; their own honest share, far from the cards'). A flag is a reason
-for the referee to look at the replays the report links, never a sanction.
+turn clock played is nobody's), by the accumulated evidence of domain/baloot/fairplay.py ``judge``: over every
+deal of the scope, how likely his choices are if he used the hidden cards against an honest player of his own
+strength (fitted on his own decisions where the hidden cards did not matter; no other seat is the reference).
+Four variants: ``true`` (telling cards: a ghost, a spectator feeding him), ``partner`` (cards right only given
+his partner's hand: a colluding pair), ``shared`` (the true hands, on shared boards only, the daily deal and
+duplicate: a second account that has seen today's board) and ``bids`` (bids and doubles). The flag's line is
+corrected for how many are tested: every player of the scope in each of the four variants, so that the whole
+report raises a false flag with probability at most ``level``. A flag is a reason for the referee to look at the
+replays the report links, never a sanction.
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from domain.baloot.fairplay import binomial_tail
+from domain.baloot.fairplay import fit_strength, judge, threshold
 from services.fairplay.analyser import StoredDecision
 
-LEVEL = 0.001                # a p-value below this flags
-METHOD = ("docs/fairplay.md: each card choice valued under the player's information and under the true hands "
-          "(the hard bot's sampling and rollouts); per player, the telling decisions that followed the true "
-          "hands (or the partner's), one-sided exact binomial test against every other seat's share.")
+LEVEL = 0.01                 # the chance that the whole report flags an honest player, at most
+METHOD = ("docs/fairplay.md: each choice valued from the player's view (the hard bot's sampling) and exactly on "
+          "the true hands (a perfect-information solver); per player, the likelihood ratio of his telling "
+          "choices, cheating against an honest player of his own strength, accumulated over every deal "
+          "(anytime-valid), flagged past log(players × variants / level).")
 SANCTION = "A flag is a reason to look at the replays, never a verdict: a strong player and a lucky guess follow " \
            "the true hands too."
 
@@ -30,9 +33,12 @@ class VariantScore(msgspec.Struct, frozen=True):
     telling: int
     followed: int
     share: float
-    baseline: float
-    p_value: float
+    baseline: float              # the share an honest player of his strength would follow (his own reference)
+    p_value: float               # anytime-valid: exp(-evidence)
     flagged: bool
+    evidence: float = 0.0        # log likelihood ratio, cheating : honest
+    threshold: float = 0.0       # the evidence a flag needs in this report
+    gain: float = 0.0            # GP his choices gained over his own honest bests on the telling decisions
 
 
 class TellingDecision(msgspec.Struct, frozen=True):
@@ -90,20 +96,41 @@ _VARIANTS = {"true": ("telling", "followed"), "partner": ("partner_telling", "fo
              "shared": ("shared_telling", "shared_followed"), "bids": ("bid_telling", "bid_followed")}
 
 
-def _basis(variant: str) -> tuple[str, str]:
-    """The counts a variant's honest share is measured on: the shared boards' is the true hands' over every
-    deal (a board shared or not is played alike)."""
-    return _VARIANTS["true" if variant == "shared" else variant]
+def _score(decisions: list, shared: list, strengths: dict, variant: str, level: float, tests: int) -> VariantScore:
+    kind = "bids" if variant == "bids" else "cards"
+    e = judge(shared if variant == "shared" else decisions, "true" if variant == "shared" else variant, level, tests,
+              strength=strengths[kind])
+    return VariantScore(e.telling, e.followed, e.followed / e.telling if e.telling else 0.0,
+                        e.expected / e.telling if e.telling else 0.0, e.p_value, e.flagged, round(e.evidence, 3),
+                        round(threshold(level, tests), 3), round(e.gain, 2))
 
 
-def _score(mine: dict, total: dict, variant: str, level: float) -> VariantScore:
-    n_key, k_key = _VARIANTS[variant]
-    b_n, b_k = _basis(variant)
-    others_n, others_k = total[b_n] - mine[b_n], total[b_k] - mine[b_k]
-    baseline = others_k / others_n if others_n else 0.0
-    n, k = mine[n_key], mine[k_key]
-    p = binomial_tail(k, n, baseline) if n and others_n else 1.0
-    return VariantScore(n, k, k / n if n else 0.0, baseline, p, n > 0 and others_n > 0 and p < level)
+def _scores(entries: list, level: float, tests: int) -> dict[str, VariantScore]:
+    """A player's four variants from his decisions (each with whether its board was shared); his strength is
+    fitted once per kind of decision on all of them."""
+    decisions = [d for d, _ in entries]
+    strengths = {"cards": fit_strength(decisions, ("card",)), "bids": fit_strength(decisions, ("bid", "double"))}
+    shared = [d for d, sh in entries if sh]
+    return {v: _score(decisions, shared, strengths, v, level, tests) for v in _VARIANTS}
+
+
+async def _decisions(db, championship_id: str | None, player: str | None = None) -> dict[str, list]:
+    """Each player's own decisions in scope (the clock's cards are nobody's), with whether the board was shared."""
+    where, args = ["status = 'done'"], []
+    if championship_id is not None:
+        args.append(championship_id)
+        where.append(f"championship_id = ${len(args)}")
+    if player is not None:
+        args.append(player)
+        where.append(f"${len(args)} = ANY (seats)")
+    rows = await db.fetch(f"SELECT seats, shared, decisions FROM fairplay_deals WHERE {' AND '.join(where)}", *args)
+    out: dict[str, list] = {}
+    for r in rows:
+        seats = list(r["seats"])
+        for s in msgspec.json.decode(r["decisions"], type=list[StoredDecision]):
+            if s.by != "clock":
+                out.setdefault(seats[s.decision.seat], []).append((s.decision, r["shared"]))
+    return out
 
 
 async def _counts(db, championship_id: str | None) -> dict[str, dict]:
@@ -159,8 +186,7 @@ def _totals(counts: dict[str, dict]) -> dict[str, int]:
     return {k: sum(c[k] for c in counts.values()) for k in _FIELDS}
 
 
-async def _player(db, championship_id, player, mine, total, names, level, telling_limit) -> PlayerReport:
-    scores = {v: _score(mine, total, v, level) for v in _VARIANTS}
+async def _player(db, championship_id, player, mine, scores, names, telling_limit) -> PlayerReport:
     flagged = any(s.flagged for s in scores.values())
     name, kind = names.get(player, (player, "bot"))
     most = await _telling(db, championship_id, player, telling_limit) if flagged or telling_limit is None else []
@@ -169,19 +195,23 @@ async def _player(db, championship_id, player, mine, total, names, level, tellin
 
 
 def _baseline(total: dict) -> dict[str, float]:
-    """Each variant's share over the whole scope (a player's own is measured without him)."""
-    return {v: (total[f] / total[t] if total[t] else 0.0) for v in _VARIANTS for t, f in [_basis(v)]}
+    """Each variant's share over the whole scope (for reading only: each player is judged against his own
+    honest reference, not this)."""
+    return {v: (total[f] / total[t] if total[t] else 0.0) for v, (t, f) in _VARIANTS.items()}
 
 
 async def championship_report(db, championship_id: str, *, level: float = LEVEL, limit: int = 50,
                               telling: int = 5) -> FairPlayReport:
-    """Every player of the championship, the most suspicious first (the least p-value of the four
-    variants), ``limit`` of them; a flagged player's ``telling`` most telling decisions, with replay links."""
+    """Every player of the championship, the most suspicious first (the most evidence past its line, of the
+    four variants), ``limit`` of them; a flagged player's ``telling`` most telling decisions, with replay links."""
     counts = await _counts(db, championship_id)
     total = _totals(counts)
-    ranked = sorted(counts, key=lambda p: (min(_score(counts[p], total, v, level).p_value for v in _VARIANTS), p))
+    decisions = await _decisions(db, championship_id)
+    tests = len(_VARIANTS) * len(counts)
+    scores = {p: _scores(decisions.get(p, []), level, tests) for p in counts}
+    ranked = sorted(counts, key=lambda p: (-max(s.evidence - s.threshold for s in scores[p].values()), p))
     names = await _names(db, ranked[:limit])
-    players = [await _player(db, championship_id, p, counts[p], total, names, level, telling) for p in ranked[:limit]]
+    players = [await _player(db, championship_id, p, counts[p], scores[p], names, telling) for p in ranked[:limit]]
     status = await _status(db, championship_id, None)
     return FairPlayReport("championship", championship_id, status.get("done", 0), status.get("pending", 0),
                           status.get("failed", 0), level, _baseline(total), players)
@@ -189,14 +219,16 @@ async def championship_report(db, championship_id: str, *, level: float = LEVEL,
 
 async def player_report(db, player: str, championship_id: str | None = None, *, level: float = LEVEL
                         ) -> FairPlayReport:
-    """One player over the championship (None: everything analysed), every telling decision listed; the
-    baseline is every other seat of the same scope."""
+    """One player over the championship (None: everything analysed), every telling decision listed; the flag's
+    line is corrected for every player of the same scope, as in the championship's report."""
     counts = await _counts(db, championship_id)
     total = _totals(counts)
     mine = counts.get(player)
     players = []
     if mine is not None:
-        players = [await _player(db, championship_id, player, mine, total, await _names(db, [player]), level, None)]
+        scores = _scores((await _decisions(db, championship_id, player)).get(player, []), level,
+                         len(_VARIANTS) * len(counts))
+        players = [await _player(db, championship_id, player, mine, scores, await _names(db, [player]), None)]
     status = await _status(db, championship_id, player)
     return FairPlayReport("player", championship_id, status.get("done", 0), status.get("pending", 0),
                           status.get("failed", 0), level, _baseline(total), players)
