@@ -37,14 +37,19 @@ __all__ = ["KINDS", "Solver", "Table", "exact_card_values", "player", "table"]
 KINDS = ("easy", "normal", "hard", "noisy", "heuristic", "strong", "ghost", "ghost50", "ghost25", "pair", "peek")
 
 _INF = float("inf")
+_BYTE_POINTS: dict = {}       # per trump: the points of each suit's byte of a mask
+
+
+_BYTE = tuple(tuple(r for r in range(8) if b >> r & 1) for b in range(256))
 
 
 def _bits(mask: int) -> list[int]:
+    """The cards of ``mask``, ascending."""
     out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    for base in (0, 8, 16, 24):
+        b = mask >> base & 0xFF
+        if b:
+            out.extend(base + r for r in _BYTE[b])
     return out
 
 
@@ -65,7 +70,8 @@ class Solver:
     (made ones, and in trick 1 the best set of each seat still to declare), the contract and the profile.
     """
 
-    def __init__(self, state):
+    def __init__(self, state, bound_cards: int = 16):
+        """``bound_cards``: the score grid bounds subtrees (exactly) when more cards than this are in hand."""
         self.state = state
         p = state.profile
         trump = state.trump
@@ -81,6 +87,10 @@ class Solver:
         self.between = [[sum(1 << x for x in range(a & ~7, (a & ~7) + 8)
                              if min(st[a], st[b]) < st[x] < max(st[a], st[b])) if a >> 3 == b >> 3 else 0
                          for b in range(32)] for a in range(32)]
+        if trump not in _BYTE_POINTS:
+            _BYTE_POINTS[trump] = [[sum(self.pts[8 * suit + r] for r in _BYTE[b]) for b in range(256)]
+                                   for suit in range(4)]
+        self.byte_points = _BYTE_POINTS[trump]
         hands = state.hands
         self.baloot = baloot_holders(trump, hands, state.played, tuple(state.baloot_seats))
         self.declared = _with_pending(state)
@@ -89,7 +99,11 @@ class Solver:
         self.total = state.points[0] + state.points[1] + left + LAST_TRICK_BONUS
         self.final: dict = {}
         self.tt: dict = {}
+        self.hints: dict = {}
         self.nodes = 0
+        self.grid = None
+        if sum(h.bit_count() for h in hands) > bound_cards:     # deep searches: worth the grid's cost
+            self.grid = _grid(self)
 
     # ------------------------------------------------------------ scoring
 
@@ -149,7 +163,22 @@ class Solver:
                 return self._score(p0, t0)
             key = (hands, leader, p0, t0)
             entry = self.tt.get(key)
-            lo, hi = (-_INF, _INF) if entry is None else entry
+            if entry is None:
+                lo, hi = -_INF, _INF
+                grid = self.grid
+                if grid is not None:
+                    # Whatever the rest of the play, team 0 ends with between p0 and p0 + what is left, and
+                    # the score never falls as its points rise (checked in ``_grid``): bounds for free.
+                    rest = self._left(hands)
+                    tricks_left = (hands[0] | hands[1] | hands[2] | hands[3]).bit_count() >> 2
+                    rows = grid[t0:t0 + tricks_left + 1]
+                    lo = min(r[p0] for r in rows)
+                    hi = max(r[p0 + rest] for r in rows)
+                    if lo == hi:
+                        self.tt[key] = (lo, hi)
+                        return lo
+            else:
+                lo, hi = entry
             if lo >= beta:
                 return lo
             if hi <= alpha:
@@ -169,6 +198,12 @@ class Solver:
         win = self._win(trick)
         return self._node(hands, leader, trick, win, p0, t0, alpha, beta)
 
+    def _left(self, hands) -> int:
+        """Points still to take: the cards in hand and the last trick's bonus."""
+        m = hands[0] | hands[1] | hands[2] | hands[3]
+        b = self.byte_points
+        return b[0][m & 0xFF] + b[1][m >> 8 & 0xFF] + b[2][m >> 16 & 0xFF] + b[3][m >> 24] + LAST_TRICK_BONUS
+
     def _win(self, trick) -> int:
         st, trump = self.strength, self.trump
         led = trick[0] >> 3
@@ -185,7 +220,14 @@ class Solver:
         best = -_INF if maximise else _INF
         st, trump = self.strength, self.trump
         pos = len(trick)
-        for c in self._moves(hands, seat, trick, win):
+        moves = self._moves(hands, seat, trick, win)
+        hint_key = (hands, leader) if not pos else None
+        hint = self.hints.get(hint_key) if not pos else None
+        if hint is not None and moves[0] != hint and hint in moves:
+            moves.remove(hint)
+            moves.insert(0, hint)
+        chosen = moves[0]
+        for c in moves:
             after = hands[:seat] + (hands[seat] & ~(1 << c),) + hands[seat + 1:]
             w = win
             if pos:
@@ -207,16 +249,18 @@ class Solver:
                 v = self._node(after, leader, t, w, p0, t0, alpha, beta)
             if maximise:
                 if v > best:
-                    best = v
+                    best, chosen = v, c
                     if v > alpha:
                         alpha = v
             else:
                 if v < best:
-                    best = v
+                    best, chosen = v, c
                     if v < beta:
                         beta = v
             if alpha >= beta:
                 break
+        if not pos:
+            self.hints[hint_key] = chosen   # led first next time: the lead that was best or cut off
         return best
 
     def card_values(self) -> dict[int, float]:
@@ -244,6 +288,21 @@ class Solver:
                 v = self.value(after, s.leader, t, p0, t0)
             out[c] = sign * v
         return out
+
+
+_GRIDS: dict = {}
+
+
+def _grid(solver: Solver):
+    """Team 0's margin for every final (tricks, points) of team 0, rows by tricks, or None if it is not
+    non-decreasing in the points (then no bounds are drawn from it). Shared by solvers scoring alike."""
+    s = solver.state
+    key = (s.profile, s.contract, s.order, s.trump, solver.declared, solver.baloot, solver.total)
+    if key not in _GRIDS:
+        rows = [[solver._score(p, t) for p in range(solver.total + 1)] for t in range(9)]
+        monotone = all(r[i] <= r[i + 1] for r in rows for i in range(len(r) - 1))
+        _GRIDS[key] = rows if monotone else None
+    return _GRIDS[key]
 
 
 def _with_pending(state) -> tuple:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import random
 
-from bench.fairplay_players import KINDS, _Ghost, exact_card_values, player, table
+from bench.fairplay_players import KINDS, Solver, _Ghost, exact_card_values, player, table
 from domain.baloot.deal import INITIAL, legal_actions, step
 from domain.baloot.events import PlayCard, RecordResult, StartDeal
 from domain.baloot.fairplay import play_deal
@@ -58,6 +58,7 @@ def test_the_solver_equals_a_plain_search_through_the_engine():
         team = s.turn & 1
         plain = {a.card: brute(step(s, a)[0], team) for a in _plays(s)}
         assert exact == plain, (n, s.trick_no, s.trick)
+        assert Solver(s, bound_cards=0).card_values() == plain, n     # the score grid's bounds, used early
         checked += 1
         kinds.add(s.contract.kind)
         if checked == 20:
