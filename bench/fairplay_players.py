@@ -263,31 +263,54 @@ class Solver:
             self.hints[hint_key] = chosen   # led first next time: the lead that was best or cut off
         return best
 
-    def card_values(self) -> dict[int, float]:
-        """Each legal card of the seat to play: the exact GP margin of its team (every hand open)."""
+    def _root(self, card: int):
+        """The position after the seat to play plays ``card``: (hands, leader, trick, p0, t0)."""
         s = self.state
         seat = s.turn
         hands = tuple(s.hands)
-        trick = tuple(s.trick)
-        legal = legal_plays(hands[seat], trick, self.trump, self.closed, self.exemption, self.undertrump)
-        sign = 1 if seat & 1 == 0 else -1
-        out = {}
-        for c in _bits(legal):
-            after = hands[:seat] + (hands[seat] & ~(1 << c),) + hands[seat + 1:]
-            t = trick + (c,)
-            p0, t0 = s.points[0], s.tricks[0]
-            if len(t) == 4:
-                winner = (s.leader + self._win(t)) & 3
-                gained = sum(self.pts[x] for x in t)
-                if not (after[0] | after[1] | after[2] | after[3]):
-                    gained += LAST_TRICK_BONUS
-                if winner & 1 == 0:
-                    p0, t0 = p0 + gained, t0 + 1
-                v = self.value(after, winner, (), p0, t0)
+        after = hands[:seat] + (hands[seat] & ~(1 << card),) + hands[seat + 1:]
+        t = tuple(s.trick) + (card,)
+        p0, t0 = s.points[0], s.tricks[0]
+        if len(t) < 4:
+            return after, s.leader, t, p0, t0
+        winner = (s.leader + self._win(t)) & 3
+        gained = sum(self.pts[x] for x in t)
+        if not (after[0] | after[1] | after[2] | after[3]):
+            gained += LAST_TRICK_BONUS
+        if winner & 1 == 0:
+            p0, t0 = p0 + gained, t0 + 1
+        return after, winner, (), p0, t0
+
+    def legal(self) -> list[int]:
+        s = self.state
+        return _bits(legal_plays(s.hands[s.turn], tuple(s.trick), self.trump, self.closed, self.exemption,
+                                 self.undertrump))
+
+    def card_values(self) -> dict[int, float]:
+        """Each legal card of the seat to play: the exact GP margin of its team (every hand open)."""
+        sign = 1 if self.state.turn & 1 == 0 else -1
+        return {c: sign * self.value(*self._root(c)) for c in self.legal()}
+
+    def best_card(self, prefer: int | None = None) -> tuple[int, float]:
+        """A best card of the seat to play and its exact margin, ``prefer`` if it is one of the best (else the
+        first best found): cheaper than every card's value, as the others are only tested against the best
+        so far (a window around it), not valued."""
+        cards = self.legal()
+        if prefer in cards:
+            cards.remove(prefer)
+            cards.insert(0, prefer)
+        maximise = self.state.turn & 1 == 0
+        best_card, best = None, None
+        for c in cards:
+            if best is None:
+                v = self.value(*self._root(c))
+            elif maximise:
+                v = self.value(*self._root(c), alpha=best)
             else:
-                v = self.value(after, s.leader, t, p0, t0)
-            out[c] = sign * v
-        return out
+                v = self.value(*self._root(c), beta=best)
+            if best is None or (v > best if maximise else v < best):
+                best_card, best = c, v
+        return best_card, best if maximise else -best
 
 
 _GRIDS: dict = {}
@@ -557,13 +580,12 @@ class _Ghost:
         cards = _card_choices(state)
         if len(cards) == 1:
             return self.hard(state)
-        values = exact_card_values(state)
-        best = _best(values)
         honest = self.hard(state)
         # Of cards the solver finds equal it keeps the hard bot's: against imperfect players the exact value
         # ties many cards (a lost deal is lost whatever it plays), and an arbitrary one of them throws GP away.
-        if type(honest) is not PlayCard or values[honest.card] < values[best] and (
-                self.share >= 1.0 or self.rng.random() < self.share):
+        prefer = honest.card if type(honest) is PlayCard else None
+        best, _ = Solver(state).best_card(prefer)
+        if best != prefer and (prefer is None or self.share >= 1.0 or self.rng.random() < self.share):
             return _play(state, best)
         return honest
 

@@ -66,6 +66,21 @@ def test_the_solver_equals_a_plain_search_through_the_engine():
     assert checked == 20 and kinds == {"sun", "hokum"}
 
 
+def test_the_best_card_is_a_best_of_all_values_and_the_preferred_one_among_equals():
+    seen = 0
+    for n in range(8):
+        for s in _positions_of(f"best-{n}"):
+            if s.trick_no in (3, 5) and len(_plays(s)) > 2:
+                values = exact_card_values(s)
+                top = max(values.values())
+                for prefer in values:
+                    card, value = Solver(s).best_card(prefer)
+                    assert value == top and values[card] == top
+                    assert (card == prefer) == (values[prefer] == top)
+                seen += 1
+    assert seen > 10
+
+
 def test_the_solver_values_differ_between_cards_somewhere():
     """Not every position is a wash: the solver separates cards (a constant answer would pass the other test
     only where the brute force is constant too)."""
