@@ -654,3 +654,47 @@ class Table:
 def table(kinds: tuple[str, str, str, str], seed: int = 0) -> Table:
     """Seat ``i`` played by a player of ``kinds[i]`` (seeded apart)."""
     return Table([player(k, seed * 4 + i) for i, k in enumerate(kinds)])
+
+
+def _measure(deals: int = 4) -> None:
+    """Seconds of the solver per position by trick (every card valued, the first lead of the trick) and CPU
+    seconds per played deal of each kind in seat 0 (the other seats normal bots)."""
+    import time
+
+    from domain.baloot.deal import INITIAL
+    from domain.baloot.events import RecordResult, StartDeal
+    from domain.baloot.fairplay import play_deal
+
+    normal = bot("normal")
+    leads: dict[int, list] = {2: [], 4: [], 6: []}
+    n = 0
+    while min(len(x) for x in leads.values()) < deals:
+        state, _ = step(INITIAL, StartDeal(dealer=n % 4, seed=f"measure-{n}"))
+        n += 1
+        while state.phase not in ("scored", "void"):
+            if state.phase == "playing" and not state.trick and state.trick_no + 1 in leads:
+                leads[state.trick_no + 1].append(state)
+            state, _ = step(state, RecordResult() if state.phase == "review" else normal.choose(view(state, state.turn)))
+    for trick, states in leads.items():
+        times = []
+        for s in states[:deals]:
+            start = time.perf_counter()
+            exact_card_values(s)
+            times.append(time.perf_counter() - start)
+        print(f"solver, trick {trick}: mean {sum(times) / len(times):.3f} s, max {max(times):.3f} s")
+    for kind in KINDS:
+        total, played, n = 0.0, 0, 0
+        while played < deals:
+            start = time.process_time()
+            events = play_deal(f"measure-{kind}-{n}", table((kind, "normal", "normal", "normal"), seed=n), n % 4)
+            n += 1
+            if type(events[-1]).__name__ == "DealScored":
+                total += time.process_time() - start
+                played += 1
+        print(f"{kind}: {total / played:.2f} CPU s per deal")
+
+
+if __name__ == "__main__":
+    import sys
+
+    _measure(int(sys.argv[1]) if len(sys.argv) > 1 else 4)
