@@ -89,12 +89,16 @@ def analyse_deal(events, seed: int = 0, samples: int = 16, margin: float = 2.0,
     return out
 
 
-def _exact_cards(state, plays, solvers: dict) -> list[float]:
-    """Each of ``plays``' exact GP margin for the seat's team on the true hands (the solver)."""
-    key = ("play", state.contract.kind, state.contract.suit, state.contract.closed)
+def _exact_cards(state, plays, solvers: dict, honest=None) -> list[float]:
+    """Each of ``plays``' exact GP margin for the seat's team on the true hands (the solver; one per deal's
+    hands and play rules, shared with the bids' searches of the same contract)."""
+    c = state.contract
+    hands = tuple(h | p for h, p in zip(state.hands, state.played))         # the eight-card hands
+    key = (hands, c.suit if c.kind == "hokum" else -1, c.closed)
     if key not in solvers:
         solvers[key] = solver_for(state)
-    exact = dict(exact_card_values(state, solvers[key]))
+    guesses = None if honest is None else {a.card: h for a, h in zip(plays, honest)}   # the search's hints
+    exact = dict(exact_card_values(state, solvers[key], guesses))
     return [exact[a.card] for a in plays]
 
 
@@ -131,7 +135,8 @@ def bid_choices(state, seed: int, samples: int, solvers: dict | None = None):
     honest = contract_values(v, k, contracts, (rng.getrandbits(64) for _ in range(samples)),
                              lambda receiver, s: k.deal_after_contract(random.Random(s), receiver, v.dealer))
     solvers = {} if solvers is None else solvers
-    true = [contract_value(state, c, r, v.viewer, solvers) for c, r in contracts]
+    guesses = [x / samples for x in honest]          # the honest estimates: the exact search's hints
+    true = [contract_value(state, c, r, v.viewer, solvers, g) for (c, r), g in zip(contracts, guesses)]
     it_h, it_t = iter(honest), iter(true)
     return ([(_bid_name(a), a) for a, _ in options], [next(it_h) / samples if c is not None else 0.0 for _, c in options],
             [next(it_t) if c is not None else 0.0 for _, c in options])
@@ -181,7 +186,7 @@ def _double_decision(state, index, event, seed, samples, margin, solvers) -> lis
 def _decision(state, v, plays, index, event, seed, samples, margin, solvers) -> Decision:
     k = Knowledge(v)
     honest = sampled_values(v, k, plays, seed, samples)
-    true = _exact_cards(state, plays, solvers)
+    true = _exact_cards(state, plays, solvers, honest)
     h, t = best_of(honest), best_of(true)
     played = next(i for i, a in enumerate(plays) if a.card == event.card)
     telling = true[t] - true[h] >= margin

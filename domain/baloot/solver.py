@@ -29,7 +29,7 @@ It is compiled with the engine's hot modules (``services/compiled.py``).
 from __future__ import annotations
 
 from domain.baloot.cards import (
-    KING, LAST_TRICK_BONUS, PLAIN_POINTS, PLAIN_STRENGTH, QUEEN, TRUMP_POINTS, TRUMP_STRENGTH,
+    ACE, KING, LAST_TRICK_BONUS, PLAIN_POINTS, PLAIN_STRENGTH, QUEEN, TRUMP_POINTS, TRUMP_STRENGTH,
 )
 from msgspec.structs import replace
 
@@ -43,9 +43,15 @@ from domain.baloot.tricks import NO_TRUMP, legal_plays
 _POINTS = [[TRUMP_POINTS[c & 7] if c >> 3 == t else PLAIN_POINTS[c & 7] for c in range(32)] for t in range(5)]
 _STRENGTH = [[100 + TRUMP_STRENGTH[c & 7] if c >> 3 == t else PLAIN_STRENGTH[c & 7] for c in range(32)]
              for t in range(5)]
+# Per trump and suit: the abnat of each byte of a suit's cards (a mask's abnat in four look-ups).
+_BYTE_POINTS = [[[sum(_POINTS[t][8 * u + r] for r in range(8) if b >> r & 1) for b in range(256)] for u in range(4)]
+                for t in range(5)]
 # Per trump: each suit's cards from the strongest down.
 _BY_STRENGTH = [[sorted(range(8 * u, 8 * u + 8), key=lambda c, t=t: -_STRENGTH[t][c]) for u in range(4)]
                 for t in range(5)]
+# Per card: the cards of its suit above it in trump order.
+_ABOVE_TRUMP = [sum(1 << (c & ~7 | r) for r in range(8) if TRUMP_STRENGTH[r] > TRUMP_STRENGTH[c & 7]) for c in range(32)]
+_EXEMPTIONS = {"always": 0, "void_only": 1, "fourth_seat_or_ace": 2}
 _WIDE = 1 << 30                      # beyond any value (a deal is worth at most 4 × (9 × 162 + 8) + 4)
 
 
@@ -72,24 +78,27 @@ class Solver:
         self.points = _POINTS[t]
         self.strength = _STRENGTH[t]
         self.suits = _BY_STRENGTH[t]
+        self.bytes = _BYTE_POINTS[t]
+        self.mode = _EXEMPTIONS[exemption]
+        # The cards from the strongest down, from the most abnat down, from the fewest up (the search's orders).
+        self.strongest = sorted(range(32), key=lambda c: -self.strength[c])
+        self.richest = sorted(range(32), key=lambda c: -self.points[c])
+        self.poorest = sorted(range(32), key=lambda c: self.points[c])
         self.table: dict = {}
         self.nodes = 0
-        self.setting = None
+        self.setting = (None, None)
         self.took, self.low, self.high = 0, None, None
 
     def prepare(self, took: int, low, high) -> None:
         """Set the position's sweeps before searching it: ``took`` (bit 0: team 0 has taken a trick in this
         deal, bit 1: team 1), and the values standing for the sweeps (``Outcomes.levels``): ``low`` the whole
         value of team 1 taking every trick, ``high`` what team 0 taking them all adds to the value of its
-        tricks (None: the sweep is not possible, or scores as its abnat do). The table is kept while they
-        stand; when they change it is emptied (its values would mean other outcomes)."""
-        setting = (low if not took & 1 else None, high if not took & 2 else None)
-        if setting != self.setting:
-            if self.setting is not None:
-                self.table.clear()
-            self.setting = setting
+        tricks (None: the sweep is not possible). The table's entries of positions where a sweep is still
+        possible are kept under these values; once both sides have a trick they mean the same for every
+        position of the deal."""
+        self.setting = (low if not took & 1 else None, high if not took & 2 else None)
         self.took = took
-        self.low, self.high = setting
+        self.low, self.high = self.setting
 
     def at_least(self, hands, leader: int, trick: tuple, tricks_left: int, card: int, alpha: int, beta: int
                  ) -> int:
@@ -104,19 +113,160 @@ class Solver:
         hands[seat] &= ~(1 << card)
         return self._after(hands, leader, trick, win, card, tricks_left, self.took, alpha, beta)
 
-    def level(self, hands, leader: int, trick: tuple, tricks_left: int, card: int, thresholds: list) -> int:
+    def level(self, hands, leader: int, trick: tuple, tricks_left: int, card: int, thresholds: list,
+              hint: int = -1) -> int:
         """The index of the last of ``thresholds`` (ascending values) that ``card`` played now reaches (-1:
-        none), by binary search with null-window tests: only which side of a threshold the value lies is
-        searched, far cheaper than its exact value."""
-        lo, hi = -1, len(thresholds) - 1
+        none), by null-window tests: only which side of a threshold the value lies is searched, far cheaper
+        than its exact value. From ``hint`` (a level it is likely at: another card's) the tests step out to
+        bracket it, then halve the bracket; without one, they halve the whole range."""
+        def reaches(i: int) -> bool:
+            t = thresholds[i]
+            return self.at_least(hands, leader, trick, tricks_left, card, t - 1, t) >= t
+
+        lo, hi = -1, len(thresholds) - 1          # the level is in [lo, hi]; thresholds[lo] is reached
+        if 0 <= hint <= hi:
+            step = 1
+            if reaches(hint):
+                lo = hint
+                while lo < hi:
+                    probe = min(hi, lo + step)
+                    if reaches(probe):
+                        lo = probe
+                        step *= 2
+                    else:
+                        hi = probe - 1
+                        break
+            else:
+                hi = hint - 1
+                while lo < hi:
+                    probe = max(lo + 1, hi - step + 1)
+                    if reaches(probe):
+                        lo = probe
+                        break
+                    hi = probe - 1
+                    step *= 2
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            t = thresholds[mid]
-            if self.at_least(hands, leader, trick, tricks_left, card, t - 1, t) >= t:
+            if reaches(mid):
                 lo = mid
             else:
                 hi = mid - 1
         return lo
+
+    def exact(self, hands, leader: int, trick: tuple, tricks_left: int, card: int, score) -> float:
+        """Team 0's GP margin of ``card`` played now (-1: the position's own), searched on the score itself:
+        ``score(value)`` gives the margin of each outcome (``Outcomes.margin``), read at the end of every line
+        of play. For the positions whose score is not monotone (``Outcomes.inexact``): slower, since what was
+        won before is part of each position (its table is this search's own), but exact whatever the score."""
+        hands = list(hands)
+        trick = tuple(trick)
+        win = self._win(trick)
+        memo: dict = {}
+        if card < 0:
+            return self._general(hands, leader, trick, win, tricks_left, 0, -_WIDE, _WIDE, score, memo)
+        seat = (leader + len(trick)) & 3
+        hands[seat] &= ~(1 << card)
+        return self._general_after(hands, leader, trick, win, card, tricks_left, 0, -_WIDE, _WIDE, score, memo)
+
+    def _general_after(self, hands, leader, trick, win, card, left, acc, alpha, beta, score, memo) -> float:
+        n = len(trick)
+        if n and self._beats(card, trick[win]):
+            win = n
+        trick = trick + (card,)
+        if n < 3:
+            return self._general(hands, leader, trick, win, left, acc, alpha, beta, score, memo)
+        pts = self.points
+        winner = (leader + win) & 3
+        if winner & 1 == 0:
+            acc += 9 * (pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[trick[3]]
+                        + (LAST_TRICK_BONUS if left == 1 else 0)) + 1
+        if left == 1:
+            return score(acc)
+        return self._general(hands, winner, (), 0, left - 1, acc, alpha, beta, score, memo)
+
+    def _general(self, hands, leader, trick, win, left, acc, alpha, beta, score, memo) -> float:
+        self.nodes += 1
+        n = len(trick)
+        key = None
+        if n == 0:
+            key = ((hands[0] | hands[1] | hands[2] | hands[3]) << 2 | leader, acc)
+            entry = memo.get(key)
+            if entry is not None:
+                lo, hi = entry
+                if lo >= beta or lo == hi:
+                    return lo
+                if hi <= alpha:
+                    return hi
+                alpha, beta = max(alpha, lo), min(beta, hi)
+        a0, b0 = alpha, beta
+        seat = (leader + n) & 3
+        hand = hands[seat]
+        legal = self._legal(hand, trick, win, n)
+        ours = seat & 1 == 0
+        best = -_WIDE if ours else _WIDE
+        for card in self._order(self._distinct(legal, hands[0] | hands[1] | hands[2] | hands[3]), trick, win, n):
+            hands[seat] = hand & ~(1 << card)
+            v = self._general_after(hands, leader, trick, win, card, left, acc, alpha, beta, score, memo)
+            if ours:
+                if v > best:
+                    best = v
+                    alpha = max(alpha, v)
+            elif v < best:
+                best = v
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        hands[seat] = hand
+        if key is not None:
+            lo, hi = memo.get(key, (-_WIDE, _WIDE))
+            if best <= a0:
+                hi = min(hi, best)
+            elif best >= b0:
+                lo = max(lo, best)
+            else:
+                lo = hi = best
+            memo[key] = (lo, hi)
+        return best
+
+    def _legal(self, hand: int, trick: tuple, win: int, n: int) -> int:
+        """The cards of ``hand`` that may be played onto ``trick`` (whose card ``win`` holds it): the rules of
+        ``tricks.legal_plays`` (the tests hold the two equal), with what the search already knows."""
+        trump = self.trump
+        if n == 0:
+            if self.closed and trump >= 0:
+                plain = hand & ~(0xFF << (8 * trump))
+                if plain:
+                    return plain
+            return hand
+        led = trick[0] >> 3
+        follow = hand & (0xFF << (8 * led))
+        if trump < 0:
+            return follow if follow else hand
+        if led == trump:
+            if not follow:
+                return hand
+            if self.mode != 1 and self._exempt(trick, win, n):
+                return follow
+            higher = follow & _ABOVE_TRUMP[trick[win]]
+            return higher if higher else follow
+        if follow:
+            return follow
+        trumps = hand & (0xFF << (8 * trump))
+        if not trumps or self._exempt(trick, win, n):
+            return hand
+        top = trick[win]
+        if top >> 3 == trump:
+            higher = trumps & _ABOVE_TRUMP[top]
+            if higher:
+                return higher
+            return trumps if self.undertrump else hand
+        return trumps
+
+    def _exempt(self, trick: tuple, win: int, n: int) -> bool:
+        """Whether the seat to play is freed from trumping because its partner holds the trick."""
+        if win != n - 2:
+            return False
+        return self.mode <= 1 or n == 3 or (n == 2 and win == 0 and trick[0] & 7 == ACE)
 
     def _win(self, trick: tuple) -> int:
         win = 0
@@ -151,16 +301,53 @@ class Solver:
             return gain
         return gain + self._search(hands, winner, (), 0, left - 1, took, alpha - gain, beta - gain)
 
+    def _last(self, hands, leader, trick, win, took) -> int:
+        """The last trick, whose cards are forced (one left in each hand still to play): its value at once."""
+        n = len(trick)
+        for i in range(n, 4):
+            c = hands[(leader + i) & 3]
+            card = c.bit_length() - 1
+            if i and self._beats(card, trick[win]):
+                win = i
+            trick = trick + (card,)
+        pts = self.points
+        winner = (leader + win) & 3
+        took |= 1 << (winner & 1)
+        if winner & 1:
+            return self.low if took == 2 and self.low is not None else 0
+        gain = 36 * (pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[trick[3]] + LAST_TRICK_BONUS) + 4
+        return gain + self.high if took == 1 and self.high is not None else gain
+
     def _search(self, hands, leader, trick, win, left, took, alpha, beta) -> int:
         self.nodes += 1
+        if left == 1:
+            return self._last(hands, leader, trick, win, took)
         n = len(trick)
-        key = 0
-        lo, hi = -_WIDE, _WIDE
+        lo, hi, first = -_WIDE, _WIDE, -1
+        key = None
         if n == 0:
-            key = (hands[0] | hands[1] | hands[2] | hands[3]) << 4 | took << 2 | leader
+            held = hands[0] | hands[1] | hands[2] | hands[3]
+            # The rest is worth between nothing and every trick to team 0, or what a sweep still open stands for.
+            b = self.bytes
+            most = 36 * (b[0][held & 0xFF] + b[1][held >> 8 & 0xFF] + b[2][held >> 16 & 0xFF]
+                         + b[3][held >> 24] + LAST_TRICK_BONUS) + 4 * left
+            least = 0
+            if took != 3:
+                if not took & 2 and self.high is not None:
+                    swept = most + self.high
+                    most, least = max(most, swept), min(least, swept)
+                if not took & 1 and self.low is not None:
+                    most, least = max(most, self.low), min(least, self.low)
+            if most <= alpha:
+                return most
+            if beta <= least:
+                return least
+            key = held << 4 | took << 2 | leader
+            if took != 3:
+                key = (key, self.setting)
             entry = self.table.get(key)
             if entry is not None:
-                lo, hi = entry
+                lo, hi, first = entry
                 if lo >= beta or lo == hi:
                     return lo
                 if hi <= alpha:
@@ -172,20 +359,20 @@ class Solver:
         a0, b0 = alpha, beta
         seat = (leader + n) & 3
         hand = hands[seat]
-        legal = legal_plays(hand, trick, self.trump, self.closed, self.exemption, self.undertrump)
+        legal = self._legal(hand, trick, win, n)
         ours = seat & 1 == 0
-        best = -_WIDE if ours else _WIDE
+        best, chose = (-_WIDE if ours else _WIDE), -1
         for card in self._order(self._distinct(legal, hands[0] | hands[1] | hands[2] | hands[3] | hand), trick,
-                                win, n):
+                                win, n, first):
             hands[seat] = hand & ~(1 << card)
             v = self._after(hands, leader, trick, win, card, left, took, alpha, beta)
             if ours:
                 if v > best:
-                    best = v
+                    best, chose = v, card
                     if v > alpha:
                         alpha = v
             elif v < best:
-                best = v
+                best, chose = v, card
                 if v < beta:
                     beta = v
             if alpha >= beta:
@@ -198,7 +385,8 @@ class Solver:
                 lo = best if best > lo else lo
             else:
                 lo = hi = best
-            self.table[key] = (lo, hi)
+            # The card that did best (or refuted the window) is tried first when the position comes again.
+            self.table[key] = (lo, hi, chose)
         return best
 
     def _distinct(self, legal: int, held: int) -> int:
@@ -223,19 +411,32 @@ class Solver:
                     prev = -1
         return out
 
-    def _order(self, legal: int, trick: tuple, win: int, n: int) -> list:
-        """The legal cards, the likely best first (a good order only makes the search faster)."""
-        cards = _cards(legal)
-        if len(cards) < 2:
-            return cards
-        strength, pts = self.strength, self.points
+    def _order(self, legal: int, trick: tuple, win: int, n: int, first: int = -1) -> list:
+        """The legal cards, the likely best first (a good order only makes the search faster): ``first`` (the
+        card that did best here before), then the leader's strongest cards; a follower whose partner holds the
+        trick gives points; one who can win tries it, with the most points; else he gives the fewest."""
+        out = []
+        if first >= 0 and legal >> first & 1:
+            out.append(first)
+            legal &= ~(1 << first)
         if n == 0:
-            return sorted(cards, key=lambda c: -strength[c])
-        top = trick[win]
-        if n >= 2 and win == n - 2:          # the partner holds the trick: give it points
-            return sorted(cards, key=lambda c: -pts[c])
-        beats = self._beats
-        return sorted(cards, key=lambda c: (0, -pts[c]) if beats(c, top) else (1, pts[c]))
+            for c in self.strongest:
+                if legal >> c & 1:
+                    out.append(c)
+        elif n >= 2 and win == n - 2:
+            for c in self.richest:
+                if legal >> c & 1:
+                    out.append(c)
+        else:
+            top = trick[win]
+            for c in self.richest:
+                if legal >> c & 1 and self._beats(c, top):
+                    out.append(c)
+                    legal &= ~(1 << c)
+            for c in self.poorest:
+                if legal >> c & 1:
+                    out.append(c)
+        return out
 
 
 def trick_total(trump: int, cards_mask: int) -> int:
@@ -335,8 +536,8 @@ class Outcomes:
                 margins.append(m)
                 thresholds.append(w)
         # Where the rules make a plain outcome score less than one below it (a doubled deal decided on equal
-        # GP hands the other side's Baloot to the taker), the levels keep the best score reached so far: the
-        # solver is exact wherever this is False (tests/engine/test_solver.py measures how often it is not).
+        # GP hands the other side's Baloot to the taker), no order of values ranks the outcomes as they score:
+        # then the solver searches the score itself (``Solver.exact``).
         self.inexact = any(b[1] < a[1] for a, b in zip(outcomes, outcomes[1:]))
         return margins, thresholds, low, high
 
@@ -367,35 +568,52 @@ def outcomes(state, seat: int) -> Outcomes:
                     remaining, 8 - s.trick_no)
 
 
-def card_values(state, solver: Solver | None = None) -> list:
+def _nearest(margins: list, guess) -> int:
+    """The level whose margin is nearest ``guess`` (team 0's), or -1 with no guess."""
+    if guess is None:
+        return -1
+    return min(range(len(margins)), key=lambda i: abs(margins[i] - guess))
+
+
+def card_values(state, solver: Solver | None = None, guesses: dict | None = None) -> list:
     """Each legal card of the seat to play in ``state`` (a deal in play) with its exact GP margin for that
     seat's team, every hand open and every seat playing perfectly from there: [(card, margin), …] in card
-    order. ``solver`` (``solver_for(state)``) may be kept for the rest of the same deal."""
+    order. ``solver`` (``solver_for(state)``) may be kept for the rest of the same deal; ``guesses`` (card:
+    a margin it is likely near, for the seat's team, e.g. the player's own estimate) only make it faster."""
     s = state
     seat = s.turn
     solver = solver or solver_for(s)
     p = s.profile
     legal = _cards(legal_plays(s.hands[seat], s.trick, s.trump, s.contract.closed, p.partner_winning_exemption,
                                p.undertrump_required))
-    margins, thresholds, low, high = outcomes(s, seat).levels()
-    solver.prepare((s.tricks[0] > 0) | (s.tricks[1] > 0) << 1, low, high)
+    score = outcomes(s, seat)
+    margins, thresholds, low, high = score.levels()
     left = 8 - s.trick_no
-    at = [solver.level(s.hands, s.leader, s.trick, left, c, thresholds) for c in legal]
-    return [(c, margins[i] if seat & 1 == 0 else -margins[i]) for c, i in zip(legal, at)]
+    sign = 1 if seat & 1 == 0 else -1
+    if score.inexact:
+        return [(c, sign * solver.exact(s.hands, s.leader, s.trick, left, c, score.margin)) for c in legal]
+    solver.prepare((s.tricks[0] > 0) | (s.tricks[1] > 0) << 1, low, high)
+    at: list = []
+    for c in legal:                  # the guess, else the card before: cards of one position are often alike
+        guess = None if guesses is None or c not in guesses else sign * guesses[c]
+        hint = _nearest(margins, guess) if guess is not None else at[-1] if at else -1
+        at.append(solver.level(s.hands, s.leader, s.trick, left, c, thresholds, hint))
+    return [(c, sign * margins[i]) for c, i in zip(legal, at)]
 
 
-def contract_value(state, contract, receiver: int, seat: int, solvers: dict | None = None) -> float:
+def contract_value(state, contract, receiver: int, seat: int, solvers: dict | None = None, guess=None) -> float:
     """The exact GP margin for ``seat``'s team of ``contract`` (its buyer's side receiving the face-up card:
     ``receiver``) on the true deal of ``state`` (in bidding): the rest of the pack dealt as it lies."""
     return hands_value(state, contract, complete_deal(state.deck, state.dealer, state.first_five, receiver), seat,
-                       solvers)
+                       solvers, guess)
 
 
-def hands_value(state, contract, hands, seat: int, solvers: dict | None = None) -> float:
+def hands_value(state, contract, hands, seat: int, solvers: dict | None = None, guess=None) -> float:
     """The exact GP margin for ``seat``'s team of ``contract`` played from its first card on the eight-card
     ``hands`` of ``state``'s deal: every seat declaring its best projects and announcing Baloot, the eight
     tricks played perfectly with every hand open. ``solvers`` keeps the searches of one deal (by hands and
-    play rules: a double that leaves the play as it was searches nothing again)."""
+    play rules: a double that leaves the play as it was searches nothing again); ``guess``, a margin for
+    ``seat``'s team it is likely near, only makes it faster."""
     s = state
     trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
     order = s.order
@@ -410,8 +628,13 @@ def hands_value(state, contract, hands, seat: int, solvers: dict | None = None) 
     declared = ()
     if s.profile.projects != "none":
         declared = tuple((x, g) for x in order if (g := best_declaration(x, hands[x], s.profile.projects, sun)))
-    margins, thresholds, low, high = Outcomes(start, declared, baloot_seats(trump, hands, (0, 0, 0, 0), ()),
-                                              trick_total(trump, 0xFFFFFFFF) + LAST_TRICK_BONUS, 8).levels()
-    solver.prepare(0, low, high)
-    m = margins[solver.level(hands, order[0], (), 8, -1, thresholds)]
+    score = Outcomes(start, declared, baloot_seats(trump, hands, (0, 0, 0, 0), ()),
+                     trick_total(trump, 0xFFFFFFFF) + LAST_TRICK_BONUS, 8)
+    margins, thresholds, low, high = score.levels()
+    if score.inexact:
+        m = solver.exact(hands, order[0], (), 8, -1, score.margin)
+    else:
+        solver.prepare(0, low, high)
+        hint = _nearest(margins, None if guess is None else guess if seat & 1 == 0 else -guess)
+        m = margins[solver.level(hands, order[0], (), 8, -1, thresholds, hint)]
     return m if seat & 1 == 0 else -m

@@ -18,7 +18,8 @@ from domain.baloot.deal import INITIAL, step
 from domain.baloot.events import Contract, PlayCard, RecordResult, StartDeal
 from domain.baloot.play import baloot_allowed, play_mask
 from domain.baloot.projects import best_declaration
-from domain.baloot.solver import Outcomes, card_values, contract_value
+from domain.baloot.solver import Outcomes, Solver, card_values, contract_value, outcomes
+from domain.baloot.tricks import legal_plays
 from domain.baloot.views import view
 
 
@@ -54,17 +55,22 @@ def brute(state) -> float:
 def test_the_solver_gives_each_card_the_value_of_a_plain_search_through_the_engine():
     # Each position as played and with its contract doubled (a Kaboot is not doubled: there the sweep scores
     # less than a plain win for the side that makes it, which the solver must rank as the score does).
-    checked = 0
+    checked = general = 0
     for n in range(14):
         for played in positions(f"solver-{n}", 5, 2):
-          for state in (played, replace(played, contract=replace(played.contract, multiplier=2))):
+          for state in (played, replace(played, contract=replace(played.contract, multiplier=2)),
+                        replace(played, contract=replace(played.contract, multiplier=2),
+                                baloot_seats=(1,) if played.trump >= 0 else ())):
             seat = state.turn
+            score = outcomes(state, seat)
+            score.levels()
+            general += score.inexact                # searched on the score itself (Solver.exact)
             for card, margin in card_values(state):
                 after, _ = step(state, PlayCard(seat, card, baloot_allowed(state, seat, card)))
                 expected = brute(after)
                 assert margin == (expected if seat & 1 == 0 else -expected), (n, card)
                 checked += 1
-    assert checked >= 80
+    assert checked >= 120 and general >= 3, (checked, general)
 
 
 def test_every_outcome_scores_the_margin_its_search_value_ranks_it_at():
@@ -133,3 +139,22 @@ def test_a_contracts_exact_value_is_its_played_out_value_with_the_hands_open():
                           turn=leader, declared=((leader, own),) if own else ())
         best = max(m for _, m in card_values(playing))          # the leader's side's margin
         assert value == (best if leader & 1 == seat & 1 else -best), n
+
+
+def test_the_searchs_own_legal_cards_are_the_rules_legal_cards():
+    # The search's play rules (Solver._legal) against the engine's (tricks.legal_plays), on random hands and
+    # tricks, every trump, closed or not, every exemption and undertrump switch.
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(4000):
+        cards = rng.sample(range(32), 12)
+        n = rng.randrange(4)
+        trick, hand = tuple(cards[:n]), sum(1 << c for c in cards[n:n + rng.randrange(1, 9)])
+        trump = rng.choice((-1, 0, 1, 2, 3))
+        closed, undertrump = rng.random() < 0.3, rng.random() < 0.5
+        exemption = rng.choice(("always", "void_only", "fourth_seat_or_ace"))
+        solver = Solver(trump, closed, exemption, undertrump)
+        assert solver._legal(hand, trick, solver._win(trick), n) == legal_plays(
+            hand, trick, trump, closed, exemption, undertrump), (hand, trick, trump, closed, exemption)
+        checked += 1
+    assert checked == 4000
