@@ -1,28 +1,36 @@
 """Fair-play analysis of played deals: does a player choose as if he saw the hidden cards?
 
-For every card a player chose among several legal ones, each legal card is valued twice by the hard bot's
-evaluator (``card_values``): under the information the player had (``samples`` deals of the hidden cards
-consistent with his seat's view, the hard bot's own sampling, seeded from ``seed`` and the view), and under
-the true hands (the same rollout, on the one true deal). Bids and doubles are valued alike (``kind`` "bid",
-"double"): each bid by the contract it would make, dealt out and played (``contract_values``; passing is 0
-unless it leaves a Sun to another seat), each double by what it gains over not doubling (``double_gain``). The decision is *telling* when the two disagree on the
-best card by at least ``margin`` GP on the true hands: there an honest player follows the honest best, and a
-player who sees the hands follows the true one. Only the events and the seed go in, so the same log and seed
-always give the same report.
+Every card, bid and double a player chose among several is valued twice:
 
-Over a player's telling decisions, ``flag`` counts how many followed the true best and compares it with the
-share an honest population follows (``baseline``: measured on honest players, bots of every level or the
-players themselves), by a one-sided exact binomial test. A flag is a reason for a referee to look at the
-replays, never a verdict: a strong honest player follows the true best more often than a weak one, and a
-guess can be right.
+* **from his view** (``honest``): the hard bot's evaluator over ``samples`` deals of the hidden cards
+  consistent with his seat's view (its sampling and rollouts, seeded from ``seed`` and the view): what he
+  could know;
+* **on the true hands** (``true``): exactly, by the perfect-information solver (domain/baloot/solver.py): each
+  card played now and the rest of the deal played perfectly with every hand open; each bid by the contract it
+  makes on the true deal, played so; each double by what it gains over the contract as it stands. No bot owns
+  this truth, so a cheater is judged by what the cards were worth, not by what our bot thinks of them.
 
-The partner variant asks the same of the partner's hand: the seat's sampling with his partner's true hand
-known (what a colluding pair tells each other), telling where its best is not the honest best and is worth
-the margin on the true hands.
+A decision is *telling* when the best from his view (the honest best) is worth at least ``margin`` GP less on
+the true hands than the true best; it is *followed* when he chose one of the true bests (exact values tie:
+any of them is the perfect choice). The partner variant values the cards again from his view with his
+partner's true hand known (what a colluding pair tells each other): partner-telling where that best is not
+the honest best and is worth the margin more on the true hands.
+
+**The judgement** (``judge``) is not a count against other players. Each player has an honest model of his own:
+he picks among his options by their honest values, the better ones more often (a softmax at a temperature,
+and a share of uniform slips: ``choice_probabilities``), his strength fitted on his decisions where the hidden
+cards did not matter (``fit_strength``). On each telling decision the evidence grows by the likelihood ratio of
+his choice, a cheater (who takes a true best on a share of them) against that honest self, mixed evenly over
+the shares in ``SHARES``: following a true best that his honest self would rarely choose weighs much;
+following one it would often choose weighs little; not following costs a little. Summed over every deal he
+plays, the evidence is a likelihood ratio, a martingale for an honest player of the model, so by Ville's
+inequality it ever reaches log(1/α) with probability at most α: the flag's line is log(tests/level) for
+``tests`` players and variants judged together. No flag is raised on fewer than ``MIN_TELLING`` telling
+decisions. A flag is a reason for a referee to look at the replays, never a verdict.
 
 Declarations are not valued: the platform's players declare their best projects, which tells nothing of the
-other hands. The read model, the reports and the shared-board variant are the platform's
-(services/fairplay).
+other hands. Only the events and the seed go in, so the same log and seed always give the same decisions.
+The read model, the reports and the shared-board variant are the platform's (services/fairplay).
 """
 
 from __future__ import annotations
