@@ -45,7 +45,8 @@ from domain.baloot.bots.hard import (
 )
 from domain.baloot.bots.knowledge import Knowledge
 from domain.baloot.bots.simple import _plays
-from domain.baloot.cards import card_name, suit_name
+from domain.baloot.bidding import complete_deal
+from domain.baloot.cards import card_name, cards_of, parse_card, suit_name
 from domain.baloot.deal import INITIAL, evolve, step
 from domain.baloot.handrecord import HandRecord, record_commands, record_start
 from domain.baloot.events import BidMade, CardPlayed, DoubleCalled, PlayCard, RecordResult, StartDeal
@@ -126,8 +127,9 @@ def _bid_name(a) -> str:
 
 def bid_choices(state, seed: int, samples: int, solvers: dict | None = None):
     """The bids open to the seat to speak as (name, bid action) with their honest values (the hard bot's
-    sampling) and their exact values on the true deal (the solver), or None when it has no choice (or may ask
-    for a redeal, Kawesh: nothing hidden to judge)."""
+    sampling), their exact values on the true deal (the solver) and their values from his view with his
+    partner's five cards known (None where no deal fits: what a colluding pair bids on), or None when it has
+    no choice (or may ask for a redeal, Kawesh: nothing hidden to judge)."""
     v = view(state, state.turn)
     if any(a.bid == "kawesh" for a in v.legal_actions):
         return None
@@ -145,9 +147,44 @@ def bid_choices(state, seed: int, samples: int, solvers: dict | None = None):
     solvers = {} if solvers is None else solvers
     guesses = [x / samples for x in honest]          # the honest estimates: the exact search's hints
     true = [contract_value(state, c, r, v.viewer, solvers, g) for (c, r), g in zip(contracts, guesses)]
-    it_h, it_t = iter(honest), iter(true)
-    return ([(_bid_name(a), a) for a, _ in options], [next(it_h) / samples if c is not None else 0.0 for _, c in options],
-            [next(it_t) if c is not None else 0.0 for _, c in options])
+    partner = _partner_bids(state, v, contracts, seed, samples)
+
+    def spread(values, scale=1.0):
+        it = iter(values)
+        return [next(it) / scale if c is not None else 0.0 for _, c in options]
+
+    return ([(_bid_name(a), a) for a, _ in options], spread(honest, samples), spread(true),
+            None if partner is None else spread(partner, samples))
+
+
+def _partner_bids(state, v, contracts, seed: int, samples: int) -> list[float] | None:
+    """The contracts' values from the seat's view with his partner's five cards known (the rest of the pack
+    dealt at random among the cards neither holds), or None where his view leaves no such deal."""
+    partner = (v.viewer + 2) & 3
+    held = state.hands[partner]
+    k = knowing_partner(v, held)
+    if k is None:
+        return None
+    rng = random.Random(view_seed(v, seed) ^ 0x9E3779B9)
+    faceup = parse_card(v.faceup)
+
+    def deal(receiver, sample_seed):
+        # His five cards and his partner's as they are; the opponents' five and the rest of the pack dealt at
+        # random from the cards neither holds (the face-up card aside).
+        rest = cards_of(k.pool)
+        random.Random(sample_seed).shuffle(rest)
+        hands = [0, 0, 0, 0]
+        hands[v.viewer], hands[partner] = k.hand, held
+        for s in range(4):
+            if s not in (v.viewer, partner):
+                for _ in range(5):
+                    hands[s] |= 1 << rest.pop()
+        deck = [0] * 32
+        deck[20] = faceup
+        deck[21:32] = rest
+        return complete_deal(deck, v.dealer, tuple(hands), receiver)
+
+    return contract_values(v, k, contracts, (rng.getrandbits(64) for _ in range(samples)), deal)
 
 
 def double_choices(state, seed: int, samples: int, solvers: dict | None = None):
@@ -172,12 +209,24 @@ def _bid_decision(state, index, event, seed, samples, margin, solvers) -> list[D
     choices = bid_choices(state, seed, samples, solvers)
     if choices is None:
         return []
-    options, honest, true = choices
+    options, honest, true, partner = choices
     played = next((i for i, (_, a) in enumerate(options) if a.bid == event.bid
                    and (a.suit is None or a.suit == event.suit)), None)
     if played is None:
         return []
-    return [_choice(index, event.seat, 0, [n for n, _ in options], played, honest, true, margin, "bid")]
+    d = _choice(index, event.seat, 0, [n for n, _ in options], played, honest, true, margin, "bid")
+    return [_with_partner_values(d, partner, margin)]
+
+
+def _with_partner_values(d: Decision, partner, margin: float) -> Decision:
+    """The decision with its partner variant: the best knowing the partner's cards, telling where it is not
+    the honest best and is worth ``margin`` more on the true hands."""
+    if partner is None:
+        return d
+    p, h = best_of(partner), d.legal.index(d.honest_best)
+    telling = p != h and d.true[p] - d.true[h] >= margin
+    return msgspec.structs.replace(d, partner=tuple(partner), partner_best=d.legal[p], partner_telling=telling,
+                                   followed_partner=telling and d.played == d.legal[p])
 
 
 def _double_decision(state, index, event, seed, samples, margin, solvers) -> list[Decision]:
@@ -252,7 +301,7 @@ def true_best_call(state):
                else double_choices(state, 0, 1) if state.phase == "doubling" else None)
     if choices is None:
         return None
-    options, _, true = choices
+    options, true = choices[0], choices[2]
     return options[best_of(true)][1]
 
 
@@ -291,9 +340,11 @@ def choice_probabilities(values, temperature: float, noise: float) -> list[float
     return [(1 - noise) * w / total + noise / k for w in weights]
 
 
-# variant: (the decisions' telling flag, the kinds of decision judged)
-VARIANTS = {"true": ("telling", ("card",)), "partner": ("partner_telling", ("card",)),
-            "bids": ("telling", ("bid", "double"))}
+# Kinds of decision judged apart: each has its own scale (a card's GP, a contract's) and so its own strength.
+GROUPS = {"cards": ("card",), "calls": ("bid", "double")}
+# variant: (the decisions' telling flag, the groups judged)
+VARIANTS = {"true": ("telling", ("cards",)), "partner": ("partner_telling", ("cards", "calls")),
+            "bids": ("telling", ("calls",))}
 
 
 def _best_set(d: Decision, variant: str) -> list[int]:
@@ -306,6 +357,7 @@ def _best_set(d: Decision, variant: str) -> list[int]:
 
 
 def _fit_set(decisions, kinds) -> list[Decision]:
+    """The decisions of ``kinds`` where the hidden cards did not matter (neither variant telling)."""
     return [d for d in decisions if d.kind in kinds and not d.telling and not d.partner_telling]
 
 
@@ -343,39 +395,42 @@ def threshold(level: float, tests: int) -> float:
     return math.log(max(1, tests) / level)
 
 
+def strengths(decisions) -> dict[str, tuple[float, float]]:
+    """The player's strength in each group of decisions (``fit_strength``)."""
+    return {g: fit_strength(decisions, kinds) for g, kinds in GROUPS.items()}
+
+
 def judge(decisions, variant: str = "true", level: float = 0.01, tests: int = 1,
-          strength: tuple[float, float] | None = None) -> Evidence:
+          strength: dict | None = None) -> Evidence:
     """One player's decisions (``Decision``, his own, any number of deals) under ``variant`` ("true": cards
-    following the true hands, a ghost; "partner": cards following his partner's hand, a colluding pair; "bids":
-    bids and doubles following the true hands): the accumulated evidence that he uses what he cannot see,
-    against an honest player of his own strength; flagged above ``threshold(level, tests)`` with at least
-    ``MIN_TELLING`` telling decisions. ``strength``: his (temperature, noise) when fitted on more decisions
-    than these (the shared boards are judged with the strength of all his deals)."""
-    telling_of, kinds = VARIANTS[variant]
-    strength = strength or fit_strength(decisions, kinds)
+    following the true hands, a ghost; "partner": cards and bids following his partner's hand, a colluding
+    pair; "bids": bids and doubles following the true hands): the accumulated evidence that he uses what he
+    cannot see, against an honest player of his own strength; flagged above ``threshold(level, tests)`` with at
+    least ``MIN_TELLING`` telling decisions. ``strength``: his strengths by group (``strengths``) when fitted on
+    more decisions than these (the shared boards are judged with the strength of all his deals)."""
+    telling_of, groups = VARIANTS[variant]
+    fitted = strength or strengths(decisions)
     logs = [0.0] * len(SHARES)
     n = followed = 0
     expected = gain = 0.0
     for d in decisions:
-        if d.kind not in kinds or not getattr(d, telling_of):
+        group = "cards" if d.kind == "card" else "calls"
+        if group not in groups or not getattr(d, telling_of):
             continue
-        probs = choice_probabilities(d.honest, *strength)
+        probs = choice_probabilities(d.honest, *fitted[group])
         best = _best_set(d, variant)
         chose = d.legal.index(d.played)
-        honest_best = d.legal.index(d.honest_best)
         n += 1
         hit = chose in best
         followed += hit
         expected += sum(probs[i] for i in best)
-        gain += d.true[chose] - d.true[honest_best]
+        gain += d.true[chose] - d.true[d.legal.index(d.honest_best)]
         for j, e in enumerate(SHARES):
             logs[j] += math.log(1 - e + (e / (len(best) * probs[chose]) if hit else 0.0)) if e < 1 or hit else -math.inf
     top = max(logs)
-    evidence = top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)) if top > -math.inf else 0.0
-    if n == 0:
-        evidence = 0.0
-    return Evidence(variant, n, followed, expected, gain, strength, evidence, min(1.0, math.exp(-evidence)),
-                    n >= MIN_TELLING and evidence >= threshold(level, tests))
+    evidence = top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)) if n and top > -math.inf else 0.0
+    return Evidence(variant, n, followed, expected, gain, fitted[groups[0]], evidence,
+                    min(1.0, math.exp(-evidence)), n >= MIN_TELLING and evidence >= threshold(level, tests))
 
 
 def partner_best_card(state, seed: int = 0, samples: int = 24) -> PlayCard | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.baloot.fairplay import fit_strength, judge, threshold
+from domain.baloot.fairplay import judge, strengths, threshold
 from services.fairplay.analyser import StoredDecision
 
 LEVEL = 0.01                 # the chance that the whole report flags an honest player, at most
@@ -96,10 +96,9 @@ _VARIANTS = {"true": ("telling", "followed"), "partner": ("partner_telling", "fo
              "shared": ("shared_telling", "shared_followed"), "bids": ("bid_telling", "bid_followed")}
 
 
-def _score(decisions: list, shared: list, strengths: dict, variant: str, level: float, tests: int) -> VariantScore:
-    kind = "bids" if variant == "bids" else "cards"
+def _score(decisions: list, shared: list, fitted: dict, variant: str, level: float, tests: int) -> VariantScore:
     e = judge(shared if variant == "shared" else decisions, "true" if variant == "shared" else variant, level, tests,
-              strength=strengths[kind])
+              strength=fitted)
     return VariantScore(e.telling, e.followed, e.followed / e.telling if e.telling else 0.0,
                         e.expected / e.telling if e.telling else 0.0, e.p_value, e.flagged, round(e.evidence, 3),
                         round(threshold(level, tests), 3), round(e.gain, 2))
@@ -109,9 +108,9 @@ def _scores(entries: list, level: float, tests: int) -> dict[str, VariantScore]:
     """A player's four variants from his decisions (each with whether its board was shared); his strength is
     fitted once per kind of decision on all of them."""
     decisions = [d for d, _ in entries]
-    strengths = {"cards": fit_strength(decisions, ("card",)), "bids": fit_strength(decisions, ("bid", "double"))}
+    fitted = strengths(decisions)
     shared = [d for d, sh in entries if sh]
-    return {v: _score(decisions, shared, strengths, v, level, tests) for v in _VARIANTS}
+    return {v: _score(decisions, shared, fitted, v, level, tests) for v in _VARIANTS}
 
 
 async def _decisions(db, championship_id: str | None, player: str | None = None) -> dict[str, list]:

@@ -81,7 +81,11 @@ def test_a_bid_or_double_is_valued_by_the_contract_it_makes_and_passing_by_nothi
             i = d.legal.index("pass")
             assert d.honest[i] == 0.0 and d.true[i] == 0.0       # not doubling: the contract as it stands
         assert d.telling == (d.true[d.legal.index(d.true_best)] - d.true[d.legal.index(d.honest_best)] >= 2.0)
-        assert d.partner is None and not d.partner_telling
+        if d.kind == "double":
+            assert d.partner is None and not d.partner_telling
+        elif d.partner is not None:                      # a bid valued knowing the partner's five cards
+            p, h = d.legal.index(d.partner_best), d.legal.index(d.honest_best)
+            assert d.partner_telling == (p != h and d.true[p] - d.true[h] >= 2.0)
 
 
 def test_a_decision_is_telling_only_where_the_honest_and_the_true_best_differ_by_the_margin():
