@@ -2,8 +2,9 @@
 'pending'), from the table's events (its cards re-derived from the seeds, as every replay does) and a seed
 derived from the deal and ``BALOOT_FAIRPLAY_SEED``, so that the same log always gives the same decisions.
 
-The analysis is CPU work (about a tenth of a second a deal, domain/baloot/fairplay.py), so it runs in
-processes of its own (``processes``, ``BALOOT_FAIRPLAY_PROCESSES``, default 1), never on the event loop the
+The analysis is CPU work (seconds a deal: the exact values of the bids cost the most, domain/baloot/fairplay.py;
+``kinds``, ``BALOOT_FAIRPLAY_KINDS``, e.g. "card", leaves the bids and doubles out where the hardware is short),
+so it runs in processes of its own (``processes``, ``BALOOT_FAIRPLAY_PROCESSES``, default 1), never on the event loop the
 bots and the API share. Any number of analysers may run, in any worker processes: each claims a few deals for
 a lease (``FOR UPDATE SKIP LOCKED``, in a short transaction), analyses them outside any transaction and stores
 what they give in another, so a deal is analysed by one at a time, and an analyser killed mid-deal leaves it
@@ -39,6 +40,8 @@ ANALYSED = "baloot_fairplay_analysed"      # NOTIFY'd with each batch analysed (
 
 SEED_ENV = "BALOOT_FAIRPLAY_SEED"
 PROCESSES_ENV = "BALOOT_FAIRPLAY_PROCESSES"
+KINDS_ENV = "BALOOT_FAIRPLAY_KINDS"          # comma-separated: "card", "bid", "double" (default: all three)
+KINDS = ("card", "bid", "double")
 SAMPLES = 16                     # deals of the hidden cards per decision (bench/fairplay.py measures with it)
 BATCH = 8                        # deals claimed at a time
 LEASE = 300.0                    # seconds a claim lasts: an analyser killed mid-batch leaves its deals to the next
@@ -58,12 +61,12 @@ def deal_seed(seed: int, table_id: str, deal_no: int) -> int:
     return int.from_bytes(hashlib.sha256(f"fairplay/{seed}/{table_id}/{deal_no}".encode()).digest()[:8], "big")
 
 
-def analyse_span(game: str, events: list, versions: list[int], roles: dict[int, str], seed: int, samples: int
-                 ) -> list[StoredDecision]:
-    """One deal's decisions by its game's analysis (its events from ``deal_started``, each event's stream
-    version), each with who made it. Runs in the analyser's processes."""
+def analyse_span(game: str, events: list, versions: list[int], roles: dict[int, str], seed: int, samples: int,
+                 kinds: tuple[str, ...] = KINDS) -> list[StoredDecision]:
+    """One deal's decisions of ``kinds`` by its game's analysis (its events from ``deal_started``, each event's
+    stream version), each with who made it. Runs in the analyser's processes."""
     return [StoredDecision(versions[d.index], roles.get(versions[d.index], "player"), d)
-            for d in games.get(game).info.fair_play(events, seed=seed, samples=samples)]
+            for d in games.get(game).info.fair_play(events, seed=seed, samples=samples, kinds=kinds)]
 
 
 def seat_counts(decisions: list[StoredDecision]) -> list[tuple[int, str, int, int, int, int, int, int, int]]:
@@ -91,9 +94,15 @@ def _context():
 
 class FairPlayAnalyser:
     def __init__(self, pool: asyncpg.Pool, tables: TableService, *, seed: int | None = None,
-                 samples: int = SAMPLES, processes: int | None = None, batch: int = BATCH, poll: float = 5.0):
+                 samples: int = SAMPLES, processes: int | None = None, batch: int = BATCH, poll: float = 5.0,
+                 kinds: tuple[str, ...] | None = None):
         self.pool, self.tables, self.samples, self.batch, self.poll = pool, tables, samples, batch, poll
         self.seed = int(os.environ.get(SEED_ENV, "0")) if seed is None else seed
+        if kinds is None:
+            kinds = tuple(k.strip() for k in os.environ.get(KINDS_ENV, ",".join(KINDS)).split(",") if k.strip())
+        if not kinds or set(kinds) - set(KINDS):
+            raise ValueError(f"{KINDS_ENV}: some of {', '.join(KINDS)}, not {kinds!r}")
+        self.kinds = kinds
         n = int(os.environ.get(PROCESSES_ENV, "1")) if processes is None else processes
         self.executor = concurrent.futures.ProcessPoolExecutor(max(1, n), mp_context=_context())
 
@@ -146,7 +155,7 @@ class FairPlayAnalyser:
         try:
             decisions = await asyncio.get_running_loop().run_in_executor(
                 self.executor, analyse_span, game, events, versions, roles, deal_seed(self.seed, table_id, deal_no),
-                self.samples)
+                self.samples, self.kinds)
         except (ValueError, LookupError) as exc:        # events the analysis cannot follow: named, not retried
             return self._failed(table_id, deal_no, exc)
         return "done", decisions, None

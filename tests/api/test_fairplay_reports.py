@@ -1,25 +1,32 @@
 """Fair-play reports kept from the log (services/fairplay) and served to a championship's organisers and referees
-only (real PostgreSQL, over HTTP): a championship's table played to its end by its four players, the
-projection queues each finished deal, the analyser values every card choice, and the report judges each
-player on his own choices, with replay links to the card events. Nobody else reads a report, a player asking
+only (real PostgreSQL, over HTTP): two deals of a championship's table played by its four players, the
+projection queues each finished deal, the analyser values every card, bid and double chosen, and the report
+judges each player on his own choices against an honest player of his own strength, with replay links to the
+card events. Nobody else reads a report, a player asking
 about himself included; rebuilt from zero, the read model holds the same decisions."""
 
 from __future__ import annotations
 
 import asyncio
+import random
 
+import math
+
+import msgspec
 import pytest
 
+from domain.baloot.fairplay import MIN_TELLING, fit_strength, judge
 from services.eventstore import ProjectionRunner, rebuild_projection
 from services.eventstore.listen import woken_by
 from services.eventstore.store import CHANNEL, has_pending
-from services.fairplay.analyser import FairPlayAnalyser
+from services.fairplay.analyser import KINDS_ENV, FairPlayAnalyser, StoredDecision
 from services.fairplay.projection import fairplay_read_model
+from services.fairplay.report import LEVEL
 from services.platform import Platform
 from services.roles import grant
 from services.tables import stream_of
 from tests.api.conftest import new_user, schema_url
-from tests.api.test_championships import command, drawn, play_out, teams_of
+from tests.api.test_championships import choose, command, drawn, teams_of
 from tests.api.test_tables import assert_problem
 
 
@@ -34,12 +41,16 @@ async def caught_up(pool, runner: ProjectionRunner) -> None:
             await asyncio.wait_for(woken.wait(), 30)
 
 
-async def analyse_all(pool) -> int:
-    """The projection rebuilt from the log, then the analyser until nothing is pending; the deals analysed."""
+CARDS = ("card",)   # the cards alone, where a test is not about the bids (their exact values cost the most)
+
+
+async def analyse_all(pool, kinds: tuple[str, ...] | None = None) -> int:
+    """The projection rebuilt from the log, then the analyser (of ``kinds``: all by default) until nothing is
+    pending; the deals analysed."""
     runner = ProjectionRunner(pool, fairplay_read_model())
     await runner.rebuild()
     await caught_up(pool, runner)
-    analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, processes=1)
+    analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, processes=1, kinds=kinds)
     try:
         done = 0
         while n := await analyser.run_once():
@@ -47,6 +58,41 @@ async def analyse_all(pool) -> int:
         return done
     finally:
         await analyser.close()
+
+
+DEALS = 2           # the exact values cost seconds a deal (the bids the most): two deals, each analysed in full
+
+
+def quick(actions: list[dict], rng: random.Random) -> dict:
+    """A legal action, as ``choose`` picks them, but the first to speak buys a Sun when he may and the others
+    then pass: every deal is played (none redealt after four passes twice, eight bids to value for nothing)
+    and few bids are left to value, the costliest part of the analysis."""
+    for bid in ("sun", "pass"):
+        mine = [a for a in actions if a["type"] == "bid" and a.get("bid") == bid]
+        if mine:
+            return mine[0]
+    return choose(actions, rng)
+
+
+async def play_deals(api, table_id: str, headers_of: dict[str, dict], deals: int = DEALS) -> None:
+    """The table's first ``deals`` deals played over HTTP, each seat with its own token (the game left there)."""
+    rng = random.Random(table_id)
+    any_player = next(iter(headers_of.values()))
+    view = (await api.get(f"/tables/{table_id}/view", headers=any_player)).json()
+    seats = view["seats"]
+    for n in range(2_000):
+        if view["phase"] == "ended" or view["deal_no"] > deals:
+            return
+        seat = view["deal"]["turn"]
+        r = await api.get(f"/tables/{table_id}/view", params={"seat": seat}, headers=headers_of[seats[seat]])
+        assert r.status_code == 200, r.text
+        legal = r.json()["deal"]["legal_actions"]
+        assert legal, r.json()
+        r = await api.post(f"/tables/{table_id}/commands", params={"seat": seat}, headers=headers_of[seats[seat]],
+                           json={"command_id": f"c{n}", "action": quick(legal, rng)})
+        assert r.status_code == 200, r.text
+        view = r.json()["view"]
+    raise AssertionError(f"table {table_id}: {deals} deals not played")
 
 
 @pytest.fixture
@@ -62,7 +108,7 @@ async def played(api, pool):
     matches = (await api.get(f"/championships/{cid}/matches", headers=organiser)).json()
     table_id = matches[0]["tables"][0]["table_id"]
     headers_of = {uid: h for team in teams for uid, h in team}
-    await play_out(api, table_id, headers_of)
+    await play_deals(api, table_id, headers_of)
     return dict(cid=cid, table_id=table_id, organiser=organiser, referee=referee, stranger=stranger,
                 players=headers_of)
 
@@ -85,23 +131,44 @@ async def test_the_organiser_reads_each_players_score_from_his_own_choices_with_
     assert set(by_player) == set(played["players"])                 # the four players, nobody else
     names = {u["user_id"]: u["name"] for u in (await api.get(
         "/users", params={"ids": ",".join(by_player)}, headers=played["organiser"])).json()}
-    # The cards each played where he had a choice, from the log itself (a card the clock played is nobody's).
+    # The cards, bids and doubles each chose, from the log itself (a card the clock played is nobody's).
     cards = await pool.fetch("SELECT metadata->>'actor' AS actor, count(*) AS n FROM events WHERE stream_id = $1 "
-                             "AND event_type = 'card_played' GROUP BY 1", stream_of(table_id))
+                             "AND event_type IN ('card_played', 'bid_made', 'double_called') GROUP BY 1",
+                             stream_of(table_id))
     played_cards = {c["actor"]: c["n"] for c in cards}
+    seats_of = {r["player"]: r for r in await pool.fetch(
+        "SELECT player, sum(telling) AS telling, sum(partner_telling) AS partner_telling, sum(bid_telling) AS "
+        "bid_telling FROM fairplay_seats WHERE by = 'player' GROUP BY player")}
+    own: dict[str, list] = {}                                      # each player's decisions, as stored
+    for r in await pool.fetch("SELECT seats, decisions FROM fairplay_deals WHERE table_id = $1", table_id):
+        for s in msgspec.json.decode(r["decisions"], type=list[StoredDecision]):
+            assert s.by == "player"
+            own.setdefault(r["seats"][s.decision.seat], []).append(s.decision)
+    assert any(d.kind == "bid" for ds in own.values() for d in ds) and all(own.get(u) for u in by_player)
     for uid, p in by_player.items():
         assert p["name"] == names[uid] and p["kind"] == "human"
         assert p["deals"] == len(finished)
         assert 0 < p["decisions"] <= played_cards[uid]
-        for variant in ("true", "partner", "shared", "bids"):
-            score = p[variant]
-            assert 0 <= score["followed"] <= score["telling"] and 0.0 <= score["p_value"] <= 1.0
         assert p["shared"]["telling"] == 0                           # no shared boards in this championship
-        # The baseline is everybody else's share, the honest population of the same championship.
-        others = [q for q in by_player.values() if q is not p]
-        telling = sum(q["true"]["telling"] for q in others)
-        if telling:
-            assert p["true"]["baseline"] == pytest.approx(sum(q["true"]["followed"] for q in others) / telling)
+        # Judged on his own decisions only, against an honest player of his own strength (fitted on his
+        # decisions the hidden cards did not change; nobody else's share is his reference), the line corrected
+        # for the four players in four variants.
+        mine = own[uid]
+        strengths = {"cards": fit_strength(mine, ("card",)), "bids": fit_strength(mine, ("bid", "double"))}
+        for variant, sums in (("true", seats_of[uid]["telling"]), ("partner", seats_of[uid]["partner_telling"]),
+                              ("shared", 0), ("bids", seats_of[uid]["bid_telling"])):
+            score = p[variant]
+            assert score["telling"] == sums                         # the analyser's sums say the same
+            assert 0 <= score["followed"] <= score["telling"] and 0.0 <= score["p_value"] <= 1.0
+            assert score["threshold"] == pytest.approx(math.log(4 * 4 / LEVEL), abs=1e-3)
+            e = judge([] if variant == "shared" else mine, "true" if variant == "shared" else variant, LEVEL, 16,
+                      strengths["bids" if variant == "bids" else "cards"])
+            assert (score["telling"], score["followed"]) == (e.telling, e.followed)
+            assert score["evidence"] == pytest.approx(e.evidence, abs=1e-3)
+            assert score["p_value"] == pytest.approx(math.exp(-e.evidence)) if e.evidence > 0 else score["p_value"] == 1.0
+            assert score["baseline"] == pytest.approx(e.expected / e.telling if e.telling else 0.0)
+            assert score["flagged"] == (e.telling >= MIN_TELLING and e.evidence >= score["threshold"])
+            assert score["gain"] == pytest.approx(e.gain, abs=0.01)
 
     # One player's report lists each of his telling decisions, with the replay at his card.
     uid = max(by_player, key=lambda u: by_player[u]["true"]["telling"] + by_player[u]["partner"]["telling"])
@@ -124,7 +191,8 @@ async def test_the_organiser_reads_each_players_score_from_his_own_choices_with_
 
 
 async def test_nobody_but_the_organisers_and_referees_reads_a_report_not_even_about_himself(api, pool, played):
-    await analyse_all(pool)
+    # Queued, not analysed (the analysis costs seconds a deal; who may read a report does not depend on it).
+    await rebuild_projection(pool, fairplay_read_model())
     cid = played["cid"]
     report = f"/championships/{cid}/fairplay"
     for uid, headers in played["players"].items():                 # each player, about the field and himself
@@ -139,17 +207,19 @@ async def test_nobody_but_the_organisers_and_referees_reads_a_report_not_even_ab
 
 
 async def test_a_rebuild_from_zero_analyses_every_deal_again_to_the_same_decisions(api, pool, played):
-    n = await analyse_all(pool)
+    n = await analyse_all(pool, CARDS)
     before = await pool.fetch("SELECT table_id, deal_no, decisions::text AS d FROM fairplay_deals ORDER BY 1, 2")
     seats = await pool.fetch("SELECT * FROM fairplay_seats ORDER BY table_id, deal_no, seat, by")
-    assert await analyse_all(pool) == n                        # the rebuild queued them all again
+    assert await analyse_all(pool, CARDS) == n                        # the rebuild queued them all again
     assert await pool.fetch("SELECT table_id, deal_no, decisions::text AS d FROM fairplay_deals ORDER BY 1, 2") == before
     assert await pool.fetch("SELECT * FROM fairplay_seats ORDER BY table_id, deal_no, seat, by") == seats
 
 
 async def test_baloot_fairplay_reports_a_championship_and_a_player_from_the_log(api, pool, played, capsys,
-                                                                              database_url, db_schema):
+                                                                              database_url, db_schema, monkeypatch):
     from services.cli import main
+
+    monkeypatch.setenv(KINDS_ENV, ",".join(CARDS))                # the command's analyser, as the workers' is set
 
     url = schema_url(database_url, db_schema)
     await rebuild_projection(pool, fairplay_read_model())          # queued, not analysed: the command analyses
@@ -171,7 +241,7 @@ async def test_baloot_fairplay_reports_a_championship_and_a_player_from_the_log(
 
 
 async def test_the_platforms_referees_read_a_player_across_everything_and_nobody_else(api, pool, played):
-    await analyse_all(pool)
+    await analyse_all(pool, CARDS)
     uid, headers = next(iter(played["players"].items()))
     where = f"/fairplay/players/{uid}"
     for who in (played["organiser"], played["referee"], headers, played["stranger"]):   # a championship's own

@@ -582,7 +582,10 @@ function scoreEl(score, label) {
   if (!score.telling) return h("td", {class: "hint", "data-label": label}, "—");
   return h("td", {class: score.flagged ? "error" : "", "data-flagged": String(score.flagged), "data-label": label},
     h("bdi", {dir: "ltr"}, `${score.followed}/${score.telling}`), " ",
-    h("bdi", {class: "hint", dir: "ltr"}, t("p_value", {p: score.p_value < 0.001 ? score.p_value.toExponential(1) : score.p_value.toFixed(3)})));
+    // The evidence (log likelihood ratio, cheating : an honest player of his strength) against the report's line.
+    h("bdi", {class: "hint", "data-evidence": String(score.evidence),
+              title: t("evidence_hint", {gain: score.gain.toFixed(1), expected: (score.baseline * score.telling).toFixed(1)})},
+      t("evidence_of", {e: score.evidence.toFixed(1), line: score.threshold.toFixed(1)})));
 }
 
 function tellingEl(d) {
