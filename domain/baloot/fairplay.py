@@ -35,6 +35,7 @@ The read model, the reports and the shared-board variant are the platform's (ser
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 
@@ -76,6 +77,20 @@ class Decision(msgspec.Struct, frozen=True):
     kind: str = "card"             # "card", "bid" or "double"
 
 
+def deal_seed(seed: int, deck) -> int:
+    """The analysis' seed for one deal: ``seed`` (the platform's ``BALOOT_FAIRPLAY_SEED``, the command's
+    ``--seed``) mixed with the deal's own cards, so that a deal gets the same samples wherever it is analysed:
+    from a table's log or from its hand record, on any table."""
+    digest = hashlib.blake2b(bytes(deck), digest_size=8, key=str(seed).encode()).digest()
+    return int.from_bytes(digest, "big")
+
+
+def _sampling_seed(v, seed: int) -> int:
+    """The seed of one decision's samples: the deal's seed and everything public in the view but the deal's
+    commitment (a hand record replayed from its cards has none; the samples must not depend on it)."""
+    return view_seed(msgspec.structs.replace(v, commitment=None), seed)
+
+
 def analyse_deal(events, seed: int = 0, samples: int = 16, margin: float = 2.0,
                  seats: tuple[int, ...] = (0, 1, 2, 3), kinds: tuple[str, ...] = ("card", "bid", "double")
                  ) -> list[Decision]:
@@ -83,7 +98,10 @@ def analyse_deal(events, seed: int = 0, samples: int = 16, margin: float = 2.0,
     deal's start) by ``seats``, valued as above."""
     state, out = INITIAL, []
     solvers: dict = {}                 # the exact searches of this deal, by hands and play rules
+    mixed = None
     for index, event in enumerate(events):
+        if mixed is None and state.deck:
+            mixed = seed = deal_seed(seed, state.deck)
         if getattr(event, "seat", None) in seats:
             if isinstance(event, CardPlayed) and state.phase == "playing" and "card" in kinds:
                 v = view(state, event.seat)
@@ -140,7 +158,7 @@ def bid_choices(state, seed: int, samples: int, solvers: dict | None = None):
     if len(options) < 2:
         return None
     k = Knowledge(v)
-    rng = random.Random(view_seed(v, seed))
+    rng = random.Random(_sampling_seed(v, seed))
     contracts = [c for _, c in options if c is not None]
     honest = contract_values(v, k, contracts, (rng.getrandbits(64) for _ in range(samples)),
                              lambda receiver, s: k.deal_after_contract(random.Random(s), receiver, v.dealer))
@@ -165,7 +183,7 @@ def _partner_bids(state, v, contracts, seed: int, samples: int) -> list[float] |
     k = knowing_partner(v, held)
     if k is None:
         return None
-    rng = random.Random(view_seed(v, seed) ^ 0x9E3779B9)
+    rng = random.Random(_sampling_seed(v, seed) ^ 0x9E3779B9)
     faceup = parse_card(v.faceup)
 
     def deal(receiver, sample_seed):
@@ -196,7 +214,7 @@ def double_choices(state, seed: int, samples: int, solvers: dict | None = None):
     if passing is None or call is None:
         return None
     k = Knowledge(v)
-    rng = random.Random(view_seed(v, seed))
+    rng = random.Random(_sampling_seed(v, seed))
     raised = raised_contract(k.contract, call)
     honest, _ = double_gain(v, k, raised, (k.sample(rng)[0] for _ in range(samples)))
     solvers = {} if solvers is None else solvers
@@ -258,7 +276,7 @@ def _decision(state, v, plays, index, event, seed, samples, margin, solvers) -> 
 
 
 def sampled_values(v, k: Knowledge, plays, seed: int, samples: int) -> list[float]:
-    rng = random.Random(view_seed(v, seed))
+    rng = random.Random(_sampling_seed(v, seed))
     return [t / samples for t in card_values(v, k, plays, (k.sample(rng) for _ in range(samples)))]
 
 

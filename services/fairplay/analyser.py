@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
 import logging
 import multiprocessing
 import os
@@ -55,10 +54,6 @@ class StoredDecision(msgspec.Struct, frozen=True):
     version: int                 # the card's stream version (the replay: /watch/table.html?id=…&at=version)
     by: str                      # "player", "bot" or "clock"
     decision: Decision
-
-
-def deal_seed(seed: int, table_id: str, deal_no: int) -> int:
-    return int.from_bytes(hashlib.sha256(f"fairplay/{seed}/{table_id}/{deal_no}".encode()).digest()[:8], "big")
 
 
 def analyse_span(game: str, events: list, versions: list[int], roles: dict[int, str], seed: int, samples: int,
@@ -154,7 +149,7 @@ class FairPlayAnalyser:
     async def _compute(self, game, events, versions, roles, table_id, deal_no):
         try:
             decisions = await asyncio.get_running_loop().run_in_executor(
-                self.executor, analyse_span, game, events, versions, roles, deal_seed(self.seed, table_id, deal_no),
+                self.executor, analyse_span, game, events, versions, roles, self.seed,
                 self.samples, self.kinds)
         except (ValueError, LookupError) as exc:        # events the analysis cannot follow: named, not retried
             return self._failed(table_id, deal_no, exc)

@@ -15,7 +15,7 @@ import math
 import msgspec
 import pytest
 
-from domain.baloot.fairplay import MIN_TELLING, fit_strength, judge
+from domain.baloot.fairplay import MIN_TELLING, judge, strengths
 from services.eventstore import ProjectionRunner, rebuild_projection
 from services.eventstore.listen import woken_by
 from services.eventstore.store import CHANNEL, has_pending
@@ -154,7 +154,7 @@ async def test_the_organiser_reads_each_players_score_from_his_own_choices_with_
         # decisions the hidden cards did not change; nobody else's share is his reference), the line corrected
         # for the four players in four variants.
         mine = own[uid]
-        strengths = {"cards": fit_strength(mine, ("card",)), "bids": fit_strength(mine, ("bid", "double"))}
+        fitted = strengths(mine)
         for variant, sums in (("true", seats_of[uid]["telling"]), ("partner", seats_of[uid]["partner_telling"]),
                               ("shared", 0), ("bids", seats_of[uid]["bid_telling"])):
             score = p[variant]
@@ -162,7 +162,7 @@ async def test_the_organiser_reads_each_players_score_from_his_own_choices_with_
             assert 0 <= score["followed"] <= score["telling"] and 0.0 <= score["p_value"] <= 1.0
             assert score["threshold"] == pytest.approx(math.log(4 * 4 / LEVEL), abs=1e-3)
             e = judge([] if variant == "shared" else mine, "true" if variant == "shared" else variant, LEVEL, 16,
-                      strengths["bids" if variant == "bids" else "cards"])
+                      fitted)
             assert (score["telling"], score["followed"]) == (e.telling, e.followed)
             assert score["evidence"] == pytest.approx(e.evidence, abs=1e-3)
             assert score["p_value"] == pytest.approx(math.exp(-e.evidence)) if e.evidence > 0 else score["p_value"] == 1.0

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import math
+
+import msgspec
 import random
 
 from domain.baloot import deal as deal_mod
@@ -18,7 +20,7 @@ from domain.baloot.fairplay import (
     MIN_TELLING, Decision, analyse_deal, choice_probabilities, judge, planted, play_deal, threshold,
 )
 
-DEALS = 16
+DEALS = 24
 BID_DEALS = 8
 SAMPLES = 16
 
@@ -237,3 +239,20 @@ def test_a_hand_made_deal_whose_only_winning_card_needs_the_partners_hand():
     assert d.honest_best == "7D"                          # what he could know: the ace of diamonds is likelier
     assert d.partner_best == "7H" and d.true_best == "7H"
     assert d.partner_telling and d.followed_partner and d.telling and d.followed_true
+
+
+def test_a_deal_is_judged_alike_from_the_log_and_from_its_hand_record():
+    # Offline (``baloot fairplay RECORD``) and online (the analyser) take the same decisions for the same deal
+    # and seed: the samples depend on the deal's cards, not on the commitment a replayed record lacks.
+    from domain.baloot.fairplay import record_events
+    from domain.baloot.handrecord import encode_record, export_record, parse_record
+
+    events = played("fairplay-2", "hard")
+    replayed = record_events(parse_record(encode_record(export_record(events))))
+    offline, online = analyse_deal(replayed, seed=3, samples=SAMPLES), analyse_deal(events, seed=3, samples=SAMPLES)
+    assert len(offline) == len(online) > 10
+
+    def unplaced(d):                    # the events' positions differ (the log has one more at the start)
+        return msgspec.structs.replace(d, index=0)
+
+    assert [unplaced(d) for d in offline] == [unplaced(d) for d in online]

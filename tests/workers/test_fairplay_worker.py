@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from services.championships import RunSettings
-from services.fairplay.analyser import ANALYSED, KINDS_ENV, SAMPLES, StoredDecision, analyse_span, deal_seed
+from services.fairplay.analyser import ANALYSED, KINDS_ENV, SAMPLES, StoredDecision, analyse_span
 from services.fairplay.report import championship_report
 from services.tables import deal_spans
 from tests.api.conftest import schema_url
@@ -77,7 +77,7 @@ async def test_the_workers_analyse_every_finished_deal_of_a_bot_championship(car
             ids = {id(e) for e in deal}
             mine = [(v, e) for v, _, e in events if id(e) in ids]
             again = analyse_span("baloot", [e for _, e in mine], [v for v, _ in mine], {},
-                                 deal_seed(0, table_id, n), SAMPLES, CARDS)
+                                 0, SAMPLES, CARDS)
             stored = msgspec.json.decode(rows[n]["decisions"], type=list[StoredDecision])
             assert [s.decision for s in stored] == [s.decision for s in again]
             if stored:
