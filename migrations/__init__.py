@@ -12,5 +12,6 @@ rulings and the index its queue reads (``0014``), the players' ratings (``0015``
 fair-play analysis (``0017``), receipts' copies kept without waiting for the disk, the board sets' and game ends' indexes (``0018``),
 the lobby's indexes of championship members and pending invitations, with the proposers of waiting tables
 (``0022``), and the accounts' hardening: the sign-in throttle's counts, logins' look-alike skeletons, names'
-keys and the imports' daily budget of accounts (``0023``).
+keys and the imports' daily budget of accounts (``0023``), and the fair-play deals queued again for the
+exact analysis (``0024``).
 """
