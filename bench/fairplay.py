@@ -437,6 +437,11 @@ def report(args, records, pools, recall_rows, fp_rows, check) -> None:
       f"threshold(0.01, 20480*4) = {DEFAULT_LINE:.2f}, one test threshold(0.01, 1) = {ONE_TEST:.2f}; "
       f"a flag needs >= {MIN_TELLING} telling decisions. Checked against `judge` itself on {check[0]} players: "
       f"max |Δ evidence| = {check[1]:.2g}.\n")
+    smallest = min(len(pool) for pool in pools.values())
+    if smallest < max(args.deals):
+        p(f"Caution: the smallest pool has {smallest} seat-deals; a player of {max(args.deals)} deals repeats each "
+          f"about {max(args.deals) / smallest:.0f} times, so one odd seat-deal becomes a trait of every player drawn "
+          f"from it (the rates at that many deals are only as good as the pools are large).\n")
     p("## Pools\n\n| pool | seat-deals | telling per seat-deal (true / partner / bids) | followed true best |")
     p("|---|---:|---|---:|")
     for k, pool in pools.items():
