@@ -234,6 +234,17 @@ class Pool:
     def __len__(self):
         return len(self.deals)
 
+    def drift(self, variant: str) -> float:
+        """The evidence a player of this pool gains per seat-deal in the long run (his strength fitted on the
+        whole pool): the best share's mean log-likelihood ratio. Below 0 for an honest player the model fits
+        (the evidence then drifts down); above 0, every such player is flagged once he has played enough."""
+        if not sum(self.fits[variant]):
+            g = len(GRID) - 1
+        else:
+            lls = [sum(self.fit[variant][g]) for g in range(len(GRID))]
+            g = max(range(len(GRID)), key=lls.__getitem__)
+        return max(sum(self.logs[variant][g][j]) for j in range(len(SHARES))) / len(self)
+
     @classmethod
     def union(cls, name: str, pools: list[Pool]) -> Pool:
         """Every seat-deal of ``pools`` (their columns joined, not recomputed)."""
@@ -442,12 +453,16 @@ def report(args, records, pools, recall_rows, fp_rows, check) -> None:
         p(f"Caution: the smallest pool has {smallest} seat-deals; a player of {max(args.deals)} deals repeats each "
           f"about {max(args.deals) / smallest:.0f} times, so one odd seat-deal becomes a trait of every player drawn "
           f"from it (the rates at that many deals are only as good as the pools are large).\n")
-    p("## Pools\n\n| pool | seat-deals | telling per seat-deal (true / partner / bids) | followed true best |")
-    p("|---|---:|---|---:|")
+    p("## Pools\n\ndrift: the evidence gained per seat-deal in the long run (``Pool.drift``; above 0 an honest pool's "
+      "players are all flagged in the end, below 0 none).\n")
+    p("| pool | seat-deals | telling per seat-deal (true / partner / bids) | followed true best "
+      "| drift (true / partner / bids) |")
+    p("|---|---:|---|---:|---|")
     for k, pool in pools.items():
         t = {v: sum(pool.telling[v]) / len(pool) for v in VARIANTS}
         f = sum(pool.followed["true"]) / max(1, sum(pool.telling["true"]))
-        p(f"| {k} | {len(pool)} | {t['true']:.2f} / {t['partner']:.2f} / {t['bids']:.2f} | {f:.0%} |")
+        dr = " / ".join(f"{pool.drift(v):+.2f}" for v in ("true", "partner", "bids"))
+        p(f"| {k} | {len(pool)} | {t['true']:.2f} / {t['partner']:.2f} / {t['bids']:.2f} | {f:.0%} | {dr} |")
     p("\n## Recall\n\nline: the lowest evidence flagging <= 1 % of every honest population (flag above it), and the "
       "population that sets it.\n")
     p("| variant | cheater | deals | line | binding honest population | recall @ line | recall @ default line "
