@@ -58,7 +58,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from bench.fairplay_players import table  # noqa: E402
 from domain.baloot.fairplay import (  # noqa: E402
-    GRID, MIN_TELLING, SHARES, VARIANTS, Decision, analyse_deal, choice_probabilities, judge, play_deal, threshold,
+    GRID, MIN_TELLING, SHARES, VARIANTS, Decision, _best_set, analyse_deal, choice_loglik,
+    choice_probabilities, evidence_terms, group_of, judge, play_deal, strengths, threshold,
 )
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -71,6 +72,7 @@ class Population(msgspec.Struct, frozen=True):
     seats: tuple[int, ...]             # the judged seats
     analysed: tuple[str, ...]          # the kinds of decision analysed
     honest: bool
+    fit: bool = False                  # the calibration's own deals (``--fit``): never judged
 
 
 ALL = CARDS + CALLS
@@ -83,6 +85,10 @@ POPULATIONS = tuple(Population(*p) for p in (
     ("strong", ("strong", "normal", "strong", "normal"), (0, 2), ALL, True),
     ("heuristic+hard", ("heuristic", "hard", "heuristic", "hard"), (0, 1, 2, 3), ALL, True),
     ("strong+easy", ("strong", "easy", "easy", "strong"), (0, 1, 2, 3), ALL, True),
+    # The honest model's calibration is fitted on deals of the three bot levels of their own (other seeds).
+    ("fit-easy", ("easy", "normal", "easy", "normal"), (0, 2), ALL, True, True),
+    ("fit-normal", ("normal", "normal", "normal", "normal"), (0, 2), ALL, True, True),
+    ("fit-hard", ("hard", "normal", "hard", "normal"), (0, 2), ALL, True, True),
     # The ghosts bid as the honest hard bot: their bids are analysed once (the full ghost), as a check.
     ("ghost", ("ghost", "normal", "hard", "normal"), (0,), ALL, False),
     ("ghost50", ("ghost50", "normal", "hard", "normal"), (0,), CARDS, False),
@@ -213,23 +219,23 @@ def build(args, records) -> None:
 
 
 class Pool:
-    """A pool's seat-deals as columns of ``judge``'s sums, per variant: ``fit[v][g]`` each seat-deal's log
-    likelihood of strength ``GRID[g]`` on its fit set, ``fits[v]`` its fit set's size, ``logs[v][g][j]`` the
-    log-likelihood ratio of cheating share ``SHARES[j]`` at strength ``g`` on its telling decisions,
-    ``telling[v]`` how many those are."""
+    """A pool's seat-deals as columns of ``judge``'s sums, per variant and group of decisions (cards, calls):
+    ``fit[v, grp][g]`` each seat-deal's log likelihood of strength ``GRID[g]`` on its fit set, ``fits[v, grp]``
+    its fit set's size, ``logs[v, grp][g][j]`` the log-likelihood ratio of cheating share ``SHARES[j]`` at
+    strength ``g`` on its telling decisions, ``telling[v, grp]`` how many those are."""
 
     def __init__(self, name: str, deals: list[list[Decision]]):
         self.name, self.deals = name, deals
         self.fit, self.fits, self.logs, self.telling, self.followed = {}, {}, {}, {}, {}
         if not deals:
             return
-        for variant in VARIANTS:
-            cols = [deal_sums(d, variant) for d in deals]
-            self.fit[variant] = [[c[0][g] for c in cols] for g in range(len(GRID))]
-            self.fits[variant] = [c[1] for c in cols]
-            self.logs[variant] = [[[c[2][g][j] for c in cols] for j in range(len(SHARES))] for g in range(len(GRID))]
-            self.telling[variant] = [c[3] for c in cols]
-            self.followed[variant] = [c[4] for c in cols]
+        for key in PARTS:
+            cols = [deal_sums(d, *key) for d in deals]
+            self.fit[key] = [[c[0][g] for c in cols] for g in range(len(GRID))]
+            self.fits[key] = [c[1] for c in cols]
+            self.logs[key] = [[[c[2][g][j] for c in cols] for j in range(len(SHARES))] for g in range(len(GRID))]
+            self.telling[key] = [c[3] for c in cols]
+            self.followed[key] = [c[4] for c in cols]
 
     def __len__(self):
         return len(self.deals)
@@ -238,54 +244,50 @@ class Pool:
         """The evidence a player of this pool gains per seat-deal in the long run (his strength fitted on the
         whole pool): the best share's mean log-likelihood ratio. Below 0 for an honest player the model fits
         (the evidence then drifts down); above 0, every such player is flagged once he has played enough."""
-        if not sum(self.fits[variant]):
-            g = len(GRID) - 1
-        else:
-            lls = [sum(self.fit[variant][g]) for g in range(len(GRID))]
-            g = max(range(len(GRID)), key=lls.__getitem__)
-        return max(sum(self.logs[variant][g][j]) for j in range(len(SHARES))) / len(self)
+        everything = {i: 1 for i in range(len(self))}
+        ev_logs = _logs([(self, everything, everything)], variant)
+        return max(ev_logs) / len(self) if ev_logs else 0.0
 
     @classmethod
     def union(cls, name: str, pools: list[Pool]) -> Pool:
         """Every seat-deal of ``pools`` (their columns joined, not recomputed)."""
         out = cls(name, [])
         out.deals = [d for p in pools for d in p.deals]
-        for v in VARIANTS:
-            out.fit[v] = [sum((p.fit[v][g] for p in pools), []) for g in range(len(GRID))]
-            out.fits[v] = sum((p.fits[v] for p in pools), [])
-            out.logs[v] = [[sum((p.logs[v][g][j] for p in pools), []) for j in range(len(SHARES))]
+        for k in PARTS:
+            out.fit[k] = [sum((p.fit[k][g] for p in pools), []) for g in range(len(GRID))]
+            out.fits[k] = sum((p.fits[k] for p in pools), [])
+            out.logs[k] = [[sum((p.logs[k][g][j] for p in pools), []) for j in range(len(SHARES))]
                            for g in range(len(GRID))]
-            out.telling[v] = sum((p.telling[v] for p in pools), [])
-            out.followed[v] = sum((p.followed[v] for p in pools), [])
+            out.telling[k] = sum((p.telling[k] for p in pools), [])
+            out.followed[k] = sum((p.followed[k] for p in pools), [])
         return out
 
 
-def deal_sums(decisions, variant: str):
-    """One seat-deal's share of ``judge``'s sums (the same terms, ``judge``'s code)."""
-    telling_of, kinds = VARIANTS[variant]
+# Each variant's groups of decisions: its parts, judged with a strength each.
+PARTS = tuple((v, grp) for v, (_, groups) in VARIANTS.items() for grp in groups)
+
+
+def deal_sums(decisions, variant: str, group: str):
+    """One seat-deal's share of ``judge``'s sums for one group of a variant (``judge``'s own terms)."""
+    telling_of = VARIANTS[variant][0]
     fit = [0.0] * len(GRID)
     fits = 0
     logs = [[0.0] * len(SHARES) for _ in GRID]
     n = followed = 0
     for d in decisions:
-        if d.kind not in kinds:
+        if group_of(d) != group:
             continue
-        chose = d.legal.index(d.played)
         if not d.telling and not d.partner_telling:
             fits += 1
             for g, strength in enumerate(GRID):
-                fit[g] += math.log(choice_probabilities(d.honest, *strength)[chose])
+                fit[g] += choice_loglik(d, strength)
         if not getattr(d, telling_of):
             continue
-        best = [d.legal.index(d.partner_best)] if variant == "partner" else \
-            [i for i, x in enumerate(d.true) if x == max(d.true)]
-        hit = chose in best
         n += 1
-        followed += hit
+        followed += d.legal.index(d.played) in _best_set(d, variant)
         for g, strength in enumerate(GRID):
-            p = choice_probabilities(d.honest, *strength)[chose]
-            for j, e in enumerate(SHARES):
-                logs[g][j] += math.log(1 - e + (e / (len(best) * p) if hit else 0.0)) if e < 1 or hit else MINUS
+            for j, t in enumerate(evidence_terms(d, variant, strength)):
+                logs[g][j] += t if t > -math.inf else MINUS
     return fit, fits, logs, n, followed
 
 
@@ -293,21 +295,31 @@ def _dot(counts: dict, col: list) -> float:
     return sum(c * col[i] for i, c in counts.items())
 
 
-def evidence(parts, variant: str) -> tuple[float, int, tuple]:
-    """A player's (evidence, telling, strength) from ``parts``: (pool, counts of its seat-deals in his fit,
-    counts in his judged decisions), as ``judge`` would find on those decisions."""
-    fits = sum(_dot(fc, pool.fits[variant]) for pool, fc, _ in parts)
-    if fits:
-        lls = [sum(_dot(fc, pool.fit[variant][g]) for pool, fc, _ in parts) for g in range(len(GRID))]
-        g = max(range(len(GRID)), key=lls.__getitem__)      # the first of equals, as ``fit_strength``
-    else:
-        g = len(GRID) - 1
-    n = sum(_dot(jc, pool.telling[variant]) for pool, _, jc in parts)
-    if not n:
-        return 0.0, 0, GRID[g]
-    logs = [sum(_dot(jc, pool.logs[variant][g][j]) for pool, _, jc in parts) for j in range(len(SHARES))]
+def _logs(parts, variant: str) -> list[float]:
+    """Each cheating share's log-likelihood ratio over a player's ``parts``, each group at its fitted strength
+    (empty when he has no telling decision)."""
+    total, n = [0.0] * len(SHARES), 0
+    for key in (k for k in PARTS if k[0] == variant):
+        fits = sum(_dot(fc, pool.fits[key]) for pool, fc, _ in parts)
+        if fits:
+            lls = [sum(_dot(fc, pool.fit[key][g]) for pool, fc, _ in parts) for g in range(len(GRID))]
+            g = max(range(len(GRID)), key=lls.__getitem__)      # the first of equals, as ``fit_strength``
+        else:
+            g = len(GRID) - 1
+        n += sum(_dot(jc, pool.telling[key]) for pool, _, jc in parts)
+        total = [x + sum(_dot(jc, pool.logs[key][g][j]) for pool, _, jc in parts) for j, x in enumerate(total)]
+    return total if n else []
+
+
+def evidence(parts, variant: str) -> tuple[float, int]:
+    """A player's (evidence, telling) from ``parts``: (pool, counts of its seat-deals in his fit, counts in his
+    judged decisions), as ``judge`` would find on those decisions."""
+    n = sum(_dot(jc, pool.telling[key]) for key in PARTS if key[0] == variant for pool, _, jc in parts)
+    logs = _logs(parts, variant)
+    if not n or not logs:
+        return 0.0, 0
     top = max(logs)
-    return top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)), int(n), GRID[g]
+    return top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)), int(n)
 
 
 def score(ev: float, telling: int) -> float:
@@ -344,8 +356,85 @@ def judged_directly(deals, mode: str, k: int) -> float:
     every = [d for pool, i in deals for d in pool.deals[i]]
     if mode != "shared":
         return judge(every, variant).evidence
-    strength = judge(every, variant).strength
-    return judge([d for pool, i in deals[-k:] for d in pool.deals[i]], variant, strength=strength).evidence
+    return judge([d for pool, i in deals[-k:] for d in pool.deals[i]], variant, strength=strengths(every)).evidence
+
+
+# ================================================================ the calibration (--fit)
+
+
+def fit_calibration(records) -> dict:
+    """(a, b) per variant and group: the logistic regression of following on logit(p), p the honest model's
+    share of the bests at the player's strength, over the fit pools' telling decisions (each seat kind of a
+    pool one player: his strength fitted on all its deals), then ``a`` raised until no level follows more
+    often, on average, than the calibration predicts (so that an honest player's evidence drifts down)."""
+    players = []                                  # (level, decisions)
+    for pop in POPULATIONS:
+        if pop.fit:
+            by_kind: dict[str, list] = {}
+            for r in records[pop.name].values():
+                for sd in r.seats:
+                    by_kind.setdefault(sd.player, []).extend(sd.decisions)
+            players += [(pop.name, ds) for ds in by_kind.values()]
+    out = {}
+    for variant, group in PARTS:
+        telling_of = VARIANTS[variant][0]
+        rows = []                                 # (level, logit p, followed)
+        for level, ds in players:
+            fitted = strengths(ds)[group]
+            for d in ds:
+                if group_of(d) == group and getattr(d, telling_of):
+                    probs = choice_probabilities(d.honest, *fitted)
+                    p = min(max(sum(probs[i] for i in _best_set(d, variant)), 1e-9), 1 - 1e-9)
+                    rows.append((level, math.log(p / (1 - p)), d.legal.index(d.played) in _best_set(d, variant)))
+        if len(rows) < 20:
+            print(f"{variant}/{group}: {len(rows)} telling decisions: too few to fit", file=sys.stderr)
+            continue
+        a, b = _logistic([(x, y) for _, x, y in rows])
+        levels = sorted({lv for lv, _, _ in rows})
+
+        def short(a_):                            # the levels the calibration under-predicts, by how much
+            return max(sum(y for lv, _, y in rows if lv == L) - sum(_sigmoid(a_ + b * x) for lv, x, _ in rows
+                                                                     if lv == L) for L in levels)
+
+        lo, hi = a, a + 5.0
+        if short(lo) > 0:
+            for _ in range(40):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if short(mid) > 0 else (lo, mid)
+            a = hi
+        out[(variant, group)] = (round(a, 3), round(b, 3))
+        per = ", ".join(f"{L}: {sum(y for lv, _, y in rows if lv == L)}/{sum(lv == L for lv, _, _ in rows)} "
+                        f"followed, {sum(_sigmoid(a + b * x) for lv, x, _ in rows if lv == L):.1f} predicted"
+                        for L in levels)
+        print(f"{variant}/{group}: a = {a:.3f}, b = {b:.3f} over {len(rows)} telling decisions ({per})")
+    return out
+
+
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z))
+
+
+def _logistic(rows) -> tuple[float, float]:
+    """Maximum-likelihood (a, b) of P(y) = σ(a + b x), by Newton's method."""
+    a, b = 0.0, 1.0
+    for _ in range(50):
+        ga = gb = haa = hab = hbb = 0.0
+        for x, y in rows:
+            q = _sigmoid(a + b * x)
+            w = q * (1 - q)
+            ga += y - q
+            gb += (y - q) * x
+            haa += w
+            hab += w * x
+            hbb += w * x * x
+        det = haa * hbb - hab * hab
+        if det <= 1e-12:
+            break
+        da, db = (hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det
+        a, b = a + da, b + db
+        if abs(da) + abs(db) < 1e-9:
+            break
+    return a, b
 
 
 # ================================================================ the report
@@ -358,7 +447,7 @@ def pools_of(records) -> dict[str, Pool]:
         for r in sorted(records[pop.name].values(), key=lambda r: int(r.seed.rsplit("-", 1)[1])):
             for s in r.seats:
                 seat_deals.setdefault(f"{pop.name}/{s.player}", []).append(s.decisions)
-    pools = {k: Pool(k, v) for k, v in seat_deals.items() if v}
+    pools = {k: Pool(k, v) for k, v in seat_deals.items() if v and not BY_NAME[k.split("/")[0]].fit}
     honest = [p for k, p in pools.items() if BY_NAME[k.split("/")[0]].honest]
     if honest:
         pools["mixture"] = Pool.union("mixture", honest)
@@ -386,7 +475,7 @@ def judge_all(args, pools: dict[str, Pool]):
         out = []
         for i in range(count):
             parts, deals = draw_player(rng, pool, n, mode, cheat)
-            ev, telling, _ = evidence(parts, "true" if mode == "shared" else mode)
+            ev, telling = evidence(parts, "true" if mode == "shared" else mode)
             if i < args.check and n == min(args.deals):
                 worst_delta = max(worst_delta, abs(ev - judged_directly(deals, mode, round(SHARED * n))))
                 checked += 1
@@ -543,6 +632,8 @@ def main() -> None:
     parser.add_argument("--plot", type=pathlib.Path, help="the ROC curves: PNG here (matplotlib), JSON beside it")
     parser.add_argument("--no-build", action="store_true", help="analyse nothing: judge the cached pools")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 8 deals per population, fewer players")
+    parser.add_argument("--fit", action="store_true", help="fit the honest model's calibration on the fit pools "
+                                                           "(domain/baloot/fairplay.py CALIBRATION) and stop")
     args = parser.parse_args()
     if args.quick:
         args.pool, args.players, args.cheaters = min(args.pool, 8), min(args.players, 200), min(args.cheaters, 100)
@@ -550,6 +641,9 @@ def main() -> None:
     records = load(args.cache)
     if not args.no_build:
         build(args, records)
+    if args.fit:
+        print("CALIBRATION =", fit_calibration(records))
+        return
     pools = pools_of(records)
     if not any(BY_NAME[k.split("/")[0]].honest for k in pools if k != "mixture"):
         sys.exit("no honest pool in the cache")

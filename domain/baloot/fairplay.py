@@ -347,6 +347,13 @@ GRID = tuple((t, e) for t in TEMPERATURES for e in NOISES)
 # these shares, so that a full ghost and a cheater one time in ten are both tested without naming which.
 SHARES = (0.1, 0.25, 0.5, 1.0)
 MIN_TELLING = 10                 # no flag on fewer telling decisions of a variant, whatever the evidence
+# The honest follow probability calibrated per variant and group: q = σ(a + b · logit(p)) for p the honest
+# model's own share of the bests, (a, b) fitted on honest players of the three bot levels by
+# ``bench/fairplay.py --fit`` on deals of their own (not those the benchmark then judges) and raised so that no
+# level follows more often than it predicts: the model alone underrates how often honest players hit the true
+# best (their own judgement knows more than the analysis' samples), which would flag them in the long run.
+CALIBRATION = {("true", "cards"): (0.0, 1.0), ("partner", "cards"): (0.0, 1.0), ("partner", "calls"): (0.0, 1.0),
+               ("bids", "calls"): (0.0, 1.0)}
 
 
 def choice_probabilities(values, temperature: float, noise: float) -> list[float]:
@@ -379,6 +386,15 @@ def _fit_set(decisions, kinds) -> list[Decision]:
     return [d for d in decisions if d.kind in kinds and not d.telling and not d.partner_telling]
 
 
+def group_of(d: Decision) -> str:
+    return "cards" if d.kind == "card" else "calls"
+
+
+def choice_loglik(d: Decision, strength: tuple[float, float]) -> float:
+    """The log-likelihood of what he chose under the honest model at ``strength``."""
+    return math.log(choice_probabilities(d.honest, *strength)[d.legal.index(d.played)])
+
+
 def fit_strength(decisions, kinds=("card",)) -> tuple[float, float]:
     """The player's (temperature, noise): the grid's most likely on his decisions of ``kinds`` that no hidden
     card would have changed. With none, the weakest (the most forgiving of following the true hands)."""
@@ -387,10 +403,29 @@ def fit_strength(decisions, kinds=("card",)) -> tuple[float, float]:
         return GRID[-1]
     best, best_ll = GRID[-1], -math.inf
     for g in GRID:
-        ll = sum(math.log(choice_probabilities(d.honest, *g)[d.legal.index(d.played)]) for d in fit)
+        ll = sum(choice_loglik(d, g) for d in fit)
         if ll > best_ll:
             best, best_ll = g, ll
     return best
+
+
+def follow_probability(d: Decision, variant: str, strength: tuple[float, float]) -> float:
+    """How likely an honest player of ``strength`` chooses one of the decision's bests for ``variant`` (the
+    true bests, or the best knowing his partner's hand): the honest model's share of them, calibrated
+    (``CALIBRATION``) on honest players to how often such players really do."""
+    probs = choice_probabilities(d.honest, *strength)
+    p = min(max(sum(probs[i] for i in _best_set(d, variant)), 1e-9), 1 - 1e-9)
+    a, b = CALIBRATION[(variant, group_of(d))]
+    return 1 / (1 + math.exp(-(a + b * math.log(p / (1 - p)))))
+
+
+def evidence_terms(d: Decision, variant: str, strength: tuple[float, float]) -> list[float]:
+    """A telling decision's log-likelihood ratio, cheating on each share of ``SHARES`` against honest: a
+    follow, log((e + (1 − e) q) / q) for q the honest follow probability; none, log(1 − e) (-inf for e = 1)."""
+    q = follow_probability(d, variant, strength)
+    if d.legal.index(d.played) in _best_set(d, variant):
+        return [math.log((e + (1 - e) * q) / q) for e in SHARES]
+    return [math.log(1 - e) if e < 1 else -math.inf for e in SHARES]
 
 
 class Evidence(msgspec.Struct, frozen=True):
@@ -432,19 +467,14 @@ def judge(decisions, variant: str = "true", level: float = 0.01, tests: int = 1,
     n = followed = 0
     expected = gain = 0.0
     for d in decisions:
-        group = "cards" if d.kind == "card" else "calls"
+        group = group_of(d)
         if group not in groups or not getattr(d, telling_of):
             continue
-        probs = choice_probabilities(d.honest, *fitted[group])
-        best = _best_set(d, variant)
-        chose = d.legal.index(d.played)
         n += 1
-        hit = chose in best
-        followed += hit
-        expected += sum(probs[i] for i in best)
-        gain += d.true[chose] - d.true[d.legal.index(d.honest_best)]
-        for j, e in enumerate(SHARES):
-            logs[j] += math.log(1 - e + (e / (len(best) * probs[chose]) if hit else 0.0)) if e < 1 or hit else -math.inf
+        followed += d.legal.index(d.played) in _best_set(d, variant)
+        expected += follow_probability(d, variant, fitted[group])
+        gain += d.true[d.legal.index(d.played)] - d.true[d.legal.index(d.honest_best)]
+        logs = [x + t for x, t in zip(logs, evidence_terms(d, variant, fitted[group]))]
     top = max(logs)
     evidence = top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)) if n and top > -math.inf else 0.0
     return Evidence(variant, n, followed, expected, gain, fitted[groups[0]], evidence,
