@@ -19,14 +19,16 @@ the honest best and is worth the margin more on the true hands.
 **The judgement** (``judge``) is not a count against other players. Each player has an honest model of his own:
 he picks among his options by their honest values, the better ones more often (a softmax at a temperature,
 and a share of uniform slips: ``choice_probabilities``), his strength fitted on his decisions where the hidden
-cards did not matter (``fit_strength``). On each telling decision the evidence grows by the likelihood ratio of
-his choice, a cheater (who takes a true best on a share of them) against that honest self, mixed evenly over
-the shares in ``SHARES``: following a true best that his honest self would rarely choose weighs much;
-following one it would often choose weighs little; not following costs a little. Summed over every deal he
-plays, the evidence is a likelihood ratio, a martingale for an honest player of the model, so by Ville's
-inequality it ever reaches log(1/α) with probability at most α: the flag's line is log(tests/level) for
-``tests`` players and variants judged together. No flag is raised on fewer than ``MIN_TELLING`` telling
-decisions. A flag is a reason for a referee to look at the replays, never a verdict.
+cards did not matter (``fit_strength``); the model's share of the true bests, calibrated on honest players
+(``CALIBRATION``), is how likely his honest self follows them (``follow_probability``). On each telling
+decision the evidence grows by the likelihood ratio of what he did, a cheater (who takes a true best on a
+share of them) against that honest self, mixed evenly over the shares in ``SHARES`` (``evidence_terms``):
+following a true best that his honest self would rarely find weighs much; following one it would often find
+weighs little; not following costs a little. Summed over every deal he plays, the evidence is a likelihood
+ratio, a martingale for an honest player of the model, so by Ville's inequality it ever reaches log(1/α) with
+probability at most α: the flag's line is log(tests/level) for ``tests`` players and variants judged together.
+No flag is raised on fewer than ``MIN_TELLING`` telling decisions. A flag is a reason for a referee to look at
+the replays, never a verdict.
 
 Declarations are not valued: the platform's players declare their best projects, which tells nothing of the
 other hands. Only the events and the seed go in, so the same log and seed always give the same decisions.

@@ -34,6 +34,18 @@ def baloot_allowed(s: DealState, seat: int, card: int) -> bool:
     return bool(s.played[seat] >> other & 1)
 
 
+def baloot_holders(trump: int, hands, played_by, announced: tuple[int, ...]) -> tuple[int, ...]:
+    """Seats that have announced Baloot or will (they hold K and Q of trump, one of them still unplayed)."""
+    if trump == NO_TRUMP:
+        return announced
+    kq = 1 << (trump * 8 + KING) | 1 << (trump * 8 + QUEEN)
+    out = list(announced)
+    for s in range(4):
+        if s not in announced and (hands[s] | played_by[s]) & kq == kq and hands[s] & kq:
+            out.append(s)
+    return tuple(out)
+
+
 def _may_declare(s: DealState, seat: int) -> bool:
     return (s.profile.projects != "none" and s.trick_no == 0 and seat == s.turn and not s.played[seat]
             and all(d[0] != seat for d in s.declared))

@@ -29,12 +29,13 @@ It is compiled with the engine's hot modules (``services/compiled.py``).
 from __future__ import annotations
 
 from domain.baloot.cards import (
-    ACE, KING, LAST_TRICK_BONUS, PLAIN_POINTS, PLAIN_STRENGTH, QUEEN, TRUMP_POINTS, TRUMP_STRENGTH,
+    ACE, LAST_TRICK_BONUS, PLAIN_POINTS, PLAIN_STRENGTH, TRUMP_POINTS, TRUMP_STRENGTH, cards_of,
 )
 from msgspec.structs import replace
 
 from domain.baloot.bidding import complete_deal
 from domain.baloot.dealstate import DealState
+from domain.baloot.play import baloot_holders
 from domain.baloot.projects import best_declaration
 from domain.baloot.result import deal_result
 from domain.baloot.tricks import NO_TRUMP, legal_plays
@@ -53,15 +54,6 @@ _BY_STRENGTH = [[sorted(range(8 * u, 8 * u + 8), key=lambda c, t=t: -_STRENGTH[t
 _ABOVE_TRUMP = [sum(1 << (c & ~7 | r) for r in range(8) if TRUMP_STRENGTH[r] > TRUMP_STRENGTH[c & 7]) for c in range(32)]
 _EXEMPTIONS = {"always": 0, "void_only": 1, "fourth_seat_or_ace": 2}
 _WIDE = 1 << 30                      # beyond any value (a deal is worth at most 4 × (9 × 162 + 8) + 4)
-
-
-def _cards(mask: int) -> list:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class Solver:
@@ -442,20 +434,7 @@ class Solver:
 def trick_total(trump: int, cards_mask: int) -> int:
     """The abnat of the cards of ``cards_mask`` under ``trump``."""
     pts = _POINTS[4 if trump == NO_TRUMP else trump]
-    return sum(pts[c] for c in _cards(cards_mask))
-
-
-def baloot_seats(trump: int, hands, played, announced: tuple) -> tuple:
-    """Seats that announced Baloot or will: every holder of trump K and Q with one still unplayed announces it
-    (it only adds to his side's score), in seat order after those announced."""
-    if trump == NO_TRUMP:
-        return tuple(announced)
-    kq = 1 << (trump * 8 + KING) | 1 << (trump * 8 + QUEEN)
-    out = list(announced)
-    for s in range(4):
-        if s not in announced and (hands[s] | played[s]) & kq == kq and hands[s] & kq:
-            out.append(s)
-    return tuple(out)
+    return sum(pts[c] for c in cards_of(cards_mask))
 
 
 def pending_declarations(state, seat: int) -> tuple:
@@ -563,7 +542,7 @@ def outcomes(state, seat: int) -> Outcomes:
     for c in s.trick:
         on_table |= 1 << c
     remaining = trick_total(s.trump, held | on_table) + LAST_TRICK_BONUS
-    return Outcomes(s, pending_declarations(s, seat), baloot_seats(s.trump, s.hands, s.played,
+    return Outcomes(s, pending_declarations(s, seat), baloot_holders(s.trump, s.hands, s.played,
                                                                             s.baloot_seats),
                     remaining, 8 - s.trick_no)
 
@@ -584,7 +563,7 @@ def card_values(state, solver: Solver | None = None, guesses: dict | None = None
     seat = s.turn
     solver = solver or solver_for(s)
     p = s.profile
-    legal = _cards(legal_plays(s.hands[seat], s.trick, s.trump, s.contract.closed, p.partner_winning_exemption,
+    legal = cards_of(legal_plays(s.hands[seat], s.trick, s.trump, s.contract.closed, p.partner_winning_exemption,
                                p.undertrump_required))
     score = outcomes(s, seat)
     margins, thresholds, low, high = score.levels()
@@ -628,7 +607,7 @@ def hands_value(state, contract, hands, seat: int, solvers: dict | None = None, 
     declared = ()
     if s.profile.projects != "none":
         declared = tuple((x, g) for x in order if (g := best_declaration(x, hands[x], s.profile.projects, sun)))
-    score = Outcomes(start, declared, baloot_seats(trump, hands, (0, 0, 0, 0), ()),
+    score = Outcomes(start, declared, baloot_holders(trump, hands, (0, 0, 0, 0), ()),
                      trick_total(trump, 0xFFFFFFFF) + LAST_TRICK_BONUS, 8)
     margins, thresholds, low, high = score.levels()
     if score.inexact:

@@ -113,16 +113,24 @@ def _scores(entries: list, level: float, tests: int) -> dict[str, VariantScore]:
     return {v: _score(decisions, shared, fitted, v, level, tests) for v in _VARIANTS}
 
 
-async def _decisions(db, championship_id: str | None, player: str | None = None) -> dict[str, list]:
-    """Each player's own decisions in scope (the clock's cards are nobody's), with whether the board was shared."""
-    where, args = ["status = 'done'"], []
+def _scope(championship_id: str | None, player: str | None) -> tuple[str, list]:
+    """The condition on ``fairplay_deals`` of a report's scope (a championship, a player's deals) and its
+    arguments."""
+    where, args = ["true"], []
     if championship_id is not None:
         args.append(championship_id)
         where.append(f"championship_id = ${len(args)}")
     if player is not None:
         args.append(player)
         where.append(f"${len(args)} = ANY (seats)")
-    rows = await db.fetch(f"SELECT seats, shared, decisions FROM fairplay_deals WHERE {' AND '.join(where)}", *args)
+    return " AND ".join(where), args
+
+
+async def _decisions(db, championship_id: str | None, player: str | None = None) -> dict[str, list]:
+    """Each player's own decisions in scope (the clock's cards are nobody's), with whether the board was shared."""
+    where, args = _scope(championship_id, player)
+    rows = await db.fetch(f"SELECT seats, shared, decisions FROM fairplay_deals WHERE status = 'done' AND {where}",
+                          *args)
     out: dict[str, list] = {}
     for r in rows:
         seats = list(r["seats"])
@@ -140,14 +148,8 @@ async def _counts(db, championship_id: str | None) -> dict[str, dict]:
 
 async def _status(db, championship_id: str | None, player: str | None) -> dict[str, int]:
     """The deals in scope by status (done, pending, failed)."""
-    where, args = ["true"], []
-    if championship_id is not None:
-        args.append(championship_id)
-        where.append(f"championship_id = ${len(args)}")
-    if player is not None:
-        args.append(player)
-        where.append(f"${len(args)} = ANY (seats)")
-    rows = await db.fetch(f"SELECT status, count(*) AS n FROM fairplay_deals WHERE {' AND '.join(where)} "
+    where, args = _scope(championship_id, player)
+    rows = await db.fetch(f"SELECT status, count(*) AS n FROM fairplay_deals WHERE {where} "
                           "GROUP BY status", *args)
     return {r["status"]: r["n"] for r in rows}
 

@@ -66,9 +66,11 @@ def choose(actions: list[dict], rng: random.Random) -> dict:
     return passes[0] if passes else rng.choice(actions)
 
 
-async def play_out(api, table_id: str, headers_of: dict[str, dict]) -> dict:
-    """Play the table's game to its end over HTTP, each seat acting with its own token."""
+async def play_out(api, table_id: str, headers_of: dict[str, dict], pick=None, deals: int | None = None) -> dict:
+    """Play the table's game to its end over HTTP (or its first ``deals`` deals), each seat acting with its own
+    token, each action by ``pick(legal, rng)`` (``choose`` by default)."""
     rng = random.Random(table_id)
+    pick = pick or choose
     seats = None
     view = None
     for n in range(20_000):
@@ -76,7 +78,7 @@ async def play_out(api, table_id: str, headers_of: dict[str, dict]) -> dict:
             any_player = next(iter(headers_of.values()))
             view = (await api.get(f"/tables/{table_id}/view", headers=any_player)).json()
             seats = view["seats"]
-        if view["phase"] == "ended":
+        if view["phase"] == "ended" or deals is not None and view["deal_no"] > deals:
             return view
         seat = view["deal"]["turn"]
         r = await api.get(f"/tables/{table_id}/view", params={"seat": seat}, headers=headers_of[seats[seat]])
@@ -84,7 +86,7 @@ async def play_out(api, table_id: str, headers_of: dict[str, dict]) -> dict:
         legal = r.json()["deal"]["legal_actions"]
         assert legal, r.json()
         r = await api.post(f"/tables/{table_id}/commands", params={"seat": seat}, headers=headers_of[seats[seat]],
-                           json={"command_id": f"c{n}", "action": choose(legal, rng)})
+                           json={"command_id": f"c{n}", "action": pick(legal, rng)})
         assert r.status_code == 200, r.text
         view = r.json()["view"]
     raise AssertionError(f"table {table_id} did not finish")

@@ -26,7 +26,7 @@ from services.platform import Platform
 from services.roles import grant
 from services.tables import stream_of
 from tests.api.conftest import new_user, schema_url
-from tests.api.test_championships import choose, command, drawn, teams_of
+from tests.api.test_championships import choose, command, drawn, play_out, teams_of
 from tests.api.test_tables import assert_problem
 
 
@@ -76,23 +76,7 @@ def quick(actions: list[dict], rng: random.Random) -> dict:
 
 async def play_deals(api, table_id: str, headers_of: dict[str, dict], deals: int = DEALS) -> None:
     """The table's first ``deals`` deals played over HTTP, each seat with its own token (the game left there)."""
-    rng = random.Random(table_id)
-    any_player = next(iter(headers_of.values()))
-    view = (await api.get(f"/tables/{table_id}/view", headers=any_player)).json()
-    seats = view["seats"]
-    for n in range(2_000):
-        if view["phase"] == "ended" or view["deal_no"] > deals:
-            return
-        seat = view["deal"]["turn"]
-        r = await api.get(f"/tables/{table_id}/view", params={"seat": seat}, headers=headers_of[seats[seat]])
-        assert r.status_code == 200, r.text
-        legal = r.json()["deal"]["legal_actions"]
-        assert legal, r.json()
-        r = await api.post(f"/tables/{table_id}/commands", params={"seat": seat}, headers=headers_of[seats[seat]],
-                           json={"command_id": f"c{n}", "action": quick(legal, rng)})
-        assert r.status_code == 200, r.text
-        view = r.json()["view"]
-    raise AssertionError(f"table {table_id}: {deals} deals not played")
+    await play_out(api, table_id, headers_of, quick, deals)
 
 
 @pytest.fixture

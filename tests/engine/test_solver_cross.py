@@ -6,27 +6,13 @@ no code and agree are unlikely to share a mistake."""
 
 from __future__ import annotations
 
-import functools
 import random
 
-from bench.fairplay_players import exact_card_values, table
+from bench.fairplay_players import exact_card_values
 from domain.baloot import solver
-from domain.baloot.deal import INITIAL, step
-from domain.baloot.events import RecordResult, StartDeal
+from tests.engine.test_fairplay_players import _positions_of
 
 PER_TRICK = {2: 2, 3: 2, 4: 3, 5: 3, 6: 3, 7: 3, 8: 2}
-
-
-@functools.cache
-def _positions_of(seed: str) -> tuple:
-    choose = table(("noisy", "heuristic", "normal", "noisy"), seed=len(seed))
-    state, _ = step(INITIAL, StartDeal(dealer=len(seed) % 4, seed=seed))
-    out = []
-    while state.phase not in ("scored", "void"):
-        if state.phase == "playing":
-            out.append(state)
-        state, _ = step(state, RecordResult() if state.phase == "review" else choose(state))
-    return tuple(out)
 
 
 def test_the_two_solvers_agree_card_by_card():

@@ -12,11 +12,12 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.baloot.cards import (
-    ACE, JACK, KING, LAST_TRICK_BONUS, NINE, PLAIN_POINTS, PLAIN_STRENGTH, QUEEN, SUIT_MASKS, TRUMP_POINTS,
+    ACE, JACK, LAST_TRICK_BONUS, NINE, PLAIN_POINTS, PLAIN_STRENGTH, SUIT_MASKS, TRUMP_POINTS,
     TRUMP_STRENGTH,
 )
 from domain.baloot.dealstate import DealState
 from domain.baloot.result import deal_result
+from domain.baloot.play import baloot_holders  # noqa: F401  (the bots' and the benchmark's name for it)
 from domain.baloot.tricks import NO_TRUMP, legal_plays, winning_index
 
 # Per trump (0-3, or 4 for none): each card's points and trick-taking strength (trumps above everything).
@@ -153,15 +154,3 @@ class Scorer:
             gp = deal_result(replace(self.template, **changes)).game_points
             m = self.memo[key] = gp[self.team] - gp[1 - self.team]
         return m
-
-
-def baloot_holders(trump: int, hands, played_by, announced: tuple[int, ...]) -> tuple[int, ...]:
-    """Seats that have announced Baloot or will (they hold K and Q of trump, one of them still unplayed)."""
-    if trump == NO_TRUMP:
-        return announced
-    kq = 1 << (trump * 8 + KING) | 1 << (trump * 8 + QUEEN)
-    out = list(announced)
-    for s in range(4):
-        if s not in announced and (hands[s] | played_by[s]) & kq == kq and hands[s] & kq:
-            out.append(s)
-    return tuple(out)
