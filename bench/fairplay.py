@@ -189,7 +189,7 @@ def build(args, records) -> None:
     """Analyse the deals the cache lacks up to ``--pool`` per population, round robin over the populations
     (a run stopped early leaves every pool grown alike), appending each to the cache as it comes."""
     code = code_version()
-    jobs = [(p.name, n, args.samples, code) for n in range(args.pool) for p in POPULATIONS
+    jobs = [(p.name, n, args.samples, code) for n in range(args.first, args.pool) for p in POPULATIONS
             if f"fp-{p.name}-{n}" not in records[p.name]]
     if not jobs:
         return
@@ -622,6 +622,8 @@ def plot(curves, path: pathlib.Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pool", type=int, default=300, help="analysed deals per population (cached)")
+    parser.add_argument("--first", type=int, default=0, help="the first deal number to analyse (another process "
+                                                             "may build the numbers before it into the same cache)")
     parser.add_argument("--players", type=int, default=1000, help="honest players per population")
     parser.add_argument("--cheaters", type=int, default=200, help="players of each cheating kind")
     parser.add_argument("--deals", type=int, nargs="+", default=[50, 100, 200, 1000], help="deals per player")

@@ -354,8 +354,9 @@ MIN_TELLING = 10                 # no flag on fewer telling decisions of a varia
 # ``bench/fairplay.py --fit`` on deals of their own (not those the benchmark then judges) and raised so that no
 # level follows more often than it predicts: the model alone underrates how often honest players hit the true
 # best (their own judgement knows more than the analysis' samples), which would flag them in the long run.
-CALIBRATION = {("true", "cards"): (0.0, 1.0), ("partner", "cards"): (0.0, 1.0), ("partner", "calls"): (0.0, 1.0),
-               ("bids", "calls"): (0.0, 1.0)}
+UNCALIBRATED = {("true", "cards"): (0.0, 1.0), ("partner", "cards"): (0.0, 1.0), ("partner", "calls"): (0.0, 1.0),
+                ("bids", "calls"): (0.0, 1.0)}
+CALIBRATION = dict(UNCALIBRATED)
 
 
 def choice_probabilities(values, temperature: float, noise: float) -> list[float]:
@@ -411,20 +412,22 @@ def fit_strength(decisions, kinds=("card",)) -> tuple[float, float]:
     return best
 
 
-def follow_probability(d: Decision, variant: str, strength: tuple[float, float]) -> float:
+def follow_probability(d: Decision, variant: str, strength: tuple[float, float], calibration: dict | None = None
+                       ) -> float:
     """How likely an honest player of ``strength`` chooses one of the decision's bests for ``variant`` (the
     true bests, or the best knowing his partner's hand): the honest model's share of them, calibrated
     (``CALIBRATION``) on honest players to how often such players really do."""
     probs = choice_probabilities(d.honest, *strength)
     p = min(max(sum(probs[i] for i in _best_set(d, variant)), 1e-9), 1 - 1e-9)
-    a, b = CALIBRATION[(variant, group_of(d))]
+    a, b = (calibration or CALIBRATION)[(variant, group_of(d))]
     return 1 / (1 + math.exp(-(a + b * math.log(p / (1 - p)))))
 
 
-def evidence_terms(d: Decision, variant: str, strength: tuple[float, float]) -> list[float]:
+def evidence_terms(d: Decision, variant: str, strength: tuple[float, float], calibration: dict | None = None
+                   ) -> list[float]:
     """A telling decision's log-likelihood ratio, cheating on each share of ``SHARES`` against honest: a
     follow, log((e + (1 − e) q) / q) for q the honest follow probability; none, log(1 − e) (-inf for e = 1)."""
-    q = follow_probability(d, variant, strength)
+    q = follow_probability(d, variant, strength, calibration)
     if d.legal.index(d.played) in _best_set(d, variant):
         return [math.log((e + (1 - e) * q) / q) for e in SHARES]
     return [math.log(1 - e) if e < 1 else -math.inf for e in SHARES]
@@ -456,13 +459,14 @@ def strengths(decisions) -> dict[str, tuple[float, float]]:
 
 
 def judge(decisions, variant: str = "true", level: float = 0.01, tests: int = 1,
-          strength: dict | None = None) -> Evidence:
+          strength: dict | None = None, calibration: dict | None = None) -> Evidence:
     """One player's decisions (``Decision``, his own, any number of deals) under ``variant`` ("true": cards
     following the true hands, a ghost; "partner": cards and bids following his partner's hand, a colluding
     pair; "bids": bids and doubles following the true hands): the accumulated evidence that he uses what he
     cannot see, against an honest player of his own strength; flagged above ``threshold(level, tests)`` with at
     least ``MIN_TELLING`` telling decisions. ``strength``: his strengths by group (``strengths``) when fitted on
-    more decisions than these (the shared boards are judged with the strength of all his deals)."""
+    more decisions than these (the shared boards are judged with the strength of all his deals); ``calibration``
+    another than ``CALIBRATION`` (none: ``UNCALIBRATED``, the honest model as it is)."""
     telling_of, groups = VARIANTS[variant]
     fitted = strength or strengths(decisions)
     logs = [0.0] * len(SHARES)
@@ -474,9 +478,9 @@ def judge(decisions, variant: str = "true", level: float = 0.01, tests: int = 1,
             continue
         n += 1
         followed += d.legal.index(d.played) in _best_set(d, variant)
-        expected += follow_probability(d, variant, fitted[group])
+        expected += follow_probability(d, variant, fitted[group], calibration)
         gain += d.true[d.legal.index(d.played)] - d.true[d.legal.index(d.honest_best)]
-        logs = [x + t for x, t in zip(logs, evidence_terms(d, variant, fitted[group]))]
+        logs = [x + t for x, t in zip(logs, evidence_terms(d, variant, fitted[group], calibration))]
     top = max(logs)
     evidence = top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)) if n and top > -math.inf else 0.0
     return Evidence(variant, n, followed, expected, gain, fitted[groups[0]], evidence,

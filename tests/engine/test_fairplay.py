@@ -17,7 +17,7 @@ from domain.baloot.bots import bot
 from domain.baloot.cards import card_name, cards_of, parse_card
 from domain.baloot.events import Bid, Double, PlayCard, RecordResult, StartDeal
 from domain.baloot.fairplay import (
-    MIN_TELLING, Decision, analyse_deal, choice_probabilities, judge, planted, play_deal, threshold,
+    MIN_TELLING, UNCALIBRATED, Decision, analyse_deal, choice_probabilities, judge, planted, play_deal, threshold,
 )
 
 DEALS = 24
@@ -137,10 +137,12 @@ def test_honest_players_of_the_model_cross_the_line_no_more_often_than_ville_all
     # Ville: a likelihood ratio that is a martingale for honest players ever reaches 1/α with probability <= α.
     alpha = 0.05
     line = math.log(1 / alpha)
-    crossed = sum(judge(player(n, 0.0, 40)).evidence >= line for n in range(400))
+    # The players here choose by the honest model itself: judged uncalibrated, the model is exactly right.
+    crossed = sum(judge(player(n, 0.0, 40), calibration=UNCALIBRATED).evidence >= line for n in range(400))
     assert crossed <= 400 * alpha, crossed
     # …while a cheater one time in four on the same decisions crosses it far more often
-    assert sum(judge(player(n, 0.25, 40)).evidence >= line for n in range(400)) > 4 * max(crossed, 5)
+    assert sum(judge(player(n, 0.25, 40), calibration=UNCALIBRATED).evidence >= line
+               for n in range(400)) > 4 * max(crossed, 5)
 
 
 def test_the_evidence_weighs_what_a_follow_was_worth_not_only_how_often():
@@ -158,8 +160,8 @@ def test_the_evidence_weighs_what_a_follow_was_worth_not_only_how_often():
                                 True, True))
         return out
 
-    likely = judge(plain + follows(1))
-    unlikely = judge(plain + follows(3))
+    likely = judge(plain + follows(1), calibration=UNCALIBRATED)
+    unlikely = judge(plain + follows(3), calibration=UNCALIBRATED)
     assert likely.followed == unlikely.followed == 10
     assert unlikely.evidence > likely.evidence + 5
     assert unlikely.expected < likely.expected
