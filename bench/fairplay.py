@@ -548,8 +548,8 @@ def report(args, records, pools, recall_rows, fp_rows, check) -> None:
       "| drift (true / partner / bids) |")
     p("|---|---:|---|---:|---|")
     for k, pool in pools.items():
-        t = {v: sum(pool.telling[v]) / len(pool) for v in VARIANTS}
-        f = sum(pool.followed["true"]) / max(1, sum(pool.telling["true"]))
+        t = {v: sum(sum(pool.telling[k]) for k in PARTS if k[0] == v) / len(pool) for v in VARIANTS}
+        f = sum(pool.followed["true", "cards"]) / max(1, sum(pool.telling["true", "cards"]))
         dr = " / ".join(f"{pool.drift(v):+.2f}" for v in ("true", "partner", "bids"))
         p(f"| {k} | {len(pool)} | {t['true']:.2f} / {t['partner']:.2f} / {t['bids']:.2f} | {f:.0%} | {dr} |")
     p("\n## Recall\n\nline: the lowest evidence flagging <= 1 % of every honest population (flag above it), and the "

@@ -349,6 +349,10 @@ GRID = tuple((t, e) for t in TEMPERATURES for e in NOISES)
 # these shares, so that a full ghost and a cheater one time in ten are both tested without naming which.
 SHARES = (0.1, 0.25, 0.5, 1.0)
 MIN_TELLING = 10                 # no flag on fewer telling decisions of a variant, whatever the evidence
+# The variants that raise a flag. The bids' evidence is reported but flags nobody: on the benchmark's honest
+# populations an aggressive bidder of another engine's style gathers it (4 % of them past the line at 200
+# deals, 22 % at 1,000: docs/fairplay.md), and no calibration on our own bots can know that style.
+FLAGGING = ("true", "partner")
 # The honest follow probability calibrated per variant and group: q = σ(a + b · logit(p)) for p the honest
 # model's own share of the bests, (a, b) fitted on honest players of the three bot levels by
 # ``bench/fairplay.py --fit`` on deals of their own (not those the benchmark then judges) and raised so that no
@@ -356,7 +360,9 @@ MIN_TELLING = 10                 # no flag on fewer telling decisions of a varia
 # best (their own judgement knows more than the analysis' samples), which would flag them in the long run.
 UNCALIBRATED = {("true", "cards"): (0.0, 1.0), ("partner", "cards"): (0.0, 1.0), ("partner", "calls"): (0.0, 1.0),
                 ("bids", "calls"): (0.0, 1.0)}
-CALIBRATION = dict(UNCALIBRATED)
+# Fitted by ``bench/fairplay.py --fit`` on 70 deals of each bot level's calibration pool (seats 0 and 2).
+CALIBRATION = {("true", "cards"): (0.481, 0.629), ("partner", "cards"): (-0.031, 0.484),
+               ("partner", "calls"): (0.847, 0.932), ("bids", "calls"): (-0.317, 0.826)}
 
 
 def choice_probabilities(values, temperature: float, noise: float) -> list[float]:
@@ -484,7 +490,8 @@ def judge(decisions, variant: str = "true", level: float = 0.01, tests: int = 1,
     top = max(logs)
     evidence = top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)) if n and top > -math.inf else 0.0
     return Evidence(variant, n, followed, expected, gain, fitted[groups[0]], evidence,
-                    min(1.0, math.exp(-evidence)), n >= MIN_TELLING and evidence >= threshold(level, tests))
+                    min(1.0, math.exp(-evidence)),
+                    variant in FLAGGING and n >= MIN_TELLING and evidence >= threshold(level, tests))
 
 
 def partner_best_card(state, seed: int = 0, samples: int = 24) -> PlayCard | None:

@@ -151,7 +151,8 @@ async def test_the_organiser_reads_each_players_score_from_his_own_choices_with_
             assert score["evidence"] == pytest.approx(e.evidence, abs=1e-3)
             assert score["p_value"] == pytest.approx(math.exp(-e.evidence)) if e.evidence > 0 else score["p_value"] == 1.0
             assert score["baseline"] == pytest.approx(e.expected / e.telling if e.telling else 0.0)
-            assert score["flagged"] == (e.telling >= MIN_TELLING and e.evidence >= score["threshold"])
+            assert score["flagged"] == (variant in ("true", "partner", "shared") and e.telling >= MIN_TELLING
+                                        and e.evidence >= score["threshold"])
             assert score["gain"] == pytest.approx(e.gain, abs=0.01)
 
     # One player's report lists each of his telling decisions, with the replay at his card.

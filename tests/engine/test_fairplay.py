@@ -48,7 +48,7 @@ def test_a_ghost_is_flagged_and_an_honest_hard_bot_in_his_seat_is_not():
     caught = judge(ghost)
     assert caught.telling >= MIN_TELLING, "too few telling decisions to judge"
     assert caught.followed == caught.telling                       # he always plays what he sees
-    assert caught.flagged and caught.evidence > threshold(0.01, 1) + 3, caught
+    assert caught.flagged and caught.evidence > threshold(0.01, 1) + 1, caught
     assert caught.gain > 0
 
     cleared = judge(hard)
@@ -165,6 +165,18 @@ def test_the_evidence_weighs_what_a_follow_was_worth_not_only_how_often():
     assert likely.followed == unlikely.followed == 10
     assert unlikely.evidence > likely.evidence + 5
     assert unlikely.expected < likely.expected
+
+
+def test_the_bids_evidence_flags_nobody():
+    # Reported, not flagged: honest aggressive bidders of another engine's style gather it (docs/fairplay.md).
+    rng = random.Random(8)
+    bids = []
+    for _ in range(30):
+        d = made_up(rng, 1.0)
+        bids.append(msgspec.structs.replace(d, kind="bid"))
+    e = judge(bids, "bids")
+    assert e.telling == 30 and e.evidence > threshold(0.01, 1) and not e.flagged
+    assert judge([msgspec.structs.replace(d, kind="card") for d in bids]).flagged     # the same, as cards
 
 
 def test_no_flag_on_too_little_evidence_and_none_on_nothing_telling():
