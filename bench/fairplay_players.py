@@ -512,6 +512,20 @@ class _Heuristic:
 # ================================================================ the solver's players
 
 
+def _routine(hard, from_trick: int, state):
+    """(the action, None) where there is nothing to solve: outside the play or before ``from_trick`` (the hard
+    bot's), a declaration due, a single legal card; else (None, the legal cards)."""
+    if state.phase != "playing" or state.trick_no + 1 < from_trick:
+        return hard(state), None
+    d = _declaration(state)
+    if d is not None:
+        return d, None
+    cards = _card_choices(state)
+    if len(cards) == 1:
+        return hard(state), None
+    return None, cards
+
+
 class _Strong:
     """An honest strong player: perfect-information Monte Carlo from its view only, each sample of the hidden
     cards (``Knowledge.sample``) solved exactly; the best mean margin. Before ``from_trick`` (the solver is
@@ -525,14 +539,9 @@ class _Strong:
         self.partner = partner
 
     def __call__(self, state):
-        if state.phase != "playing" or state.trick_no + 1 < self.from_trick:
-            return self.hard(state)
-        d = _declaration(state)
-        if d is not None:
-            return d
-        cards = _card_choices(state)
-        if len(cards) == 1:
-            return self.hard(state)
+        routine, cards = _routine(self.hard, self.from_trick, state)
+        if routine is not None:
+            return routine
         seat = state.turn
         k = Knowledge(view(state, seat))
         if self.partner:
@@ -572,14 +581,9 @@ class _Ghost:
         self.from_trick = from_trick
 
     def __call__(self, state):
-        if state.phase != "playing" or state.trick_no + 1 < self.from_trick:
-            return self.hard(state)
-        d = _declaration(state)
-        if d is not None:
-            return d
-        cards = _card_choices(state)
-        if len(cards) == 1:
-            return self.hard(state)
+        routine, _ = _routine(self.hard, self.from_trick, state)
+        if routine is not None:
+            return routine
         honest = self.hard(state)
         # Of cards the solver finds equal it keeps the hard bot's: against imperfect players the exact value
         # ties many cards (a lost deal is lost whatever it plays), and an arbitrary one of them throws GP away.

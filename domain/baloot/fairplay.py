@@ -433,8 +433,15 @@ def evidence_terms(d: Decision, variant: str, strength: tuple[float, float], cal
                    ) -> list[float]:
     """A telling decision's log-likelihood ratio, cheating on each share of ``SHARES`` against honest: a
     follow, log((e + (1 − e) q) / q) for q the honest follow probability; none, log(1 − e) (-inf for e = 1)."""
-    q = follow_probability(d, variant, strength, calibration)
-    if d.legal.index(d.played) in _best_set(d, variant):
+    return _log_ratios(_followed(d, variant), follow_probability(d, variant, strength, calibration))
+
+
+def _followed(d: Decision, variant: str) -> bool:
+    return d.legal.index(d.played) in _best_set(d, variant)
+
+
+def _log_ratios(hit: bool, q: float) -> list[float]:
+    if hit:
         return [math.log((e + (1 - e) * q) / q) for e in SHARES]
     return [math.log(1 - e) if e < 1 else -math.inf for e in SHARES]
 
@@ -482,11 +489,12 @@ def judge(decisions, variant: str = "true", level: float = 0.01, tests: int = 1,
         group = group_of(d)
         if group not in groups or not getattr(d, telling_of):
             continue
+        hit, q = _followed(d, variant), follow_probability(d, variant, fitted[group], calibration)
         n += 1
-        followed += d.legal.index(d.played) in _best_set(d, variant)
-        expected += follow_probability(d, variant, fitted[group], calibration)
+        followed += hit
+        expected += q
         gain += d.true[d.legal.index(d.played)] - d.true[d.legal.index(d.honest_best)]
-        logs = [x + t for x, t in zip(logs, evidence_terms(d, variant, fitted[group], calibration))]
+        logs = [x + t for x, t in zip(logs, _log_ratios(hit, q))]
     top = max(logs)
     evidence = top + math.log(sum(math.exp(x - top) for x in logs) / len(logs)) if n and top > -math.inf else 0.0
     return Evidence(variant, n, followed, expected, gain, fitted[groups[0]], evidence,

@@ -6,7 +6,6 @@ cimport cython
 cdef class Solver:
     cdef public int trump
     cdef public bint closed
-    cdef public object exemption
     cdef public bint undertrump
     cdef public list points, strength, suits, bytes, strongest, richest, poorest
     cdef public dict table

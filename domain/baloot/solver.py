@@ -64,7 +64,6 @@ class Solver:
     def __init__(self, trump: int, closed: bool = False, exemption: str = "always", undertrump: bool = True):
         self.trump = trump
         self.closed = closed
-        self.exemption = exemption
         self.undertrump = undertrump
         t = 4 if trump == NO_TRUMP else trump
         self.points = _POINTS[t]

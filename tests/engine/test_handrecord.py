@@ -34,6 +34,8 @@ def test_the_examples_are_there():
 
 @pytest.mark.skipif(not SHARED_EXAMPLES_DIR.is_dir(), reason="no ../shared/rules/examples beside the checkout")
 def test_the_examples_are_still_the_shared_ones():
+    # A consistency check only where ../shared sits beside the checkout: the repository's own copy
+    # (tests/data/examples) is what every other test reads, so a clone stands alone.
     shared = sorted(p.name for p in SHARED_EXAMPLES_DIR.glob("*.json"))
     assert [p.name for p in EXAMPLES] == shared, "copy ../shared/rules/examples/*.json to tests/data/examples"
     changed = [name for name in shared
