@@ -65,14 +65,19 @@ class Client(_Connection):
         self.host = host
         self._answer: asyncio.Future | None = None
         self._body: list[bytes] = []
+        self.headers: dict[str, str] = {}          # the last answer's, names in lower case
 
     async def call(self, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
         if self.closed.done():
             raise HttpError("connection closed")
         self._answer = answer = asyncio.get_running_loop().create_future()
         self._body = []
+        self.headers = {}
         self.transport.write(_request(method, self.host, path, headers, body))
         return await answer
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
     def on_body(self, body: bytes) -> None:
         self._body.append(body)
@@ -146,6 +151,12 @@ class Pool:
         self._idle: list[tuple[Client, float]] = []          # (connection, when it was last used), oldest first
 
     async def call(self, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+        status, _, answer = await self.exchange(method, path, headers, body)
+        return status, answer
+
+    async def exchange(self, method: str, path: str, headers: dict[str, str], body: bytes = b""
+                       ) -> tuple[int, dict[str, str], bytes]:
+        """As ``call``, with the answer's headers (names in lower case)."""
         loop = asyncio.get_running_loop()
         client = None
         while self._idle and client is None:
@@ -155,9 +166,13 @@ class Pool:
                 client = None
         if client is None:
             client = await open_client(self.host, self.port)
-        answer = await client.call(method, path, headers, body)
+        try:
+            status, answer = await client.call(method, path, headers, body)
+        except BaseException:
+            client.close()                    # an answer cut or abandoned: the connection is not reused
+            raise
         self._idle.append((client, loop.time()))
-        return answer
+        return status, client.headers, answer
 
     def close(self) -> None:
         for client, _ in self._idle:

@@ -36,7 +36,8 @@ RUN_TAG = os.urandom(3).hex()            # names this run's users apart from an 
 
 LB = os.environ.get("SMOKE_LB", "http://127.0.0.1:21880")
 REPLICAS = {"api1": "http://127.0.0.1:21801", "api2": "http://127.0.0.1:21802"}
-DATABASE_URL = os.environ.get("SMOKE_DATABASE_URL", "postgresql://postgres@127.0.0.1:21432/baloot")
+DATABASE_URL = os.environ.get("SMOKE_DATABASE_URL", "postgresql://postgres@127.0.0.1:21432,127.0.0.1:21433/baloot"
+                              "?target_session_attrs=read-write")
 RABBITMQ_PORT = 21672
 PROJECT = os.environ.get("SMOKE_PROJECT", "baloot")
 TIMEOUT = 120.0          # seconds any one step may take before the smoke fails

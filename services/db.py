@@ -157,6 +157,14 @@ DATABASE_AWAY: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.OperatorInterventionError,  # shutting down, crashed, or not accepting connections yet
     asyncpg.exceptions.ConnectionDoesNotExistError,
     asyncio.TimeoutError,                    # no pool connection (or no answer) in time
+    # Every node of a multi-host URL answers but none takes writes yet (a failover: the primary lost, the
+    # standby not promoted), or a node took a write while it was (again) a standby.
+    asyncpg.exceptions.TargetServerAttributeNotMatched,
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
+    # A pooled connection the server ended while it lay idle (a restart, a failover) may fail its next query
+    # with asyncpg's "cannot switch to state 12; another operation (2) is in progress": nothing was sent
+    # (deploy/chaos found it answered 500 while PostgreSQL restarted).
+    asyncpg.exceptions.InternalClientError,
     OSError,                                 # refused, reset, unreachable
 )
 

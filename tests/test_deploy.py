@@ -101,9 +101,15 @@ def test_haproxy_balances_the_compose_files_api_replicas_on_their_ports():
 def test_the_compose_services_meet_on_the_same_ports():
     services = compose()["services"]
     env = services["api1"]["environment"]
-    assert ":21432/" in env["DATABASE_URL"] and "-p 21432" in services["postgres"]["command"][-1]
+    # Both PostgreSQL nodes, the first that takes writes: the primary, or the standby once promoted.
+    assert "@127.0.0.1:21432,127.0.0.1:21433/" in env["DATABASE_URL"]
+    assert env["DATABASE_URL"].endswith("?target_session_attrs=read-write")
+    nodes = {s: services[s]["environment"] for s in ("postgres", "postgres2")}
+    assert (nodes["postgres"]["PG_PORT"], nodes["postgres"]["PG_PEER"]) == ("21432", "21433")
+    assert (nodes["postgres2"]["PG_PORT"], nodes["postgres2"]["PG_PEER"]) == ("21433", "21432")
     assert ":21672/" in env["BROKER_URL"] and services["rabbitmq"]["environment"]["RABBITMQ_NODE_PORT"] == "21672"
-    assert {"migrate", "api1", "api2", "worker1", "worker2", "haproxy", "postgres", "rabbitmq"} == set(services)
+    assert {"migrate", "api1", "api2", "worker1", "worker2", "haproxy", "postgres", "postgres2", "rabbitmq"} \
+        == set(services)
     assert services["migrate"]["command"] == ["baloot", "migrate"]
     assert all(services[w]["command"][:2] == ["baloot", "worker"] for w in ("worker1", "worker2"))
 

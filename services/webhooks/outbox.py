@@ -178,7 +178,9 @@ SELECT w.endpoint_id, w.kinds, w.from_position FROM webhook_endpoints w
 
 def payload(item: Item, name: str | None) -> str:
     """The body sent: the Standard Webhooks envelope (type, timestamp, data); ``sequence`` is the event's place
-    in the log, increasing along each championship's deliveries."""
+    in the log. Deliveries go in the order the log commits (docs/webhooks.md): two appends to different streams
+    may commit in the other order than they were numbered, so ``sequence`` can step back along a line
+    (deploy/chaos saw it at 2,048 teams)."""
     return msgspec.json.encode({
         "type": item.kind, "timestamp": item.event.recorded_at.astimezone(timezone.utc).isoformat(),
         "data": {"championship_id": item.championship_id, "championship_name": name,

@@ -194,7 +194,8 @@ class Rehearsal:
     def __init__(self, server_url: str, teams: int, *, format: str = "single_elimination", seed: str = "1",
                  bots: str = "normal", broker_url: str | None = None, processes: int = 1, threads: int = 8,
                  reconcile_seconds: float = 30.0, game_target: int = 152, keep: bool = False,
-                 schema: str | None = None, baselines: bool = False, stream_checks: bool = True):
+                 schema: str | None = None, baselines: bool = False, stream_checks: bool = True,
+                 championship_id: str = CHAMPIONSHIP):
         if teams < 2:
             raise ValueError("a championship needs at least two teams")
         self.server_url, self.n, self.format, self.seed, self.bots = server_url, teams, format, seed, bots
@@ -202,6 +203,7 @@ class Rehearsal:
         self.reconcile_seconds, self.game_target, self.keep = reconcile_seconds, game_target, keep
         self.measure_baselines, self.stream_checks = baselines, stream_checks
         self.secret = f"baloot-rehearsal/{seed}"
+        self.championship_id = championship_id   # another's: deploy/chaos checks championships it made through the API
         self.schema = schema              # given: a migrated schema of the caller's, kept afterwards
         self.own_schema = schema is None
         self.pool: asyncpg.Pool | None = None
@@ -246,12 +248,12 @@ class Rehearsal:
         settings = Settings(name=f"rehearsal of {self.n} teams", format=self.format, game_target=self.game_target,
                             schedule=(RoundSlot(1, now.isoformat()),))
         run = RunSettings(bot_level=self.bots)
-        await self.championships.execute(CHAMPIONSHIP, "create", lambda _: [CreateChampionship(CHAMPIONSHIP, settings)],
+        await self.championships.execute(self.championship_id, "create", lambda _: [CreateChampionship(self.championship_id, settings)],
                                           actor=ORGANISER, new=True, metadata={"run": msgspec.to_builtins(run)})
         for start in range(1, self.n + 1, 512):            # registrations in batches: one append each
             ks = range(start, min(start + 512, self.n + 1))
             await self.championships.execute(
-                CHAMPIONSHIP, f"register/{start}", lambda _, ks=ks: [
+                self.championship_id, f"register/{start}", lambda _, ks=ks: [
                     RegisterTeam(f"team-{k:05d}", (f"bot-{k:05d}-1", f"bot-{k:05d}-2")) for k in ks],
                 actor=ORGANISER)
 
@@ -262,7 +264,7 @@ class Rehearsal:
         return InProcessWorkers(self.url, self.secret, self.threads, self.reconcile_seconds)
 
     async def progress(self, started: float) -> Progress:
-        champ = await self.championships.load(CHAMPIONSHIP)
+        champ = await self.championships.load(self.championship_id)
         state = champ.state
         events = await reads.head_position(self.pool)
         current = state.rounds[-1] if state.rounds else None
@@ -304,7 +306,7 @@ class Rehearsal:
         t = time.monotonic()
         checks = await self.checks(tally)
         checks_seconds = time.monotonic() - t
-        champ = await self.championships.load(CHAMPIONSHIP)
+        champ = await self.championships.load(self.championship_id)
         events = await reads.count(self.pool)
         stored = await reads.head_position(self.pool) - events_before
         actions = await reads.commands_counted(self.pool, "bot:")
@@ -339,10 +341,10 @@ class Rehearsal:
         the standings (its row's version) and the ratings (their checkpoint's position)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            champ = await self.championships.load(CHAMPIONSHIP)
+            champ = await self.championships.load(self.championship_id)
             version = await self.pool.fetchval("SELECT version FROM standings_rm WHERE championship_id = $1",
-                                               CHAMPIONSHIP)
-            last = await reads.stream_position(self.pool, stream_of(CHAMPIONSHIP))
+                                               self.championship_id)
+            last = await reads.stream_position(self.pool, stream_of(self.championship_id))
             rated = await self.pool.fetchval("SELECT position FROM projections WHERE name = 'ratings_rm'")
             if version == champ.version and rated is not None and rated >= last:
                 return
@@ -452,10 +454,10 @@ class Rehearsal:
         # The three rebuilds at once (each reads the whole log; they write read models of their own).
         await asyncio.gather(*(rebuild_projection(self.pool, make()) for make in (standings_read_model, *RATINGS)))
         rebuilt = [tuple(r) for r in await self.pool.fetch(standings)]
-        rows = await read_stream(self.pool, stream_of(CHAMPIONSHIP))
+        rows = await read_stream(self.pool, stream_of(self.championship_id))
         folded = fold_rows(Championship(), rows)
-        cached = await self.championships.load(CHAMPIONSHIP)
-        same_standings = live == rebuilt and len(live) == 1
+        cached = await self.championships.load(self.championship_id)
+        same_standings = live == rebuilt and any(r[0] == self.championship_id for r in live)
         same_bracket = folded.bracket == cached.bracket
         same_ratings = live_ratings == [tuple(r) for r in await self.pool.fetch(ratings)] and bool(live_ratings)
         return Check("read models", same_standings and same_bracket and same_ratings,
@@ -465,7 +467,7 @@ class Rehearsal:
     async def check_bracket(self) -> Check:
         """The draw opened its commitment and ordered the registered field; every round's pairing is what the
         decider pairs again from the events before it; every match has its result; a champion."""
-        events = [CODEC.decode(r) for r in await read_stream(self.pool, stream_of(CHAMPIONSHIP))]
+        events = [CODEC.decode(r) for r in await read_stream(self.pool, stream_of(self.championship_id))]
         problems: list[str] = []
         state = ChampionshipState()
         committed = None
