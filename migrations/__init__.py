@@ -13,5 +13,6 @@ fair-play analysis (``0017``), receipts' copies kept without waiting for the dis
 the lobby's indexes of championship members and pending invitations, with the proposers of waiting tables
 (``0022``), and the accounts' hardening: the sign-in throttle's counts, logins' look-alike skeletons, names'
 keys and the imports' daily budget of accounts (``0023``), and the fair-play deals queued again for the
-exact analysis (``0024``).
+exact analysis (``0024``), and the deal reviews' sums by phase, the evaluation bar's values and what is
+watched (``0025``).
 """

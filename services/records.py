@@ -17,7 +17,7 @@ from domain.table import TABLE_EVENTS, RulingMade, game_of
 from services.anchor import Receipt, receipt_of_ruling
 from services.anchor.audit import AnchorCheck
 from services.errors import Conflict, NotFound
-from services.tables.service import deal_finished, deal_spans
+from services.tables.service import deal_finished, deal_rows, deal_spans
 
 
 async def visible_events(tables, access, table_id: str, viewer, *, hands: bool = False):
@@ -47,12 +47,6 @@ def deal_summaries(events) -> list[DealSummary]:
         out.append(DealSummary(n, first, evs[0].dealer, deal_finished(evs), contract_view(state.contract),
                              tuple(state.result.game_points) if state.result else None))
     return out
-
-
-def _rows_of(events, deal_events: list) -> list:
-    """The rows (version, at, event) of ``deal_events``, the very events ``deal_spans`` put in a deal."""
-    ids = {id(e) for e in deal_events}
-    return [row for row in events if id(row[2]) in ids]
 
 
 def _hand_receipt(receipt: Receipt) -> HandReceipt:
@@ -95,7 +89,7 @@ def deal_record(events, deal_no: int, receipts: list[Receipt]) -> HandRecord:
     """Deal ``deal_no``'s hand record from the table's events (``deal_in_progress`` before its end), with the
     referee's rulings on it and the signed receipt of its end: the record route's, and the championship
     archive's for each deal."""
-    record = _record_of(_rows_of(events, finished_deal(events, deal_no)), receipts)
+    record = _record_of(deal_rows(events, finished_deal(events, deal_no)), receipts)
     receipt = next((r for r in receipts if r.kind == "deal" and r.ref == str(deal_no)), None)
     return record if receipt is None else msgspec.structs.replace(record, receipt=_hand_receipt(receipt))
 
@@ -119,7 +113,7 @@ def seed_check(deal_events: list) -> str:
 
 def audit_deal(events, deal_events: list, receipts: list[Receipt]) -> AuditReport:
     """A finished deal's record, with its rulings and receipts, replayed by the rules."""
-    return audit_record(_record_of(_rows_of(events, deal_events), receipts))
+    return audit_record(_record_of(deal_rows(events, deal_events), receipts))
 
 
 def whole_game(table, events) -> tuple[object, list]:

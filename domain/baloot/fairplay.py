@@ -145,19 +145,27 @@ def _bid_name(a) -> str:
     return a.bid if a.suit is None or a.bid != "hokum" else f"hokum:{suit_name(a.suit)}"
 
 
-def bid_choices(state, seed: int, samples: int, solvers: dict | None = None):
-    """The bids open to the seat to speak as (name, bid action) with their honest values (the hard bot's
-    sampling), their exact values on the true deal (the solver) and their values from his view with his
-    partner's five cards known (None where no deal fits: what a colluding pair bids on), or None when it has
-    no choice (or may ask for a redeal, Kawesh: nothing hidden to judge)."""
-    v = view(state, state.turn)
+def bid_options(v) -> list | None:
+    """The bids open to the viewer of ``v`` (bidding, his turn) as the analysis values them: [(bid action,
+    (contract, receiver) or None for a pass worth 0), …], or None where it values none (no choice, or Kawesh
+    open: nothing hidden to judge). The review's values (domain/baloot/viewvalues.py) take the same list."""
     if any(a.bid == "kawesh" for a in v.legal_actions):
         return None
     candidates, passing = bid_candidates(v)
     options = [(a, (c, r)) for a, c, r in candidates]
     if passing is not None and all(a is not passing for a, _ in options):
         options.append((passing, None))             # passing: 0, the deal played by others or not at all
-    if len(options) < 2:
+    return options if len(options) >= 2 else None
+
+
+def bid_choices(state, seed: int, samples: int, solvers: dict | None = None):
+    """The bids open to the seat to speak as (name, bid action) with their honest values (the hard bot's
+    sampling), their exact values on the true deal (the solver) and their values from his view with his
+    partner's five cards known (None where no deal fits: what a colluding pair bids on), or None when it has
+    no choice (or may ask for a redeal, Kawesh: nothing hidden to judge)."""
+    v = view(state, state.turn)
+    options = bid_options(v)
+    if options is None:
         return None
     k = Knowledge(v)
     rng = random.Random(_sampling_seed(v, seed))

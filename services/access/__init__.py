@@ -11,7 +11,7 @@ the table service never asks them itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from domain.table import game_of, table_referee
@@ -168,6 +168,16 @@ class Access:
         seen = policy.sight(facts, rel, None, _turn(table, viewer.user_id, None))
         policy.records(facts, rel, seen)
         return seen
+
+    async def evaluation(self, viewer: Viewer, table: Table, finished: Callable[[int], Awaitable[bool]]
+                         ) -> tuple[str, int]:
+        """The basis of a deal's evaluation the caller may see (``policy.evaluation``) and how much of the table
+        he may see (its version: a spectator's behind the delay); ``finished(version)``: whether the deal is
+        over as the table stood at that version (as the caller sees it)."""
+        facts, rel = await self._table(viewer, table)
+        seen = policy.sight(facts, rel, None, _turn(table, viewer.user_id, None))
+        visible = await self.version(table, seen)
+        return policy.evaluation(facts, rel, seen, await finished(visible)), visible
 
     async def listed_tables(self, viewer: Viewer, status: str, limit: int) -> list:
         """The index rows of the table list as the caller may see it, newest first (``status``: live, finished

@@ -129,14 +129,36 @@ def sight(facts: TableFacts, rel: Relations, wanted: int | None = None, turn: in
 
 
 def records(facts: TableFacts, rel: Relations, seen: Sight) -> None:
-    """Hand records and audits show every hand of a finished deal: a shared board's only once every table of
-    it is done (but to its officials); to spectators only where the table shows hands."""
+    """Hand records, audits and deal reviews (services/review.py: every seat's choices valued on the true
+    hands) show every hand of a finished deal: a shared board's only once every table of it is done (but to
+    its officials); to spectators only where the table shows hands."""
     if facts.boards_in_play and not seen.official:
         raise Forbidden("board_hidden", "a shared board's record shows every hand: it is laid open when every "
                                         "table of the board is done. " + facts.why_hidden)
     if not seen.live and facts.hands_policy == "never":
         raise Forbidden("hands_hidden", "this table never shows hands to spectators; its players and referees "
                                         "may read its hand records")
+
+
+def evaluation(facts: TableFacts, rel: Relations, seen: Sight, finished: bool) -> str:
+    """The evaluation bar's basis for the caller (services/evaluation.py): "open" (the true hands' values)
+    where he may see every hand of the deal, "public" (what anyone watching may know) otherwise. A seated
+    player gets none while his deal is in play (an engine's opinion of his own position is help); a finished
+    deal's curve goes where its hand record does (``records``), else the public one."""
+    if seen.seat is not None and not finished:
+        raise Forbidden("engine_help", "a player sees no evaluation of a deal he is playing: its review and "
+                                       "curve are his once it is over")
+    if seen.official:
+        return "open"
+    if finished:
+        try:
+            records(facts, rel, seen)
+        except Forbidden as refusal:
+            if refusal.rule == "board_hidden":
+                raise
+            return "public"
+        return "open"
+    return "open" if facts.hands_policy == "always" else "public"
 
 
 def acting_seat(facts: TableFacts, rel: Relations, wanted: int | None, turn: int | None) -> int:

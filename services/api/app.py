@@ -29,6 +29,7 @@ from services.api.routes_fairplay import fairplay_router
 from services.api.routes_lobby import lobby_router
 from services.api.routes_profiles import games_router, profile_router
 from services.api.routes_ratings import ratings_router
+from services.api.routes_review import review_router
 from services.api.routes_webhooks import webhook_router
 from services.api.reference import OfflineSwagger
 from services.api.routes_referee import referee_router
@@ -110,7 +111,7 @@ def create_app(database_url: str | None = None, *, rate_limit: tuple[str, int] |
             await pool.close()
 
     config = AppConfig(
-        route_handlers=[health, auth_router, account_router, lobby_router, profile_router, games_router, ratings_router, table_router, championship_router, daily_router,
+        route_handlers=[health, auth_router, account_router, lobby_router, profile_router, games_router, ratings_router, table_router, review_router, championship_router, daily_router,
                         log_router, export_router, fairplay_router, referee_router, webhook_router, *web_routers, *extra_routers],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,

@@ -99,7 +99,7 @@ def from_log(args: argparse.Namespace) -> int:
                 await asyncio.wait_for(ProjectionRunner(pool, fairplay_read_model()).catch_up(), 30)
             except TimeoutError:
                 pass
-            analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, seed=None)
+            analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, seed=None, backfill=False)
             try:
                 while await analyser.run_once():
                     pass

@@ -206,10 +206,20 @@ class ProjectionRunner:
         await self._session(follow=True)
 
     async def catch_up(self) -> Checkpoint:
-        """Apply every event available now, then return the checkpoint reached."""
-        await self._session(follow=False)
-        assert self.checkpoint is not None
-        return self.checkpoint
+        """Apply every event committed before the call, then return the checkpoint reached. The log is read
+        below its visibility horizon (``store.read_all``): a transaction still open anywhere on the server (in
+        another database too) holds the horizon back, so the runner reads again, a moment later each time,
+        until the horizon has passed the last event committed when it was called."""
+        last = await self.pool.fetchrow("SELECT tx_id, position FROM events ORDER BY tx_id DESC, position DESC "
+                                        "LIMIT 1")
+        pause = 0.005
+        while True:
+            await self._session(follow=False)
+            assert self.checkpoint is not None
+            if last is None or self.checkpoint >= Checkpoint(int(last[0]), last[1]):
+                return self.checkpoint
+            await asyncio.sleep(pause)          # an open transaction elsewhere: it ends, or the horizon stays
+            pause = min(2 * pause, 0.2)
 
     async def rebuild(self) -> Checkpoint:
         """Empty the read model, start again from zero and catch up."""

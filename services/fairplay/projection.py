@@ -38,9 +38,11 @@ async def apply_fairplay_batch(conn: asyncpg.Connection, events: list[RecordedEv
             await conn.execute("UPDATE fairplay_tables SET deals = deals + 1 WHERE table_id = $1", table_id)
         elif isinstance(event, SeedRevealed):
             status = await conn.execute(
-                "INSERT INTO fairplay_deals (table_id, deal_no, game, version, championship_id, seats, shared) "
-                "SELECT table_id, coalesce($2, deals), game, $3, championship_id, seats, shared FROM fairplay_tables "
-                "WHERE table_id = $1 AND coalesce($2, deals) >= 1 ON CONFLICT (table_id, deal_no) DO NOTHING",
+                "INSERT INTO fairplay_deals (table_id, deal_no, game, version, championship_id, seats, shared, "
+                "requested_at) SELECT t.table_id, coalesce($2, t.deals), t.game, $3, t.championship_id, t.seats, "
+                "t.shared, r.requested_at FROM fairplay_tables t LEFT JOIN review_requests r ON r.table_id = "
+                "t.table_id AND r.deal_no = coalesce($2, t.deals) WHERE t.table_id = $1 AND coalesce($2, t.deals) >= 1 "
+                "ON CONFLICT (table_id, deal_no) DO NOTHING",
                 table_id, event.deal_no, recorded.version)
             queued |= status != "INSERT 0 0"
     if queued:
@@ -54,7 +56,7 @@ async def apply_fairplay(conn: asyncpg.Connection, event: RecordedEvent) -> None
 async def reset_fairplay(conn: asyncpg.Connection) -> None:
     """A rebuild from zero: every deal is queued and analysed again (the same events and seed, the same
     decisions)."""
-    await conn.execute("TRUNCATE fairplay_tables, fairplay_deals, fairplay_seats")
+    await conn.execute("TRUNCATE fairplay_tables, fairplay_deals, fairplay_seats, review_seats")
 
 
 def fairplay_read_model():

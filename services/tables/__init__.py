@@ -9,13 +9,14 @@ from domain.table import (
 )
 from services.commands import CommandOutcome, command_digest
 from services.tables.service import (
-    CODEC, MAX_ATTEMPTS, SecretMismatch, Table, TableService, appended_fold, deal_finished, deal_spans, event_id,
+    CODEC, MAX_ATTEMPTS, SecretMismatch, Table, TableService, appended_fold, deal_finished, deal_rows, deal_spans,
+    event_id,
     fold_each, fold_rows, private_events, stored_rows, stream_of,
 )
 
 __all__ = [
     "CODEC", "MAX_ATTEMPTS", "TABLE_EVENTS", "InvitationAccepted", "InvitationDeclined", "CommandOutcome",
     "SeatHandedToBot", "SecretMismatch", "Table", "TableOpened", "TableProposed", "TableService", "appended_fold",
-    "command_digest", "deal_finished", "deal_spans", "event_id", "fold_each", "fold_rows", "private_events",
+    "command_digest", "deal_finished", "deal_rows", "deal_spans", "event_id", "fold_each", "fold_rows", "private_events",
     "stored_rows", "stream_of",
 ]

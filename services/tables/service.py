@@ -533,6 +533,13 @@ def deal_spans(events) -> list[tuple[int, int, list]]:
     return spans
 
 
+def deal_rows(events, deal_events: list) -> list:
+    """The rows (version, at, event) of ``deal_events``, the very events ``deal_spans`` put in a deal, in the
+    deal's order: each event with its stream version."""
+    ids = {id(e) for e in deal_events}
+    return [row for row in events if id(row[2]) in ids]
+
+
 def deal_finished(deal_events) -> bool:
     """Whether a deal is over: played out, void, annulled, or stopped by the game's end (its seed revealed)."""
     return any(isinstance(e, (DealScored, DealVoided, DealAnnulled, SeedRevealed)) for e in deal_events)

@@ -30,7 +30,7 @@ from services.eventstore.migrations import migrate
 from services.tables.pending import Work, pending_work
 from services.workers.projections import ProjectionWorker
 from services.workers.schedules import Schedules
-from services.workers.resident import FairPlayWorker, WebhookWorker
+from services.workers.resident import EvaluationWorker, FairPlayWorker, WebhookWorker
 from services.workers.broker import broker_unavailable_errors, waiting
 from services.eventstore import reads, stream_version
 from services.tables.service import stream_of
@@ -109,6 +109,7 @@ class Workers:
             broker.add_middleware(self.projections)
             broker.add_middleware(WebhookWorker(database_url))
             broker.add_middleware(FairPlayWorker(database_url, secret))
+            broker.add_middleware(EvaluationWorker(database_url, secret))
 
     async def table_moved(self, table) -> None:
         """Queue what the table waits for, if anything (the reconciler catches lost messages); a bot turn
@@ -249,7 +250,13 @@ class Workers:
         count = 0
         for table_id, head in rows:
             cached = svc.feeds.get(table_id)        # this process's fold, when it is at the head: no read
-            work = pending_work(cached if cached is not None and cached.version == head else await svc.load(table_id))
+            table = cached if cached is not None and cached.version == head else await svc.load(table_id)
+            if table.opened is not None and table.game.phase == "ended":
+                # Its end was stored, and its writer died before marking the index (the mark follows the
+                # append: deploy/chaos found one so, a table "live" forever): the log says it is over.
+                await svc.pool.execute("UPDATE tables_index SET status = 'finished' WHERE table_id = $1", table_id)
+                continue
+            work = pending_work(table)
             if work is not None:
                 await self.enqueue(work)
                 count += 1

@@ -1,6 +1,7 @@
 """Resident loops in each worker process that consumes the "projections" queue, on the process's event loop:
 the webhook sender (services/webhooks/sender.py; one process delivers, the others stand by on its lock) and
-the fair-play analyser (services/fairplay/analyser.py; every such process analyses, sharing the queue). Each
+the fair-play analyser (services/fairplay/analyser.py; every such process analyses, sharing the queue) and the
+evaluation bar's evaluator (services/evaluation.py; the watched deals, at most a share of a core). Each
 starts again after a pause when it lost its database or failed, logged, never left stopped."""
 
 from __future__ import annotations
@@ -96,3 +97,20 @@ class FairPlayWorker(Resident):
         from services.fairplay.analyser import FairPlayAnalyser
         from services.platform import Platform
         return FairPlayAnalyser(pool, (await Platform.on(pool, secret=self.secret)).tables)
+
+
+class EvaluationWorker(FairPlayWorker):
+    """The evaluation bar's evaluator (services/evaluation.py), with the server secret; not started where
+    ``BALOOT_EVALUATION_PROCESSES`` is 0."""
+
+    name = "evaluation"
+
+    def after_worker_boot(self, broker, worker):
+        from services.evaluation import PROCESSES_ENV
+        if os.environ.get(PROCESSES_ENV, "1").strip() != "0":
+            Resident.after_worker_boot(self, broker, worker)
+
+    async def start(self, pool: asyncpg.Pool):
+        from services.evaluation import Evaluator
+        from services.platform import Platform
+        return Evaluator(pool, (await Platform.on(pool, secret=self.secret)).tables)

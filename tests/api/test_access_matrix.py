@@ -121,6 +121,19 @@ RECORD = {
     "daily_live": daily(HIDDEN),
 }
 
+# The evaluation bar of deal 1 (200: "open" or "public" as the policy says, which the review tests check): never
+# to a player of a deal in play (engine_help); a finished deal to everyone who sees the table (its hands'
+# values where he may read its record, else the public ones), but a shared board in play to its officials only.
+EVALUATION = {
+    "proposed": {ANON: A401, "*": "404 unknown_deal"},
+    "live": {ANON: A401, PLAYER: "403 engine_help", "*": "200"},
+    "closed": {ANON: A401, "*": "200"},
+    "dup_held": shared(HIDDEN, "200"),
+    **{r: shared("403 engine_help", "200") for r in ("dup_live", "dup_other_1", "dup_other_2")},
+    "dup_closed": {ANON: A401, "*": "200"},
+    "daily_live": daily("403 engine_help"),
+}
+
 # The Balut game's record and audit at a card table: past the access check, 409 records_per_deal.
 GAME_RECORD = {
     "proposed": {ANON: A401, "*": "409 records_per_deal"},
@@ -224,6 +237,8 @@ EXPECTED: dict[str, dict[str, dict[str, str]]] = {
     "listDeals": READ,
     "tableReceipts": READ,
     "handRecord": RECORD,
+    "dealReview": RECORD,                   # every seat's choices valued on the true hands: the record's rule
+    "dealEvaluation": EVALUATION,
     "auditStoredDeal": RECORD,
     "gameRecord": GAME_RECORD,
     "auditStoredGame": GAME_RECORD,
@@ -328,6 +343,7 @@ EXPECTED: dict[str, dict[str, dict[str, str]]] = {
     "myLobby": {"-": EVERYONE},
     "ratingsLeaderboard": {"-": EVERYONE},
     "getPlayer": {"-": EVERYONE},
+    "playerAccuracy": {"-": EVERYONE},
     "listTables": {"-": EVERYONE},
     "createTable": {"-": {ANON: A401, "*": "422 unknown_user"}},
     "auditHandRecord": {"-": {ANON: A401, "*": "400 malformed_record"}},
@@ -623,6 +639,10 @@ def request_of(op: str, res: str, s: Scenario, caller: str | None, n: int) -> tu
             return "GET", f"{t}/deals/1/record", {}
         case _, "auditStoredDeal":
             return "GET", f"{t}/deals/1/audit", {}
+        case _, "dealReview":
+            return "GET", f"{t}/deals/1/review", {}
+        case _, "dealEvaluation":
+            return "GET", f"{t}/deals/1/evaluation", {}
         case _, "gameRecord":
             return "GET", f"{t}/record", {}
         case _, "auditStoredGame":
@@ -769,6 +789,8 @@ def request_of(op: str, res: str, s: Scenario, caller: str | None, n: int) -> tu
             return "GET", "/ratings/baloot", {}
         case "-", "getPlayer":
             return "GET", f"/players/{someone}", {}
+        case "-", "playerAccuracy":
+            return "GET", f"/players/{someone}/accuracy", {}
         case "-", "listTables":
             return "GET", "/tables", {"params": {"status": "all"}}
         case "-", "createTable":

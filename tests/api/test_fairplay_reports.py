@@ -50,7 +50,7 @@ async def analyse_all(pool, kinds: tuple[str, ...] | None = None) -> int:
     runner = ProjectionRunner(pool, fairplay_read_model())
     await runner.rebuild()
     await caught_up(pool, runner)
-    analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, processes=1, kinds=kinds)
+    analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, processes=1, kinds=kinds, backfill=False)
     try:
         done = 0
         while n := await analyser.run_once():
@@ -161,7 +161,8 @@ async def test_the_organiser_reads_each_players_score_from_his_own_choices_with_
     assert r.status_code == 200, r.text
     mine = r.json()["players"][0]
     listed = mine["most_telling"]
-    assert len(listed) >= max(mine["true"]["telling"], mine["partner"]["telling"]) > 0
+    # (Two deals may hold no telling card at all, their cards dealt from a random secret: then none is listed.)
+    assert len(listed) >= max(mine["true"]["telling"], mine["partner"]["telling"])
     cards = [t for t in listed if t["kind"] == "card"]
     assert sum(t["followed"] == "true" for t in cards) == mine["true"]["followed"]
     assert sum(t["followed"] == "true" for t in listed if t["kind"] != "card") == mine["bids"]["followed"]
@@ -218,10 +219,12 @@ async def test_baloot_fairplay_reports_a_championship_and_a_player_from_the_log(
     for p in report["players"]:
         line = next(x for x in out.splitlines() if x.startswith(p["name"]))
         assert f"{p['true']['followed']}/{p['true']['telling']}" in line
-    uid = next(p["player"] for p in report["players"] if p["most_telling"] or p["true"]["telling"])
+    # The cards are dealt from a random secret: two deals may hold no telling card (then none is listed).
+    telling = [p["player"] for p in report["players"] if p["most_telling"] or p["true"]["telling"]]
+    uid = telling[0] if telling else report["players"][0]["player"]
     await asyncio.to_thread(main, ["fairplay", "--championship", played["cid"], "--player", uid, "--database-url", url])
     out = capsys.readouterr().out
-    assert f"/watch/table.html?id={played['table_id']}&at=" in out
+    assert (f"/watch/table.html?id={played['table_id']}&at=" in out) == bool(telling)
     assert await asyncio.to_thread(main, ["fairplay", "--player", "nobody", "--database-url", url]) == 2
 
 

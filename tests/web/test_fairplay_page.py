@@ -77,7 +77,7 @@ async def test_an_organiser_reads_who_plays_as_if_he_saw_the_cards_and_opens_the
     # analyser's process while the next are played), the evidence accumulating, until both ghosts are flagged;
     # the honest pair never is, at any point.
     runner = ProjectionRunner(pool, fairplay_read_model())
-    analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, processes=1, kinds=CARDS)
+    analyser = FairPlayAnalyser(pool, (await Platform.on(pool)).tables, processes=1, kinds=CARDS, backfill=False)
 
     async def analysed() -> dict:
         await caught_up(pool, runner)

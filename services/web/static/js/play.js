@@ -11,6 +11,7 @@ import {balutKeys, balutPlayEl} from "./play_balut.js";
 import {termsEl} from "./terms.js";
 import "./words_play.js";
 import "./words_referee.js";
+import "./words_review.js";
 
 const main = document.getElementById("main");
 const id = new URLSearchParams(location.search).get("id");
@@ -198,8 +199,11 @@ function animate() {
 // What moved between two views of the same deal: the cards newly on the table, and a trick just taken.
 function noteMoves(before, after) {
   const now = performance.now();
-  const a = after.deal, b = before?.deal;
-  if (!a || !b || before.deal_no !== after.deal_no) { moves = new Map(); gather = null; return; }
+  const a = after.deal;
+  if (!a || !before?.deal || before.deal_no !== after.deal_no) { moves = new Map(); gather = null; }
+  if (!a || !before) return;                             // the page's first view: nothing moved before my eyes
+  // A new deal's first view may already hold cards the bots played at once: they came from their seats too.
+  const b = before.deal_no === after.deal_no && before.deal ? before.deal : {trick: [], tricks: []};
   const seen = new Set(b.trick.map(p => p.card));
   const taken = a.tricks.length > b.tricks.length ? a.tricks[a.tricks.length - 1] : null;
   for (const p of [...(taken ? taken.cards : []), ...a.trick]) {
@@ -572,7 +576,14 @@ function dealEndEl() {
   return h("section", {class: "deal-end", id: "deal-result", "data-deal-no": over.deal_no, "aria-live": "polite"},
     h("h2", {}, t("deal_no_over", {n: over.deal_no})),
     outcomeEl(over.result, over.contract),
-    over.result.void ? null : dealSheetEl(over));
+    over.result.void ? null : dealSheetEl(over),
+    over.result.void || v.game === "balut" ? null : h("p", {}, reviewLinkEl(over.deal_no)));
+}
+
+// A finished deal's review (its choices marked by what they cost), opened beside the table.
+function reviewLinkEl(dealNo) {
+  return h("a", {href: `/play/review.html?table=${encodeURIComponent(id)}&deal=${dealNo}`, id: `review-link-${dealNo}`,
+                 class: "review-link", target: "_blank"}, t("review_deal_n", {n: dealNo}));
 }
 
 // The game's end: who won and how (the final score, the deals played, the reason in words), and — where a bot

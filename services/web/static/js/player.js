@@ -5,10 +5,31 @@ import {decimal, fill, h} from "./cards.js";
 import {onChange, setUp, t, tOr} from "./i18n.js";
 import {joined, say, who} from "./bidi.js";
 import "./words_watch.js";
+import "./words_review.js";
 
 const main = document.getElementById("main");
 const id = new URLSearchParams(location.search).get("id") || "";
-let player = null, failure = null;
+let player = null, failure = null, accuracy = null;
+
+// His accuracy by phase (choices with no mark) and week by week, over the analysed deals of his own tables.
+function accuracyEl() {
+  if (!accuracy) return null;
+  const chose = accuracy.phases.some(p => p.decisions);
+  const pct = x => h("bdi", {dir: "ltr"}, `${(x * 100).toFixed(0)}%`);
+  return [h("h2", {}, t("accuracy")),
+    chose ? h("table", {class: "list", id: "accuracy"},
+      h("thead", {}, h("tr", {}, ["accuracy_phase", "accuracy_share", "accuracy_choices", "accuracy_cost", "accuracy_marks"]
+        .map(k => h("th", {}, t(k))))),
+      h("tbody", {}, accuracy.phases.map(p => h("tr", {"data-phase": p.phase,     // in the server's order of phases
+          "data-accuracy": p.accuracy, "data-decisions": p.decisions},
+        h("td", {}, t(`phase_${p.phase}`)), h("td", {}, p.decisions ? pct(p.accuracy) : "—"), h("td", {}, String(p.decisions)),
+        h("td", {}, p.decisions ? decimal(p.cost) : "—"),
+        h("td", {}, `${p.blunders} · ${p.mistakes} · ${p.inaccuracies}`)))))
+      : h("p", {id: "accuracy"}, t("accuracy_none")),
+    accuracy.weeks.length > 1 ? h("p", {class: "hint", id: "accuracy-weeks"}, `${t("accuracy_weeks")}: `,
+      accuracy.weeks.map((w, k) => [k ? " · " : "", h("span", {title: t("accuracy_week", {d: w.week})}, pct(w.accuracy))])) : null,
+    h("p", {class: "hint"}, t("accuracy_how"))];
+}
 
 
 function render() {
@@ -29,6 +50,7 @@ function render() {
         h("td", {"data-ordinal": r.ordinal}, decimal(r.ordinal)), h("td", {class: "muted"}, decimal(r.mu), " ± ", decimal(r.sigma)),
         h("td", {}, String(r.games))))))
       : h("p", {id: "player-ratings"}, t("not_rated")),
+    accuracyEl(),
     h("h2", {}, t("recent_results")),
     player.recent.length ? h("ol", {id: "recent"}, player.recent.map(m => h("li", {"data-match": m.match_id ?? "",
         "data-table": m.table_id ?? ""},
@@ -50,5 +72,6 @@ function render() {
 
 setUp();
 onChange(render);
-get(`/players/${encodeURIComponent(id)}`).then(p => { player = p; }, error => { failure = error; })
+Promise.all([get(`/players/${encodeURIComponent(id)}`).then(p => { player = p; }, error => { failure = error; }),
+             get(`/players/${encodeURIComponent(id)}/accuracy`).then(a => { accuracy = a; }, () => {})])
   .then(() => { render(); main.dataset.loaded = "true"; });

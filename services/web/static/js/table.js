@@ -5,6 +5,7 @@ import {balutEl, balutScore} from "./balut.js";
 import {backEl, cardEl, fill, h, suitName} from "./cards.js";
 import {onChange, setUp, t} from "./i18n.js";
 import {joined, say, who} from "./bidi.js";
+import {barEl, curveEl, dealEvaluation} from "./evaluation.js";
 import "./words_watch.js";
 
 const main = document.getElementById("main");
@@ -13,6 +14,9 @@ const id = params.get("id");
 let current = null, nameOf = () => undefined, mode = "live", liveState = "live";
 let last = 0, deals = [], timer = null;
 let championshipName = null;         // the championship the table belongs to, once asked    // replay: the last visible version, the deals, the play timer
+let evaluation = null;               // the shown deal's evaluation (GET …/evaluation), asked again while it grows
+let evalTimer = null;
+const EVAL_MS = 3000;
 
 const SEAT_PLACE = ["south", "east", "north", "west"];   // seat 0 at the bottom; play goes round to the right
 
@@ -146,6 +150,7 @@ function controlsEl(v) {
       h("button", {type: "submit"}, t("go"))),
     h("a", {href: location.href, id: "share"}, t("share")),
     deal?.finished ? h("a", {href: `/watch/audit.html?table=${id}&deal=${deal.deal_no}`, id: "audit"}, t("audit")) : null,
+    deal?.finished ? h("a", {href: `/watch/review.html?table=${id}&deal=${deal.deal_no}`, id: "review"}, t("review_link")) : null,
     h("a", {href: `/watch/table.html?id=${id}`}, t("back_to_live")));
 }
 
@@ -163,9 +168,30 @@ function render() {
     h("p", {class: "facts", id: "score"}, `${t("deal")} ${v.deal_no} · `, teamName(0), ` ${v.scores[0]} – ${v.scores[1]} `, teamName(1),
       ` (${t("target")} ${v.target})`, endEl(v)),
     controlsEl(v),
+    evaluationEl(v),
     v.phase === "ended" ? h("div", {class: "game", "data-version": v.version, id: "game"}, gameEndEl(v, deal),
                             deal ? panelEl(v, deal) : null)
       : deal ? h("div", {class: "game", "data-version": v.version, id: "game"}, boardEl(deal), panelEl(v, deal)) : null);
+}
+
+// The evaluation bar (the position shown: the last value at or before it) and, in a replay, the deal's curve.
+function evaluationEl(v) {
+  const deal = v.deal;
+  if (!deal?.contract || !evaluation || evaluation.deal_no !== v.deal_no || v.phase === "ended") return null;
+  const shown = evaluation.points.filter(p => p.version <= v.version).at(-1) ?? null;
+  return h("section", {class: "evaluation", id: "evaluation", "aria-label": t("eval_title")},
+    barEl(shown?.value ?? null, evaluation.basis, teamName, deal.contract.buyer % 2),
+    mode === "replay" ? curveEl(evaluation, {at: shown?.version ?? null, pick: show, teamName}) : null);
+}
+
+// Ask for the shown deal's evaluation, and again while it is being worked on (live: while the deal is played).
+async function askEvaluation() {
+  clearTimeout(evalTimer);
+  const v = current;
+  if (!v || v.game === "balut" || !v.deal?.contract) return;
+  const got = await dealEvaluation(id, v.deal_no).catch(() => null);
+  if (got && current?.deal_no === got.deal_no) { evaluation = got; render(); }
+  if (got && (mode === "live" || got.points.length < got.positions)) evalTimer = setTimeout(askEvaluation, EVAL_MS);
 }
 
 async function showView(v) {
@@ -176,8 +202,10 @@ async function showView(v) {
   }
   // A game that ends while followed live: its deals, for the end's table of results.
   if (v.phase === "ended" && v.game !== "balut" && !deals.length) deals = await get(`/tables/${id}/deals`).catch(() => []);
+  const ask = v.game !== "balut" && v.deal?.contract && (evaluation?.deal_no !== v.deal_no || !evalTimer);
   current = v;
   render();
+  if (ask) askEvaluation();
 }
 
 async function show(version) {
