@@ -3,8 +3,9 @@
     python bench/workers.py                       # DATABASE_URL (else the embedded server), BROKER_URL
     python bench/workers.py --tables 32 --seconds 20 --teams 256 --target 152 --drive auto
     python bench/workers.py --profile             # also cProfile the actor path (where a worker's CPU goes)
+    python bench/workers.py --level expert --skip-knockout   # what seating experts costs the workers
 
-1. Bot actions per second: ``--tables`` all-bot tables (normal bots) are opened with nothing enqueued;
+1. Bot actions per second: ``--tables`` all-bot tables (normal bots, or ``--level``'s) are opened with nothing enqueued;
    worker processes (``baloot worker`` on RabbitMQ when it answers at BROKER_URL, default the local
    server; else a dramatiq Worker in this process with 1 and 2 threads, and it says so) find them through
    the reconciler and play. An action is one ``bot:<version>`` command (one bid, double or card, decided
@@ -41,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg  # noqa: E402
 
+from domain.baloot.bots import LEVELS  # noqa: E402
 from domain.baloot.profiles import SAUDI  # noqa: E402
 from services.tables import TableOpened  # noqa: E402
 from services.platform import Platform  # noqa: E402
@@ -204,12 +206,12 @@ SELECT stream_id, recorded_at FROM events
 
 
 async def actions_per_second(server_url: str, broker_url: str | None, processes: int, threads: int,
-                             n_tables: int, seconds: float) -> dict:
+                             n_tables: int, seconds: float, level: str = "normal") -> dict:
     async with Scratch(server_url) as db:
         [bot] = await add_bots(db.pool, 1)
         for i in range(n_tables):
             await db.tables.open_table(TableOpened(table_id=f"t{i}", seats=(bot,) * 4, profile=SAUDI,
-                                                   bots=("normal",) * 4))
+                                                   bots=(level,) * 4))
         events_before = await db.pool.fetchval("SELECT count(*) FROM events")
         xacts_before = await transactions(db.pool)
         cpu_before = time.process_time()
@@ -344,7 +346,7 @@ def cumulative_top(stats, total: float, done: int, n: int = 10) -> list[str]:
 
 
 async def knockout(server_url: str, broker_url: str | None, processes: int, threads: int, teams: int,
-                   target: int, drive: str, budget: float) -> dict:
+                   target: int, drive: str, budget: float, level: str = "normal") -> dict:
     from domain.tournament import CreateChampionship, FinishChampionship, RegisterTeam, StartRound
     from domain.tournament.events import RoundSlot, Settings
     from domain.tournament import ChampionshipRuleError as Problem  # a round that cannot start yet
@@ -358,7 +360,7 @@ async def knockout(server_url: str, broker_url: str | None, processes: int, thre
         settings = Settings(name="bench knock-out", format="single_elimination", match_games=1,
                             game_target=target, schedule=schedule)
         await champs.execute(cid, "create", lambda _: [CreateChampionship(cid, settings)], actor="bench", new=True,
-                             metadata={"run": {"bot_level": "normal"}})
+                             metadata={"run": {"bot_level": level}})
         await champs.execute(cid, "register", lambda _: [RegisterTeam(f"team{i:03d}", (bots[2 * i], bots[2 * i + 1]))
                                                          for i in range(teams)], actor="bench")
         workers = start_workers(db.url, broker_url, processes, threads)
@@ -441,6 +443,8 @@ async def main() -> None:
     p.add_argument("--budget", type=float, default=240, help="the most the knock-out may take (seconds)")
     p.add_argument("--profile", action="store_true", help="also cProfile the actor path in this process")
     p.add_argument("--skip-knockout", action="store_true")
+    p.add_argument("--level", choices=LEVELS, default="normal",
+                   help="the bots' level at the tables and in the knock-out (default normal)")
     args = p.parse_args()
 
     from services.db import database_server
@@ -457,8 +461,8 @@ async def main() -> None:
           f"({1e6 / memory_actions:.0f} us CPU an action), {memory_events:,.0f} events/s")
 
     for n in (1, 2):
-        r = await actions_per_second(server.url, broker_url, n, args.threads, args.tables, args.seconds)
-        print(f"bot actions/s with {r['where']}: {r['rate']:.0f}/s ({r['actions']} actions, {r['events']} events "
+        r = await actions_per_second(server.url, broker_url, n, args.threads, args.tables, args.seconds, args.level)
+        print(f"{args.level} bot actions/s with {r['where']}: {r['rate']:.0f}/s ({r['actions']} actions, {r['events']} events "
               f"in {r['appends']} appends, {r['span']:.1f}s, {args.tables} tables); {r['event_rate']:.0f} events/s "
               f"= {r['event_rate'] / r['baseline']:.2f} x the raw-asyncpg baseline ({r['baseline']:.0f} events/s, "
               f"batches of 40, same run)")
@@ -472,7 +476,7 @@ async def main() -> None:
     if args.skip_knockout:
         return
     k = await knockout(server.url, broker_url, args.processes, args.threads, args.teams, args.target, args.drive,
-                       args.budget)
+                       args.budget, args.level)
     print(f"knock-out of {args.teams} all-bot teams, one game to {args.target} per match: {k['seconds']:.1f}s from "
           f"draw to champion ({k['rounds']} rounds, {k['games']} games, {k['actions']} bot actions, "
           f"{k['actions'] / k['seconds']:.0f} actions/s) with {k['where']}; rounds driven by {k['driven_by']}")

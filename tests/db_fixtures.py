@@ -58,12 +58,38 @@ def signing_key_file(tmp_path_factory) -> Path:
         os.environ["BALOOT_SIGNING_KEY_FILE"] = previous
 
 
+def _own_database(url: str) -> str:
+    """``url`` itself, or under pytest-xdist (``tests/run`` runs the suite in two processes) a database of
+    this worker's own on the same server, made from ``url``'s and kept: a test that ends every connection
+    of its database (tests/api/test_health.py: what a failover does to the pools) must not end the other
+    process's."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    import asyncio
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'postgres'}_{worker}"
+
+    async def make() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            if not await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+                await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    asyncio.run(make())
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
 @pytest.fixture(scope="session")
 def database_url() -> str:
     """The URL of the PostgreSQL server the tests use (see the module docstring)."""
     url = os.environ.get("DATABASE_URL")
     if url:
-        yield url
+        yield _own_database(url)
         return
     if _docker_reachable():
         from testcontainers.postgres import PostgresContainer

@@ -8,7 +8,7 @@ import os
 import time
 
 from domain.baloot.bots import LEVELS
-from domain.baloot.bots.match import BoardResult, Summary, play_board, summarize
+from domain.baloot.bots.match import CEILING, BoardResult, Summary, play_board, summarize
 from domain.baloot.profiles import PROFILES, profile_named
 from services.cli import positive
 
@@ -17,8 +17,12 @@ def register(subparsers) -> None:
     bots = subparsers.add_parser("bots", help="bot levels: duplicate matches")
     sub = bots.add_subparsers(dest="bots_command", required=True)
     match = sub.add_parser("match", help="level a against level b in duplicate: each board twice, teams swapped")
-    match.add_argument("--a", choices=LEVELS, default="hard", help="the level measured (default hard)")
-    match.add_argument("--b", choices=LEVELS, default="normal", help="its opponent (default normal)")
+    players = (*LEVELS, CEILING)
+    match.add_argument("--a", choices=players, default="hard",
+                       help="the level measured (default hard; ceiling: the all-seeing player, every card seen)")
+    match.add_argument("--b", choices=players, default="normal", help="its opponent (default normal)")
+    match.add_argument("--bidder", choices=players, default=None,
+                       help="a level that bids and doubles for all four seats: the match then measures card play")
     match.add_argument("--boards", type=positive, default=100, help="number of boards (default 100)")
     match.add_argument("--seed", default="1", help="seed of the boards (default 1)")
     match.add_argument("--games", action="store_true", help="a board is a whole game to the target, not a deal")
@@ -28,10 +32,10 @@ def register(subparsers) -> None:
 
 
 def run_match(a: str, b: str, boards: int, seed: str, *, games: bool = False, profile: str = "saudi",
-              jobs: int = 1, done=lambda: None) -> list[BoardResult]:
+              jobs: int = 1, done=lambda: None, bidder: str | None = None) -> list[BoardResult]:
     """The boards' results, played in ``jobs`` processes (one: in this process), each decision timed;
-    ``done()`` after each board (a progress bar)."""
-    play = functools.partial(_board, a, b, seed, games, profile)
+    ``done()`` after each board (a progress bar); ``bidder``: the level bidding for every seat."""
+    play = functools.partial(_board, a, b, seed, games, profile, bidder)
     out = []
     if jobs <= 1:
         for i in range(boards):
@@ -45,8 +49,9 @@ def run_match(a: str, b: str, boards: int, seed: str, *, games: bool = False, pr
     return out
 
 
-def _board(a: str, b: str, seed: str, games: bool, profile: str, board: int) -> BoardResult:
-    return play_board(a, b, board, seed, games=games, profile=profile_named(profile), clock=time.perf_counter)
+def _board(a: str, b: str, seed: str, games: bool, profile: str, bidder: str | None, board: int) -> BoardResult:
+    return play_board(a, b, board, seed, games=games, profile=profile_named(profile), clock=time.perf_counter,
+                      bidder=bidder)
 
 
 def render(a: str, b: str, summary: Summary, what: str) -> str:
@@ -68,6 +73,9 @@ def match_command(args) -> int:
 
     with counted(f"{args.a} vs {args.b}: boards played", args.boards) as done:
         results = run_match(args.a, args.b, args.boards, args.seed, games=args.games, profile=args.profile,
-                            jobs=args.jobs, done=done)
-    print(render(args.a, args.b, summarize(results), "games to the target" if args.games else "deals"))
+                            jobs=args.jobs, done=done, bidder=args.bidder)
+    what = "games to the target" if args.games else "deals"
+    if args.bidder:
+        what += f", {args.bidder} bidding for all four seats"
+    print(render(args.a, args.b, summarize(results), what))
     return 0

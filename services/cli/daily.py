@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import datetime as dt
 
+from domain.baloot.bots import LEVELS
 from services.cli import day, positive
 
 
@@ -21,7 +22,7 @@ def register(subparsers) -> None:
     sim.add_argument("--players", type=positive, default=20, help="simulated players (default 20)")
     sim.add_argument("--boards", type=positive, default=8, help="boards in the set (default 8)")
     sim.add_argument("--seed", default="1", help="the set's seed (the players' choices derive from it too)")
-    sim.add_argument("--level", default="normal", choices=("easy", "normal", "hard"))
+    sim.add_argument("--level", default="normal", choices=LEVELS)
     sim.add_argument("--scoring", default="mp", choices=("mp", "imps"))
     sim.add_argument("--top", type=positive, default=10, help="leaderboard rows to print (default 10)")
     sim.set_defaults(func=simulate_command)

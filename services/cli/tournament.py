@@ -7,6 +7,8 @@ import sys
 
 import msgspec
 
+from domain.baloot.bots import LEVELS
+
 FORMAT_ALIASES = {
     "single": "single_elimination", "single_elimination": "single_elimination", "knockout": "single_elimination",
     "double": "double_elimination", "double_elimination": "double_elimination",
@@ -35,7 +37,7 @@ def register(subparsers) -> None:
     sim.add_argument("--no-reset", action="store_true", help="double elimination: no grand final reset")
     sim.add_argument("--seeding", choices=("draw", "rating"), default="draw")
     sim.add_argument("--profile", default="saudi", help="rule profile for --play")
-    sim.add_argument("--policy", default="random", choices=("random", "lowest", "easy", "normal", "hard"),
+    sim.add_argument("--policy", default="random", choices=("random", "lowest", *LEVELS),
                      help="who plays the games with --play: random legal actions or a bot level")
     sim.set_defaults(func=simulate)
 
@@ -52,7 +54,7 @@ def _boards(profile: str, policy: str):
     from domain.baloot.daily_play import SimulatedPlayer, play_seats
     from domain.baloot.profiles import profile_named
 
-    level = policy if policy in ("easy", "normal", "hard") else "normal"
+    level = policy if policy in LEVELS else "normal"
     rules = profile_named(profile)
 
     def play(board, first: str, second: str) -> tuple[int, int]:

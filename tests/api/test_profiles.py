@@ -44,7 +44,7 @@ async def test_a_listed_switch_is_taken_by_a_championship(api):
 async def test_each_game_lists_what_a_table_of_it_takes_and_a_table_takes_each_level_listed(api):
     listed = {g["name"]: g for g in (await api.get("/games")).json()}
     assert listed["balut"]["bot_levels"] == ["simple", "strong"] and listed["balut"]["table_modes"] == ["strict"]
-    assert listed["baloot"]["bot_levels"] == ["easy", "normal", "hard"]
+    assert listed["baloot"]["bot_levels"] == ["easy", "normal", "hard", "expert"]
     assert "recorded" in listed["baloot"]["table_modes"]
     assert (listed["baloot"]["min_seats"], listed["baloot"]["max_seats"]) == (4, 4)
     assert (listed["balut"]["min_seats"], listed["balut"]["max_seats"]) == (2, 8)

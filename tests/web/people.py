@@ -27,6 +27,15 @@ def steady(action, tries: int = 5):
                 raise
 
 
+def read(driver, css: str, attribute: str | None = None) -> str | None:
+    """The text of the element matching ``css`` (or one attribute of it), read in one script: a live page may
+    redraw the element between a lookup and a read, which a script cannot see. None when nothing matches."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "return e === null ? null : (arguments[1] === null ? e.innerText : e.getAttribute(arguments[1]));",
+        css, attribute)
+
+
 def wait(driver, condition, timeout: float = WAIT):
     """Until ``condition(driver)``, asked again when the page redrew what it was reading. When it never
     comes, the failure says what the page showed (its address, its text) and keeps a screenshot of it."""

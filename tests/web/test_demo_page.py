@@ -11,7 +11,7 @@ from selenium.webdriver.common.by import By
 
 from services.cli import main
 from services.db import schema_url
-from tests.web.people import as_browser, shown, sign_in, wait
+from tests.web.people import as_browser, shown, sign_in, steady, wait
 
 
 async def run_demo(capsys, url: str) -> dict:
@@ -51,7 +51,7 @@ async def test_the_demo_table_waits_in_the_lobby_and_the_referee_finds_a_call(se
     referee = more_browsers()
     sign_in(referee, served.base, doc["referee"]["login"], "a demo secret")
     wait(referee, lambda d: d.find_elements(By.ID, "to-desk"))
-    referee.find_element(By.ID, "to-desk").click()
+    steady(lambda: referee.find_element(By.ID, "to-desk").click())        # the page may redraw under it
     row = f"#queue tr[data-call='{call['table_id']}/{call['call']}']"
     text = shown(referee, row)[0]
     assert "I have to leave now" in text and "Demo caller" in text

@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from tests.web.conftest import PHONE, in_four_looks, requested_urls, same_origin, screenshot
-from tests.web.people import PASSWORD, as_browser, offered, shown, sign_up, steady, type_into, version_of, wait
+from tests.web.people import PASSWORD, as_browser, offered, read, shown, sign_up, steady, type_into, version_of, wait
 from tests.web.test_play import play_until, served_me
 
 LATIN = re.compile(r"[A-Za-z]")
@@ -65,7 +65,7 @@ def test_the_form_offers_each_games_own_levels_and_opens_a_balut_table_with_a_fr
     sign_up(browser, served.base, "noura", name="Noura")
     assert new_table_form(browser) == "baloot"
     assert options(browser, "game") == ["baloot", "balut"]
-    assert options(browser, "bot-level") == ["easy", "normal", "hard"]
+    assert options(browser, "bot-level") == ["easy", "normal", "hard", "expert"]
     choose(browser, "game", "balut")
     assert new_table_form(browser) == "balut"
     assert options(browser, "bot-level") == ["simple", "strong"]       # the server's own (GET /games)
@@ -200,7 +200,7 @@ def test_a_whole_balut_game_opened_from_the_lobby_on_an_arabic_phone_matches_its
     assert len(set(seen["heads"][1:])) == 3 and not any("المقعد" in h for h in seen["heads"])
     assert not any(LATIN.search(h) for h in seen["heads"]), seen["heads"]
     assert seen["state"] == "انتهت الصكة"                             # over, not "live"
-    game_end = browser.find_element(By.ID, "game-end").get_attribute("data-won")
+    game_end = read(browser, "#game-end", "data-won")
     assert game_end == str(view["seat"] in view["result"]["winners"]).lower()
     assert same_origin(requested_urls(browser), served.base) == []
     browser.execute_script("document.getElementById('sheets').scrollIntoView()")
@@ -378,3 +378,24 @@ def test_the_lobby_opens_a_table_that_records_illegal_actions_and_its_page_offer
         assert client.get(f"/tables/{table}/view").json()["terms"]["mode"] == "recorded"
     play_until(browser, lambda d: bool(d.find_elements(By.ID, "qayd-open")), random.Random(5))
     assert browser.find_element(By.ID, "qayd-open").text.startswith("Qayd")
+
+
+def test_a_person_opens_a_table_of_three_expert_bots_from_the_lobby_and_plays_a_deal_against_them(served, browser):
+    served.start_workers()
+    sign_up(browser, served.base, "noura", name="Noura")
+    assert new_table_form(browser) == "baloot"
+    choose(browser, "bot-level", "expert")
+    choose(browser, "clock", "0")
+    browser.find_element(By.CSS_SELECTOR, "#new-table button[type=submit]").click()
+    wait(browser, lambda d: "/play/table.html" in d.current_url and version_of(d) is not None)
+    table = browser.current_url.split("id=")[1].split("&")[0]
+    with as_browser(browser, served.base) as client:
+        terms = client.get(f"/tables/{table}/view").json()["terms"]
+    assert terms["bots"] == [None, "expert", "expert", "expert"]
+    # The seats say who plays them, in either language.
+    names = [e.get_attribute("title") for e in browser.find_elements(By.CSS_SELECTOR, ".seat strong[title]")]
+    assert names and all("expert" in n for n in names), names
+    play_until(browser, lambda d: bool(d.find_elements(By.ID, "deal-result")), random.Random(11))
+    assert browser.find_element(By.ID, "deal-result").get_attribute("data-deal-no") == "1"
+    in_four_looks(browser, f"{served.base}/play/table.html?id={table}", "table-expert-bots",
+                  lambda d: version_of(d) is not None and bool(d.find_elements(By.CSS_SELECTOR, ".seat strong[title]")))

@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 
 from tests.stored_championship import knock_out, team_name
 from tests.web.conftest import in_four_looks, requested_urls, same_origin, screenshot
-from tests.web.people import wait
+from tests.web.people import read, wait
 
 
 def cards(driver, css: str) -> list[str]:
@@ -101,13 +101,13 @@ def test_a_finished_deal_steps_to_trick_5_and_its_link_shows_the_same_position(s
     assert len(before["deal"]["tricks"]) == 4 and before["deal_no"] == deal["deal_no"]
     link = browser.current_url
     assert f"at={at}" in link
-    shown = browser.find_element(By.ID, "game").text
+    shown = read(browser, "#game")
     played = cards(browser, "#tricks .card")
     assert len(played) == 20
 
     browser.get(link)                                               # reload the deep link
     wait(browser, lambda d: game_version(d) == at)
-    assert browser.find_element(By.ID, "game").text == shown
+    assert read(browser, "#game") == shown
     assert cards(browser, "#tricks .card") == played
     # Each trick says who led it and who won it, as the server's view has them.
     tricks = served.http.get(f"/tables/{table_id}/state", params={"at": at}, headers=referee).json()["deal"]["tricks"]

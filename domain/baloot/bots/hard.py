@@ -113,14 +113,7 @@ class HardBot(_Bot):
             return kinds["kawesh"]
         candidates, passing = bid_candidates(view)
         values = self._contract_values(view, Knowledge(view), [(c, r) for _, c, r in candidates], rng)
-        scored = sorted(zip(values, range(len(candidates))), key=lambda x: (-x[0], x[1]))
-        if not scored:
-            return passing or view.legal_actions[0]
-        value, i = scored[0]
-        action = candidates[i][0]
-        if passing is None or action is passing:
-            return action
-        return action if value >= self.bid_margin else passing
+        return bid_of(view, candidates, passing, values, self.bid_margin)
 
     def _contract_values(self, view, k: Knowledge, contracts, rng) -> list[float]:
         """Mean GP margin for the bot's team of each (contract, receiver), dealt and played out."""
@@ -132,9 +125,7 @@ class HardBot(_Bot):
     # ------------------------------------------------------------ doubling
 
     def _double(self, view: DealView, rng: random.Random):
-        actions = view.legal_actions
-        passing = next(a for a in actions if a.call == "pass")
-        call = next((a for a in actions if a.call != "pass" and not a.closed), None)
+        passing, call = double_calls(view.legal_actions)
         if call is None:
             return passing
         k = Knowledge(view)
@@ -172,6 +163,24 @@ def bid_candidates(view: DealView) -> tuple[list, object]:
         candidates.append((passing, Contract("sun", None, sun.seat, ashkal),
                            (sun.seat + 2) & 3 if ashkal else sun.seat))
     return candidates, passing
+
+
+def bid_of(view: DealView, candidates: list, passing, values: list[float], margin: float):
+    """The bid among ``candidates`` (``bid_candidates``) of the best of ``values`` (the first of equals), or
+    the pass when it does not clear ``margin`` GP (passing is worth 0)."""
+    if not candidates:
+        return passing or view.legal_actions[0]
+    value, i = max(zip(values, range(len(candidates))), key=lambda x: (x[0], -x[1]))
+    action = candidates[i][0]
+    if passing is None or action is passing:
+        return action
+    return action if value >= margin else passing
+
+
+def double_calls(actions) -> tuple:
+    """The pass and the next open double among a doubling turn's ``actions`` (None when there is none)."""
+    passing = next(a for a in actions if a.call == "pass")
+    return passing, next((a for a in actions if a.call != "pass" and not a.closed), None)
 
 
 def contract_values(view: DealView, k: Knowledge, contracts, seeds, deal) -> list[float]:

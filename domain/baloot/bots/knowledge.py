@@ -24,6 +24,9 @@ deals (a buyer without what one buys with is kept with probability ``UNLIKELY``)
 given up. The inferences from plays are given up only when no deal respects them, which legal play cannot
 cause (a recorded table stores illegal plays as made): ``relaxed`` says so. ``check(hands)`` lists what a
 candidate deal contradicts, for tests.
+
+A spectator's view (viewer None, no hand: the evaluation bar, domain/baloot/evaluation.py) is read the same
+way with every seat's cards hidden: four seats to deal instead of three.
 """
 
 from __future__ import annotations
@@ -107,7 +110,7 @@ class Knowledge:
         self.contract = contract_of(view)
         c = self.contract
         self.trump = c.suit if c is not None and c.kind == "hokum" else NO_TRUMP
-        self.hand = _mask(view.hand)
+        self.hand = _mask(view.hand) if view.hand is not None else 0     # a spectator holds nothing
         self.sizes = list(view.hand_sizes)
         self.played_by = [0, 0, 0, 0]
         self.excluded = [0, 0, 0, 0]
@@ -138,7 +141,8 @@ class Knowledge:
             else:
                 self.hidden[d.seat] = list(d.kinds)
                 self.declared.append((d.seat, None, d.kinds))
-        known[me] = self.hand
+        if me is not None:
+            known[me] = self.hand
         self.known = known
         taken = known[0] | known[1] | known[2] | known[3]
         self.pool = FULL_DECK & ~taken & ~played
@@ -282,7 +286,7 @@ class Knowledge:
         whose hidden ones must be among the sets the sampler may draw."""
         out = []
         me = self.me
-        if hands[me] != self.hand:
+        if me is not None and hands[me] != self.hand:
             out.append(f"seat {me}'s own hand")
         held = 0
         for s in range(4):
@@ -427,12 +431,9 @@ class Knowledge:
             if slots[j] >= 0:
                 hands[slots[j]] |= bit
 
-    def deal_after_contract(self, rng: random.Random, receiver: int, dealer: int):
-        """Bidding: full eight-card hands after a contract taken so that ``receiver`` gets the face-up card
-        (the rest of the pack dealt at random among the hidden cards)."""
-        fu = parse_card(self.view.faceup)
-        deck = [0] * 32
-        deck[20] = fu
+    def first_five(self, rng: random.Random) -> tuple[list[int], list[int]]:
+        """Bidding: the other seats' five cards drawn at random from the hidden cards, and the rest of the
+        pack (the cards ``deal_after_contract`` deals after the contract), as that draws them from ``rng``."""
         hands = [self.hand if s == self.me else 0 for s in range(4)]
         rest = cards_of(self.pool)
         rng.shuffle(rest)
@@ -440,6 +441,14 @@ class Knowledge:
         for s in range(4):
             for _ in range(sizes[s]):
                 hands[s] |= 1 << rest.pop()
+        return hands, rest
+
+    def deal_after_contract(self, rng: random.Random, receiver: int, dealer: int):
+        """Bidding: full eight-card hands after a contract taken so that ``receiver`` gets the face-up card
+        (the rest of the pack dealt at random among the hidden cards)."""
+        deck = [0] * 32
+        deck[20] = parse_card(self.view.faceup)
+        hands, rest = self.first_five(rng)
         # ``complete_deal`` gives the receiver the face-up card and 2, the others 3, from the pack.
         deck[21:32] = rest
         return complete_deal(deck, dealer, tuple(hands), receiver)

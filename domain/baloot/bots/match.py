@@ -5,6 +5,10 @@ table level ``a`` holds seats 0 and 2; at the second the same cards are dealt wi
 each level plays both sides of the same cards and the luck of the deal cancels out. A board's margin is
 ``a``'s GP minus ``b``'s, added over the two tables. Nothing here reads a clock: the caller may pass
 ``clock`` (a function returning seconds) to time each decision.
+
+A side may also be the all-seeing ceiling (``ceiling``: ``expert.CeilingBot``, handed the deal's whole state
+instead of a view), and ``bidder`` may bid and double for all four seats, so that a board measures the
+levels' card play alone.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import msgspec
 from domain.baloot import deal as deal_mod
 from domain.baloot import game as game_mod
 from domain.baloot.bots import bot
-from domain.baloot.events import DealNext, RecordResult, StartDeal, StartGame
+from domain.baloot.bots.expert import CeilingBot
+from domain.baloot.events import Bid, DealNext, Double, RecordResult, StartDeal, StartGame
 from domain.events import RevealSeed
 from domain.baloot.profiles import SAUDI, RuleProfile
 from domain.baloot.views import view
 
+CEILING = "ceiling"  # the all-seeing player: no level of the tables, a measure of what seeing every card is worth
 MAX_DEALS = 200      # a game that has not ended after this many deals stops there (void deals can repeat)
 
 
@@ -43,13 +49,41 @@ class Summary(msgspec.Struct, frozen=True):
     times: dict[str, tuple[float, float, float, int]]   # level -> (p50, p95, max) seconds, decisions
 
 
+def player(level: str):
+    """A level's bot, or the all-seeing ceiling (``expert.CeilingBot``: it reads the whole deal)."""
+    return CeilingBot() if level == CEILING else bot(level)
+
+
+class _Bidder:
+    """A seat whose bids and doubles are ``bidder``'s and whose cards are ``player``'s (``bidder``: the
+    level that bids for both sides, so that a match measures the card play alone)."""
+
+    def __init__(self, player, bidder):
+        self.player, self.bidder = player, bidder
+        self.sees_all = getattr(player, "sees_all", False) or getattr(bidder, "sees_all", False)
+
+    def _by(self, actions):
+        return self.bidder if type(actions[0]) in (Bid, Double) else self.player
+
+    def choose(self, v):
+        return self._by(v.legal_actions).choose(v)
+
+    def choose_seeing(self, state):
+        v = view(state, state.turn)
+        who = self._by(v.legal_actions)
+        return who.choose_seeing(state) if getattr(who, "sees_all", False) else who.choose(v)
+
+
 def play_board(a: str, b: str, board: int, seed: str, *, games: bool = False, profile: RuleProfile = SAUDI,
-               clock: Callable[[], float] | None = None) -> BoardResult:
+               clock: Callable[[], float] | None = None, bidder: str | None = None) -> BoardResult:
+    """Board ``board`` played twice, ``a`` against ``b`` (see the module's docstring); ``bidder``: a level
+    that bids and doubles for all four seats (the levels then differ in their card play only)."""
     times: dict[str, list[float]] = {a: [], b: []} if clock else {}
     margins = []
     for swap in (False, True):
         levels = (b, a) if swap else (a, b)
-        seats = [(levels[s & 1], bot(levels[s & 1])) for s in range(4)]
+        seats = [(levels[s & 1], player(levels[s & 1]) if bidder is None
+                  else _Bidder(player(levels[s & 1]), player(bidder))) for s in range(4)]
         a_team = 1 if swap else 0
         board_seed = f"{seed}:{board}"
         if games:
@@ -70,13 +104,16 @@ def _play_deal(state: deal_mod.DealState, seats, times, clock, apply=None) -> de
             cmd = RecordResult()
         else:
             seat = deal.turn
-            level, player = seats[seat]
-            v = view(deal, seat)
+            level, who = seats[seat]
+            if getattr(who, "sees_all", False):
+                choose, arg = who.choose_seeing, deal
+            else:
+                choose, arg = who.choose, view(deal, seat)
             if clock is None:
-                cmd = player.choose(v)
+                cmd = choose(arg)
             else:
                 t0 = clock()
-                cmd = player.choose(v)
+                cmd = choose(arg)
                 times[level].append(clock() - t0)
         if apply is None:
             state, _ = deal_mod.step(state, cmd)

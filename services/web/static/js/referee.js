@@ -226,7 +226,7 @@ function rulingFormEl(c) {
     hand_seat_to_bot: [field(t("seat_col"), "ruling-seat", h("select", {id: "ruling-seat", onchange: e => { form.seat = e.target.value; }},
       [0, 1, 2, 3].map(s => h("option", {value: s, selected: Number(form.seat) === s}, desk.players[s])))),
       field(t("level"), "ruling-level", h("select", {id: "ruling-level", onchange: e => { form.level = e.target.value; }},
-        ["easy", "normal", "hard"].map(l => h("option", {value: l, selected: form.level === l}, t(`level_${l}`)))))],
+        ["easy", "normal", "hard", "expert"].map(l => h("option", {value: l, selected: form.level === l}, t(`level_${l}`)))))],
   }[form.ruling];
   return h("form", {class: "ruling-form", id: "ruling-form", onsubmit: e => {
     e.preventDefault();
