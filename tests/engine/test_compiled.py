@@ -31,7 +31,7 @@ events = 0
 for g, (level, profile) in enumerate((l, p) for l in LEVELS for p in PROFILES.values()):
     seed_of = lambda n, g=g: hashlib.sha256(f"compiled/{g}/{n}".encode()).hexdigest()[:32]
     opened = TableOpened(table_id=f"c{g}", seats=("a", "b", "c", "d"), profile=profile, bots=(level,) * 4,
-                         deals=2 if level == "hard" else None)
+                         deals={"hard": 2, "expert": 1}.get(level))     # the sampling bots: a deal or two
     game = GAMES[opened.game]
     table = TableState()
     stream = [opened, *game.open(4, g % 4, profile, seed_of, opened.table_mode)]

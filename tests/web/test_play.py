@@ -150,8 +150,9 @@ def test_bidding_a_trick_and_qayd_in_four_looks(served, browser):
     play_until(browser, lambda d: bool(bidding(d)) or d.find_elements(By.CSS_SELECTOR, "#trick .card"), rng)
     if bidding(browser):
         in_four_looks(browser, url, "play-bidding", bidding)
-    # Mid-trick: a card or more on the table and her turn to play.
-    mid_trick = lambda d: (d.find_elements(By.CSS_SELECTOR, "#trick .card")
+    # Mid-trick: a card or more of the trick being played on the table (not the trick just taken, which stays a
+    # moment while it is gathered: #gather) and her turn to play.
+    mid_trick = lambda d: (d.find_elements(By.CSS_SELECTOR, "#trick > .slot .card")
                            and d.find_elements(By.CSS_SELECTOR, "#my-hand .hand-card.legal:not([disabled])"))
     play_until(browser, mid_trick, rng)
     in_four_looks(browser, url, "play-trick", mid_trick)
