@@ -690,7 +690,9 @@ class Chaos:
             while (n := await pool.fetchval(query)) and time.monotonic() < deadline:
                 await asyncio.sleep(1)
             out.append((f"no {what}", n == 0, f"{n} {what}"))
-        # The workers stopped: nothing moves while the read models are rebuilt and compared.
+        # The read models the workers keep caught up with the log (each projection's checkpoint at the log's
+        # last event), then the workers stopped: nothing moves while the read models are rebuilt and compared.
+        out.append(await self.check_caught_up())
         await podman("stop", "-t", "30", container("worker1"), container("worker2"))
         chaos = events[-1]
         async with Rehearsal(DATABASE_URL, self.args.teams, schema="public", championship_id=chaos.cid) as r:
@@ -710,6 +712,21 @@ class Chaos:
                     f"{s.hung[:5]}; {sum(s.refused.values())} 503s with Retry-After waited out and retried, "
                     f"{sum(s.cut.values())} cut connections retried, 4xx problems acted on {dict(s.problems)}"))
         return out
+
+    async def check_caught_up(self, wait: float = 120) -> tuple[str, bool, str]:
+        """Every projection's checkpoint reaches the log's last event (play is over: nothing more is appended),
+        none failed."""
+        query = ("SELECT p.name, p.status, (p.tx_id, p.position) >= (e.tx_id, e.position) AS there FROM projections p, "
+                 "(SELECT tx_id, position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1) e ORDER BY 1")
+        deadline = time.monotonic() + wait
+        while True:
+            rows = await self.pool.fetch(query)
+            behind = [r["name"] for r in rows if not r["there"] or r["status"] != "running"]
+            if not behind or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(1)
+        return ("read models caught up with the log", not behind and bool(rows),
+                f"{len(rows)} projections; behind or failed after {wait:.0f} s: {behind}")
 
     async def check_acked(self) -> tuple[str, bool, str]:
         """Every command a client was answered 200 for is in the log, once, at its version or before."""
@@ -753,7 +770,8 @@ class Chaos:
         after = [[tuple(r) for r in await self.pool.fetch(q)] for q in fair]
         out.append(("fair-play queue equals its rebuild", before == after and bool(before[1]),
                     f"{len(before[0])} tables, {len(before[1])} deals queued; equal after a rebuild from zero: "
-                    f"{before == after}"))
+                    f"{before == after}" + ("" if before == after else
+                                            f" (the rebuild: {len(after[0])} tables, {len(after[1])} deals)")))
         hooks = ("SELECT endpoint_id, championship_id, event_id, payload FROM webhook_deliveries "
                  "ORDER BY endpoint_id, championship_id, delivery_id")
         before = [tuple(r) for r in await self.pool.fetch(hooks)]
@@ -763,7 +781,7 @@ class Chaos:
         after = [tuple(r) for r in await self.pool.fetch(hooks)]
         out.append(("webhooks outbox equals its rebuild", before == after and bool(before),
                     f"{len(before)} deliveries; the same, in the same order, after a rebuild from zero: "
-                    f"{before == after}"))
+                    f"{before == after}" + ("" if before == after else f" (the rebuild: {len(after)})")))
         self.deliveries = before
         return out
 

@@ -459,10 +459,17 @@ class Rehearsal:
         cached = await self.championships.load(self.championship_id)
         same_standings = live == rebuilt and any(r[0] == self.championship_id for r in live)
         same_bracket = folded.bracket == cached.bracket
-        same_ratings = live_ratings == [tuple(r) for r in await self.pool.fetch(ratings)] and bool(live_ratings)
+        versions = lambda rows: sorted(r[1] for r in rows if r[0] == self.championship_id)
+        games = lambda rows: sum(r[4] for r in rows)
+        rebuilt_ratings = [tuple(r) for r in await self.pool.fetch(ratings)]
+        same_ratings = live_ratings == rebuilt_ratings and bool(live_ratings)
         return Check("read models", same_standings and same_bracket and same_ratings,
                      f"standings equal a rebuild from zero: {same_standings}; bracket equals a fold from zero: "
-                     f"{same_bracket}; the {len(live_ratings)} players' ratings equal a rebuild: {same_ratings}")
+                     f"{same_bracket}; the {len(live_ratings)} players' ratings equal a rebuild: {same_ratings}"
+                     + ("" if same_standings else f" (standings at version {versions(live)}, rebuilt at "
+                                                  f"{versions(rebuilt)})")
+                     + ("" if same_ratings else f" (ratings of {games(live_ratings)} player-games, rebuilt "
+                                                f"{games(rebuilt_ratings)})"))
 
     async def check_bracket(self) -> Check:
         """The draw opened its commitment and ordered the registered field; every round's pairing is what the

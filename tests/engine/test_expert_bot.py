@@ -15,7 +15,7 @@ import pytest
 from domain.baloot import deal as deal_mod
 from domain.baloot.bots import ExpertBot, LEVELS, bot
 from domain.baloot.bots.contract_model import hokum_features, predict, sun_features
-from domain.baloot.bots.expert import CeilingBot, bid_likelihood, play_likelihood, resample
+from domain.baloot.bots.expert import BIDDINGS, CeilingBot, bid_likelihood, play_likelihood, resample
 from domain.baloot.bots.knowledge import Knowledge
 from domain.baloot.bots.rollout import Table, choose_card
 from domain.baloot.bots.match import play_board
@@ -147,6 +147,29 @@ def test_the_bidding_model_values_what_a_baloot_player_values():
     aces = predict("sun", sun_features([7, 15, 23, 6, 3], 0))
     kings = predict("sun", sun_features([6, 14, 22, 5, 1], 0))
     assert aces > 0 > kings
+
+
+@pytest.mark.parametrize("bidding", BIDDINGS)
+def test_the_expert_buys_over_a_strong_hand_and_passes_a_weak_one(bidding):
+    # Either way of valuing a bid (the fitted model; the hard bot's played-out contracts over deals weighed by
+    # the bids seen): the first to speak, with the face-up card his, holding the Jack and the Nine of its suit
+    # and three trumps beside the card, and an ace, buys; with no trump, ace or ten he passes.
+    strong = weak = None
+    for n in range(3000):
+        state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=3, seed=f"expert-bids-{n}"))
+        mine = cards_of(state.hands[state.turn])
+        trumps = {c & 7 for c in mine + [state.deck[20]] if c >> 3 == state.deck[20] >> 3}
+        high = sum(c & 7 in (7, 3) for c in mine)                      # aces and tens
+        if strong is None and {4, 2} <= trumps and len(trumps) >= 4 and any(c & 7 == 7 for c in mine):
+            strong = state
+        if weak is None and len(trumps) == 1 and high == 0:           # the face-up card his only trump
+            weak = state
+    assert strong is not None and weak is not None
+    expert = ExpertBot(bidding=bidding)
+    assert expert.choose(view(strong, strong.turn)).bid != "pass"
+    assert expert.choose(view(weak, weak.turn)).bid == "pass"
+    with pytest.raises(ValueError, match="bidding"):
+        ExpertBot(bidding="guess")
 
 
 def test_the_ceiling_plays_the_solvers_best_card_on_the_true_hands():

@@ -52,6 +52,7 @@ from domain.baloot.bots.hard import (
     GAHWA_SHARE, HardBot, best_of, bid_candidates, bid_of, double_calls, raised_contract,
 )
 from domain.baloot.bots.hard import card_values as rollout_values
+from domain.baloot.bots.hard import contract_values
 from domain.baloot.bots.knowledge import Knowledge
 from domain.baloot.bots.rollout import Table, choose_card
 from domain.baloot.bots.simple import _Bot, _hokum_score, _sun_score
@@ -66,6 +67,7 @@ __all__ = ["CeilingBot", "ExpertBot", "bid_likelihood", "play_likelihood"]
 
 NOISE = 0.5            # the share of a seat's cards the model leaves to chance (see the module's docstring)
 BID_SPREAD = 1.5       # points of the normal bot's bidding score for a likelihood factor e
+BIDDINGS = ("model", "rollout")   # how the bot values its bids (see the module's docstring)
 THRESHOLD = 8.0        # the normal bot's bidding threshold (simple._Bot.hokum_threshold, sun_threshold)
 
 
@@ -155,7 +157,7 @@ class ExpertBot(HardBot):
                  node_budget: int = 60_000, bid_samples: int = 6, bid_draws: int = 24, min_bid_samples: int = 2,
                  bid_node_budget: int = 120_000, bid_margin: float = 1.0, double_margin: float = 4.0,
                  noise: float = NOISE, solve_from: int = 1, rollout_samples: int = 48, refine_band: float = 0.0,
-                 sawa_cards: int = 2):
+                 sawa_cards: int = 2, bidding: str = "model", rollout_bid_samples: int = 32):
         super().__init__(seed=seed, samples=samples, bid_samples=bid_samples, bid_margin=bid_margin,
                          double_margin=double_margin, sawa_cards=sawa_cards)
         self.draws = draws
@@ -168,6 +170,10 @@ class ExpertBot(HardBot):
         self.solve_from = solve_from
         self.refine_band = refine_band
         self.rollout_samples = rollout_samples
+        if bidding not in BIDDINGS:
+            raise ValueError(f"bidding must be one of {BIDDINGS}, not {bidding!r}")
+        self.bidding = bidding
+        self.rollout_bid_samples = rollout_bid_samples
         self.nodes = 0                 # solver nodes searched by the last decision (the budget's unit)
 
     # ------------------------------------------------------------ card play
@@ -209,19 +215,32 @@ class ExpertBot(HardBot):
         if "kawesh" in kinds:
             return kinds["kawesh"]
         candidates, passing = bid_candidates(view)
+        if self.bidding == "rollout":
+            k = Knowledge(view)
+            kept = self._bid_worlds(view, k, rng, self.rollout_bid_samples)
+            totals = contract_values(view, k, [(c, r) for _, c, r in candidates], kept,
+                                     lambda receiver, seed: k.deal_after_contract(random.Random(seed), receiver,
+                                                                                  view.dealer))
+            return bid_of(view, candidates, passing, [t / len(kept) for t in totals], self.bid_margin)
         values = [self._model_value(view, c, r) for _, c, r in candidates]
         others = [i for i, v in enumerate(values) if v is None]       # a contract of another seat's choosing
         if self.refine_band and any(v is not None and abs(v - self.bid_margin) < self.refine_band for v in values):
             others = list(range(len(candidates)))                      # a close call: solved samples decide
         if others:
             k = Knowledge(view)
-            seeds = [rng.getrandbits(64) for _ in range(self.bid_draws)]
-            weights = [bid_likelihood(view, k.first_five(random.Random(s))[0]) for s in seeds]
-            kept = [seeds[i] for i in resample(weights, self.bid_samples, rng)]
+            kept = self._bid_worlds(view, k, rng, self.bid_samples)
             solved = self._contract_values(view, k, [candidates[i][1:] for i in others], kept)
             for i, v in zip(others, solved):
                 values[i] = v
         return bid_of(view, candidates, passing, values, self.bid_margin)
+
+    def _bid_worlds(self, view: DealView, k: Knowledge, rng: random.Random, n: int) -> list[int]:
+        """``n`` seeds of the other seats' first five cards (``Knowledge.first_five``, and the rest of the deal
+        after it), drawn among ``bid_draws`` (at least twice ``n``) in proportion to the model's likelihood of the bids
+        made before."""
+        seeds = [rng.getrandbits(64) for _ in range(max(self.bid_draws, 2 * n))]
+        weights = [bid_likelihood(view, k.first_five(random.Random(s))[0]) for s in seeds]
+        return [seeds[i] for i in resample(weights, n, rng)]
 
     def _model_value(self, view: DealView, contract, receiver: int) -> float | None:
         """The contract model's value of one of the viewer's own team's contracts (None for another's)."""
