@@ -21,8 +21,8 @@ perfect-information solver (``domain/baloot/solver.py``, the fair-play analysis'
   ``rollout_bid_samples`` deals, each contract played out as the hard bot plays it out; ``"model"``: the
   viewer's own contracts by ``contract_model.py``, a linear model fitted on solved deals, and a contract of
   another seat's choosing solved on ``bid_samples`` deals (``solver.hands_value``). It bids the best when that
-  clears ``bid_margin`` GP (a pass is worth 0). On the same 300 boards against the hard bot the rollouts lost
-  1.5 GP a board and the model 3.4 (docs/bots.md);
+  clears ``bid_margin`` GP (a pass is worth 0). On the same 1,000 boards against the hard bot the rollouts
+  lost 3.9 GP a board and the model 5.0 (docs/bots.md);
 - **a double**: the raised contract's value less the current one's on ``samples`` deals of the hidden cards,
   both solved (Gahwa only when nine in ten of them win it, as the hard bot);
 - Sawa, declarations and Baloot as the hard bot.
