@@ -112,6 +112,11 @@ async def test_a_fold_behind_the_log_refuses_nothing_it_should_accept(database_u
             feeds = here.state.platform.feeds
             await feeds.listener.stop()
             feeds.poll = 3600.0
+            # A read it had under way when it stopped listening ends first (``current`` is None until then).
+            for _ in range(500):
+                if feeds.current(tid) is not None:
+                    break
+                await asyncio.sleep(0.01)
             assert feeds.current(tid).version == head
 
             async def seat_to_act() -> tuple[int, dict]:
