@@ -10,6 +10,7 @@ cdef class Solver:
     cdef public list points, strength, suits, bytes, strongest, richest, poorest
     cdef public dict table
     cdef public long nodes
+    cdef public long limit
     cdef public object setting, low, high
     cdef public int took
     cdef public int mode

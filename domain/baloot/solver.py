@@ -54,6 +54,12 @@ _BY_STRENGTH = [[sorted(range(8 * u, 8 * u + 8), key=lambda c, t=t: -_STRENGTH[t
 _ABOVE_TRUMP = [sum(1 << (c & ~7 | r) for r in range(8) if TRUMP_STRENGTH[r] > TRUMP_STRENGTH[c & 7]) for c in range(32)]
 _EXEMPTIONS = {"always": 0, "void_only": 1, "fourth_seat_or_ace": 2}
 _WIDE = 1 << 30                      # beyond any value (a deal is worth at most 4 × (9 × 162 + 8) + 4)
+NO_LIMIT = 1 << 62                   # a solver's node limit when none is set
+
+
+class SearchLimit(Exception):
+    """A search stopped at its solver's node limit (``Solver.limit``) before it had an answer. What the
+    solver's table learned before it stays true: the same solver may be asked again (with a higher limit)."""
 
 
 class Solver:
@@ -77,6 +83,7 @@ class Solver:
         self.poorest = sorted(range(32), key=lambda c: self.points[c])
         self.table: dict = {}
         self.nodes = 0
+        self.limit = NO_LIMIT        # the most nodes it counts: a search that needs more raises SearchLimit
         self.setting = (None, None)
         self.took, self.low, self.high = 0, None, None
 
@@ -176,6 +183,8 @@ class Solver:
         return self._general(hands, winner, (), 0, left - 1, acc, alpha, beta, score, memo)
 
     def _general(self, hands, leader, trick, win, left, acc, alpha, beta, score, memo) -> float:
+        if self.nodes >= self.limit:
+            raise SearchLimit(self.limit)
         self.nodes += 1
         n = len(trick)
         key = None
@@ -310,6 +319,8 @@ class Solver:
         return gain + self.high if took == 1 and self.high is not None else gain
 
     def _search(self, hands, leader, trick, win, left, took, alpha, beta) -> int:
+        if self.nodes >= self.limit:
+            raise SearchLimit(self.limit)
         self.nodes += 1
         if left == 1:
             return self._last(hands, leader, trick, win, took)

@@ -204,3 +204,27 @@ def test_a_single_bidder_makes_both_tables_contracts_and_the_levels_play_the_car
     seen["ceiling"], result = calls(("ceiling", "normal"), "normal")
     assert seen["ceiling"] == seen["normal"] and seen["normal"]
     assert result.margins != (0, 0)                    # the ceiling's card play differs from normal's
+
+
+def test_a_card_decision_never_searches_more_than_its_node_cap():
+    # At the second trick one deal's search can run to millions of nodes. Each deal's search stops at its
+    # limit (solver.SearchLimit), the decision at its cap; with limits too small to solve any deal it plays
+    # the cards out (the hard bot's way) and still chooses a legal card, the same one every time.
+    decisions = solving = 0
+    for n in range(6):
+        state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=0, seed=f"cap-{n}"))
+        players = [bot("normal") for _ in range(4)]
+        while state.phase not in ("scored", "void", "review"):
+            v = view(state, state.turn)
+            if state.phase == "playing" and state.trick_no in (1, 2) and len(v.legal_actions) > 1:
+                capped = ExpertBot(node_cap=20_000)
+                choice = capped.choose(v)
+                assert choice in v.legal_actions and capped.nodes <= 20_000
+                solving += capped.solved > 0
+                starved = ExpertBot(solve_limit=30, node_cap=100)
+                first = starved.choose(v)
+                assert first in v.legal_actions and starved.nodes <= 100 and starved.solved == 0
+                assert ExpertBot(solve_limit=30, node_cap=100).choose(v) == first
+                decisions += 1
+            state, _ = deal_mod.step(state, players[state.turn].choose(v))
+    assert decisions >= 12 and solving >= decisions // 2

@@ -18,7 +18,7 @@ from domain.baloot.deal import INITIAL, step
 from domain.baloot.events import Contract, PlayCard, RecordResult, StartDeal
 from domain.baloot.play import baloot_allowed, play_mask
 from domain.baloot.projects import best_declaration
-from domain.baloot.solver import Outcomes, Solver, card_values, contract_value, outcomes
+from domain.baloot.solver import Outcomes, SearchLimit, Solver, card_values, contract_value, outcomes, solver_for
 from domain.baloot.tricks import legal_plays
 from domain.baloot.views import view
 
@@ -71,6 +71,25 @@ def test_the_solver_gives_each_card_the_value_of_a_plain_search_through_the_engi
                 assert margin == (expected if seat & 1 == 0 else -expected), (n, card)
                 checked += 1
     assert checked >= 120 and general >= 3, (checked, general)
+
+
+def test_a_search_stopped_at_its_node_limit_raises_and_leaves_the_solver_true():
+    # Early in a deal (trick 2) a search takes thousands of nodes: a limit of 50 stops it with SearchLimit;
+    # the same solver, the limit lifted, then gives every card the values a fresh solver gives.
+    stopped = 0
+    states = [p for n in range(12) for p in positions(f"limit-{n}", 1, 1)][:4]     # deals bought, not thrown in
+    for n, state in enumerate(states):
+        fresh = card_values(state)
+        solver = solver_for(state)
+        solver.limit = 50
+        try:
+            card_values(state, solver)
+        except SearchLimit:
+            stopped += 1
+            assert solver.nodes == 50                          # it stopped at the limit, not after
+        solver.limit = 1 << 62
+        assert card_values(state, solver) == fresh, n
+    assert stopped == 4
 
 
 def test_every_outcome_scores_the_margin_its_search_value_ranks_it_at():

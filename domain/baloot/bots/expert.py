@@ -23,8 +23,10 @@ perfect-information solver (``domain/baloot/solver.py``, the fair-play analysis'
   another seat's choosing solved on ``bid_samples`` deals (``solver.hands_value``). It bids the best when that
   clears ``bid_margin`` GP (a pass is worth 0). On the same 1,000 boards against the hard bot the rollouts
   lost 3.9 GP a board and the model 5.0 (docs/bots.md);
-- **a double**: the raised contract's value less the current one's on ``samples`` deals of the hidden cards,
-  both solved (Gahwa only when nine in ten of them win it, as the hard bot);
+- **a double**: as the hard bot doubles (``double_samples`` deals of the hidden cards, each played out at the
+  current and the raised contract). Doubles solved on the sampled deals cost the most: on 600 boards against
+  the hard bot the expert lost ~4 GP a board doubling on 6 solved deals and gained +0.45 [−1.33, +2.23] doubling
+  as the hard bot does (docs/bots.md);
 - Sawa, declarations and Baloot as the hard bot.
 
 **The player model** is the normal bot's: its card sense (``rollout.choose_card``, the same rules on bit
@@ -35,7 +37,9 @@ by a logistic of the model's score around its threshold (``BID_SPREAD`` points o
 
 **Budget.** Counted in samples and in solver nodes, never in seconds, so the same view gives the same choice
 on any machine: a card decision stops adding deals once ``node_budget`` nodes are searched (after
-``min_samples``); a bid decision once ``bid_node_budget``. The random generators are seeded from the bot's
+``min_samples``), and searches ``node_cap`` nodes at most: one deal's search stops at ``solve_limit`` nodes
+(``solver.SearchLimit``) and that deal is left out; when none is solved within its limit the deals are played
+out (the hard bot's way). A bid decision by the model stops adding deals once ``bid_node_budget``. The random generators are seeded from the bot's
 seed and the view (``hard.view_seed``).
 
 **The ceiling** (``CeilingBot``): the same machinery with the true deal instead of samples, every hand seen
@@ -51,18 +55,15 @@ import random
 from msgspec.structs import replace
 
 from domain.baloot.bots.contract_model import hokum_features, predict, sun_features
-from domain.baloot.bots.hard import (
-    GAHWA_SHARE, HardBot, best_of, bid_candidates, bid_of, double_calls, raised_contract,
-)
+from domain.baloot.bots.hard import HardBot, best_of, bid_candidates, bid_of, double_calls, raised_contract
 from domain.baloot.bots.hard import card_values as rollout_values
-from domain.baloot.bots.hard import contract_values
 from domain.baloot.bots.knowledge import Knowledge
 from domain.baloot.bots.rollout import Table, choose_card
 from domain.baloot.bots.simple import _Bot, _hokum_score, _sun_score
 from domain.baloot.cards import cards_of, parse_card, parse_suit
 from domain.baloot.dealstate import DealState, speaking_order
 from domain.baloot.events import ClaimSawa, PlayCard
-from domain.baloot.solver import card_values, contract_value, hands_value, solver_for
+from domain.baloot.solver import SearchLimit, card_values, contract_value, hands_value, solver_for
 from domain.baloot.tricks import legal_plays, sawa_holds, winning_index
 from domain.baloot.views import DealView, view
 
@@ -160,9 +161,11 @@ class ExpertBot(HardBot):
                  node_budget: int = 60_000, bid_samples: int = 6, bid_draws: int = 24, min_bid_samples: int = 2,
                  bid_node_budget: int = 120_000, bid_margin: float = 1.0, double_margin: float = 4.0,
                  noise: float = NOISE, solve_from: int = 1, rollout_samples: int = 48, refine_band: float = 0.0,
-                 sawa_cards: int = 2, bidding: str = "rollout", rollout_bid_samples: int = 32):
+                 sawa_cards: int = 2, bidding: str = "rollout", rollout_bid_samples: int = 32,
+                 double_samples: int = 48, solve_limit: int = 150_000,
+                 node_cap: int = 400_000):
         super().__init__(seed=seed, samples=samples, bid_samples=bid_samples, bid_margin=bid_margin,
-                         double_margin=double_margin, sawa_cards=sawa_cards)
+                         double_margin=double_margin, sawa_cards=sawa_cards, double_samples=double_samples)
         self.draws = draws
         self.min_samples = min_samples
         self.node_budget = node_budget
@@ -177,7 +180,10 @@ class ExpertBot(HardBot):
             raise ValueError(f"bidding must be one of {BIDDINGS}, not {bidding!r}")
         self.bidding = bidding
         self.rollout_bid_samples = rollout_bid_samples
+        self.solve_limit = solve_limit
+        self.node_cap = node_cap
         self.nodes = 0                 # solver nodes searched by the last decision (the budget's unit)
+        self.solved = 0                # deals the last card decision solved (0: it played them out)
 
     # ------------------------------------------------------------ card play
 
@@ -198,18 +204,29 @@ class ExpertBot(HardBot):
         totals = [0.0] * len(plays)
         solvers: dict = {}
         self.nodes = 0
-        for n, (hands, declared) in enumerate(self._worlds(k, rng, self.samples)):
-            if n >= self.min_samples and self.nodes >= self.node_budget:
+        solved = 0
+        worlds = self._worlds(k, rng, self.samples)
+        for hands, declared in worlds:
+            if solved >= self.min_samples and self.nodes >= self.node_budget or self.nodes >= self.node_cap:
                 break
             s = replace(base, hands=hands, declared=declared)
             solver = solvers.get(hands)
             if solver is None:
                 solver = solvers[hands] = solver_for(s)
             before = solver.nodes
-            for card, value in card_values(s, solver):
-                totals[cards[card]] += value
+            solver.limit = before + min(self.solve_limit, self.node_cap - self.nodes)
+            try:
+                values = card_values(s, solver)
+            except SearchLimit:               # too deep a search for one deal: the deal is left out
+                values = ()
             self.nodes += solver.nodes - before
-        return plays[max(range(len(plays)), key=lambda i: (totals[i], -i))]
+            solved += bool(values)
+            for card, value in values:
+                totals[cards[card]] += value
+        if not solved:                        # no deal solved within its limit: played out instead
+            totals = rollout_values(view, k, plays, worlds)
+        self.solved = solved
+        return plays[best_of(totals)]
 
     # ------------------------------------------------------------ bidding
 
@@ -217,14 +234,9 @@ class ExpertBot(HardBot):
         kinds = {a.bid: a for a in reversed(view.legal_actions)}
         if "kawesh" in kinds:
             return kinds["kawesh"]
-        candidates, passing = bid_candidates(view)
         if self.bidding == "rollout":
-            k = Knowledge(view)
-            kept = self._bid_worlds(view, k, rng, self.rollout_bid_samples)
-            totals = contract_values(view, k, [(c, r) for _, c, r in candidates], kept,
-                                     lambda receiver, seed: k.deal_after_contract(random.Random(seed), receiver,
-                                                                                  view.dealer))
-            return bid_of(view, candidates, passing, [t / len(kept) for t in totals], self.bid_margin)
+            return super()._bid(view, rng)
+        candidates, passing = bid_candidates(view)
         values = [self._model_value(view, c, r) for _, c, r in candidates]
         others = [i for i, v in enumerate(values) if v is None]       # a contract of another seat's choosing
         if self.refine_band and any(v is not None and abs(v - self.bid_margin) < self.refine_band for v in values):
@@ -232,10 +244,14 @@ class ExpertBot(HardBot):
         if others:
             k = Knowledge(view)
             kept = self._bid_worlds(view, k, rng, self.bid_samples)
-            solved = self._contract_values(view, k, [candidates[i][1:] for i in others], kept)
+            solved = self._solved_values(view, k, [candidates[i][1:] for i in others], kept)
             for i, v in zip(others, solved):
                 values[i] = v
         return bid_of(view, candidates, passing, values, self.bid_margin)
+
+    def _bid_seeds(self, view: DealView, k: Knowledge, rng: random.Random) -> list[int]:
+        """The rollout bidding's deals: ``rollout_bid_samples``, weighed by the bids seen (``_bid_worlds``)."""
+        return self._bid_worlds(view, k, rng, self.rollout_bid_samples)
 
     def _bid_worlds(self, view: DealView, k: Knowledge, rng: random.Random, n: int) -> list[int]:
         """``n`` seeds of the other seats' first five cards (``Knowledge.first_five``, and the rest of the deal
@@ -258,7 +274,7 @@ class ExpertBot(HardBot):
             return predict("sun", f)
         return predict("hokum", hokum_features(five + [fu], contract.suit, place))
 
-    def _contract_values(self, view, k: Knowledge, contracts, seeds) -> list[float]:
+    def _solved_values(self, view, k: Knowledge, contracts, seeds) -> list[float]:
         """Mean exact GP margin for the bot's team of each (contract, receiver) over the deals of ``seeds``
         (stopping once ``bid_node_budget`` nodes are searched, after ``min_bid_samples``)."""
         table = _table(view)
@@ -277,31 +293,6 @@ class ExpertBot(HardBot):
                 totals[i] += hands_value(table, contract, dealt[receiver], view.viewer, solvers)
             self.nodes += sum(x.nodes for x in solvers.values())
         return [t / used for t in totals]
-
-    # ------------------------------------------------------------ doubling
-
-    def _double(self, view: DealView, rng: random.Random):
-        passing, call = double_calls(view.legal_actions)
-        if call is None:
-            return passing
-        k = Knowledge(view)
-        raised = raised_contract(k.contract, call)
-        table = _table(view)
-        gain, won, n = 0.0, 0, 0
-        self.nodes = 0
-        for hands, _ in self._worlds(k, rng, self.bid_samples):
-            if n >= self.min_bid_samples and self.nodes >= self.bid_node_budget:
-                break
-            n += 1
-            solvers: dict = {}
-            now = hands_value(table, k.contract, hands, view.viewer, solvers)
-            after = hands_value(table, raised, hands, view.viewer, solvers)
-            gain += after - now
-            won += after > 0
-            self.nodes += sum(x.nodes for x in solvers.values())
-        if call.call == "gahwa":
-            return call if won >= GAHWA_SHARE * n else passing
-        return call if gain / n >= self.double_margin else passing
 
 
 def _table(v: DealView) -> DealState:

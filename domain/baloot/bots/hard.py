@@ -53,10 +53,11 @@ class HardBot(_Bot):
     level = "hard"
 
     def __init__(self, seed: int = 0, samples: int = 48, bid_samples: int = 32, bid_margin: float = 1.0,
-                 double_margin: float = 4.0, sawa_cards: int = 2):
+                 double_margin: float = 4.0, sawa_cards: int = 2, double_samples: int | None = None):
         self.seed = seed
         self.samples = samples
         self.bid_samples = bid_samples
+        self.double_samples = samples if double_samples is None else double_samples
         self.bid_margin = bid_margin
         self.double_margin = double_margin
         self.sawa_cards = sawa_cards
@@ -112,15 +113,21 @@ class HardBot(_Bot):
         if "kawesh" in kinds:
             return kinds["kawesh"]
         candidates, passing = bid_candidates(view)
-        values = self._contract_values(view, Knowledge(view), [(c, r) for _, c, r in candidates], rng)
+        k = Knowledge(view)
+        values = self._contract_values(view, k, [(c, r) for _, c, r in candidates], self._bid_seeds(view, k, rng))
         return bid_of(view, candidates, passing, values, self.bid_margin)
 
-    def _contract_values(self, view, k: Knowledge, contracts, rng) -> list[float]:
-        """Mean GP margin for the bot's team of each (contract, receiver), dealt and played out."""
-        totals = contract_values(view, k, contracts, (rng.getrandbits(64) for _ in range(self.bid_samples)),
+    def _bid_seeds(self, view: DealView, k: Knowledge, rng: random.Random) -> list[int]:
+        """The seeds of the deals a bid is valued on (``Knowledge.deal_after_contract``): ``bid_samples``."""
+        return [rng.getrandbits(64) for _ in range(self.bid_samples)]
+
+    def _contract_values(self, view, k: Knowledge, contracts, seeds: list[int]) -> list[float]:
+        """Mean GP margin for the bot's team of each (contract, receiver) over the deals of ``seeds``, dealt and
+        played out."""
+        totals = contract_values(view, k, contracts, seeds,
                                  lambda receiver, seed: k.deal_after_contract(random.Random(seed), receiver,
                                                                               view.dealer))
-        return [t / self.bid_samples for t in totals]
+        return [t / len(seeds) for t in totals]
 
     # ------------------------------------------------------------ doubling
 
@@ -129,10 +136,11 @@ class HardBot(_Bot):
         if call is None:
             return passing
         k = Knowledge(view)
-        gain, won = double_gain(view, k, raised_contract(k.contract, call), (k.sample(rng)[0] for _ in range(self.samples)))
+        n = self.double_samples
+        gain, won = double_gain(view, k, raised_contract(k.contract, call), (k.sample(rng)[0] for _ in range(n)))
         if call.call == "gahwa":       # the whole game on one deal: only when it is (almost) always won
-            return call if won >= GAHWA_SHARE * self.samples else passing
-        return call if gain / self.samples >= self.double_margin else passing
+            return call if won >= GAHWA_SHARE * n else passing
+        return call if gain / n >= self.double_margin else passing
 
 
 def bid_candidates(view: DealView) -> tuple[list, object]:
