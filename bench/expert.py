@@ -13,8 +13,8 @@ undealt cards as they lie). The margins are regressed on ``contract_model``'s fe
 (numpy); the coefficients, the fit's size and residual are written into ``contract_model.py``.
 
 **The matches** (``baloot bots match``'s own code, ``services/cli/bots.py``): expert vs normal, expert vs hard,
-ceiling vs normal; and with one level bidding for all four seats (``--bidder normal``), expert vs normal and
-ceiling vs normal, to split each gap into card play and bidding.
+ceiling vs normal, ceiling vs expert; and with one level bidding for all four seats (``--bidder normal``),
+expert vs normal and ceiling vs normal, to split each gap into card play and bidding.
 """
 
 from __future__ import annotations
@@ -112,12 +112,16 @@ def timing(boards: int, seed: str) -> None:
     from domain.baloot.events import Bid, Double
 
     kinds: dict[str, list[float]] = {}
+    searched: list[tuple[int, float]] = []          # (solver nodes, seconds) of the card decisions that solved
     choose = ExpertBot.choose
 
     def timed(self, v):
+        self.nodes = 0
         t0 = time.process_time()
         out = choose(self, v)
         spent = time.process_time() - t0
+        if self.nodes and type(v.legal_actions[0]) not in (Bid, Double):
+            searched.append((self.nodes, spent))
         first = v.legal_actions[0]
         kind = ("bid" if type(first) is Bid else "double" if type(first) is Double
                 else "forced" if len(v.legal_actions) == 1 else f"card, trick {min(len(v.tricks) + 1, 3)}"
@@ -138,10 +142,15 @@ def timing(boards: int, seed: str) -> None:
         s = sorted(xs)
         print(f"| {kind} | {len(s)} | {1000 * s[len(s) // 2]:.1f} | {1000 * s[int(0.95 * len(s))]:.1f} | "
               f"{1000 * s[-1]:.1f} | {1000 * sum(s) / len(s):.1f} |")
+    if searched:
+        nodes = sorted(n for n, _ in searched)
+        print(f"solver nodes of a solved card decision: p50 {nodes[len(nodes) // 2]:,}, p95 "
+              f"{nodes[int(0.95 * len(nodes))]:,}, max {nodes[-1]:,}; "
+              f"{sum(nodes) / sum(t for _, t in searched):,.0f} nodes a second (the budget's unit in time)")
 
 
 MATCHES = (  # (a, b, bidder): the closing note's matches
-    ("expert", "normal", None), ("expert", "hard", None), ("ceiling", "normal", None),
+    ("expert", "normal", None), ("expert", "hard", None), ("ceiling", "normal", None), ("ceiling", "expert", None),
     ("expert", "normal", "normal"), ("ceiling", "normal", "normal"), ("hard", "normal", "normal"),
 )
 

@@ -6,6 +6,7 @@ values; and the match's all-seeing ceiling and single bidder."""
 from __future__ import annotations
 
 import hashlib
+import random
 import subprocess
 import sys
 
@@ -15,12 +16,14 @@ import pytest
 from domain.baloot import deal as deal_mod
 from domain.baloot.bots import ExpertBot, LEVELS, bot
 from domain.baloot.bots.contract_model import hokum_features, predict, sun_features
-from domain.baloot.bots.expert import BIDDINGS, CeilingBot, bid_likelihood, play_likelihood, resample
+from domain.baloot.bots.expert import BIDDINGS, CeilingBot, auction_values, bid_likelihood, play_likelihood, resample
+from domain.baloot.bots.hard import contract_values
+from domain.baloot.bots.simple import NormalBot
 from domain.baloot.bots.knowledge import Knowledge
 from domain.baloot.bots.rollout import Table, choose_card
 from domain.baloot.bots.match import play_board
 from domain.baloot.cards import card_name, cards_of
-from domain.baloot.events import Bid, Double, PlayCard, StartDeal
+from domain.baloot.events import Bid, Contract, Double, PlayCard, StartDeal
 from domain.baloot.profiles import PROFILES
 from domain.baloot.solver import card_values
 from domain.baloot.tricks import winning_index
@@ -228,3 +231,20 @@ def test_a_card_decision_never_searches_more_than_its_node_cap():
                 decisions += 1
             state, _ = deal_mod.step(state, players[state.turn].choose(v))
     assert decisions >= 12 and solving >= decisions // 2
+
+
+def test_the_auction_bidding_plays_the_rest_of_the_auction_out():
+    # The last to speak in round two, after seven passes: his pass (wala) throws the deal in (0 on every deal), and
+    # his Sun ends the auction, so it is worth what the hard bot's played-out Sun is worth on the same deals.
+    state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=0, seed="auction"))
+    for n in range(7):
+        state, _ = deal_mod.step(state, Bid(state.turn, "pass" if n < 4 else "wala"))
+    v = view(state, state.turn)
+    k = Knowledge(v)
+    seeds = list(range(12))
+    values = dict(zip((a.bid for a in v.legal_actions), auction_values(v, k, seeds, NormalBot())))
+    assert values["wala"] == 0.0
+    me = v.viewer
+    sun = contract_values(v, k, [(Contract("sun", None, me), me)], seeds,
+                          lambda receiver, seed: k.deal_after_contract(random.Random(seed), receiver, v.dealer))[0]
+    assert values["sun"] == sun / len(seeds) and values["sun"] != 0.0

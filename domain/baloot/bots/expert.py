@@ -15,14 +15,16 @@ perfect-information solver (``domain/baloot/solver.py``, the fair-play analysis'
   solved for several); on each, every legal card is valued exactly (``solver.card_values``: every seat then
   playing perfectly with every hand open), and the card of the best mean GP margin is played;
 - **a bid** (``bidding``): deals of the other seats' five cards and the rest of the pack (the three undealt
-  cards included: ``Knowledge.deal_after_contract``) are weighed by the model's likelihood of the bids made
-  before (``bid_likelihood``) and resampled, and each candidate contract (``hard.bid_candidates``: Hokum in a
-  suit, Sun, Ashkal, confirm, the pass that leaves a Sun) is valued on them. ``"rollout"`` (the default):
-  ``rollout_bid_samples`` deals, each contract played out as the hard bot plays it out; ``"model"``: the
-  viewer's own contracts by ``contract_model.py``, a linear model fitted on solved deals, and a contract of
-  another seat's choosing solved on ``bid_samples`` deals (``solver.hands_value``). It bids the best when that
-  clears ``bid_margin`` GP (a pass is worth 0). On the same 1,000 boards against the hard bot the rollouts
-  lost 3.9 GP a board and the model 5.0 (docs/bots.md);
+  cards included: ``Knowledge.first_five``) are weighed by the model's likelihood of the bids made before
+  (``bid_likelihood``) and resampled. ``"auction"`` (the default): on ``rollout_bid_samples`` of them, each legal
+  bid is made, the rest of the auction is bid by the player model for every seat, and the contract it ends in
+  is played out as the hard bot plays it out (``auction_values``): a pass is worth what the others then buy,
+  a Hokum what a Sun over it costs. It bids the best when that beats the pass by ``bid_margin`` GP.
+  ``"rollout"``: the hard bot's bidding on the weighed deals (each contract open to the viewer played out, a
+  pass worth 0); ``"model"``: the viewer's own contracts by ``contract_model.py``, a linear model fitted on
+  solved deals, and a contract of another seat's choosing solved on ``bid_samples`` deals
+  (``solver.hands_value``). Against the hard bot, on the same 1,000 boards: auction +1.19 GP a board, rollout
+  +0.94 (96 deals each; −0.35 and +0.15 with 32), the model −4.97 (with the solved doubles) (docs/bots.md);
 - **a double**: as the hard bot doubles (``double_samples`` deals of the hidden cards, each played out at the
   current and the raised contract). Doubles solved on the sampled deals cost the most: on 600 boards against
   the hard bot the expert lost ~4 GP a board doubling on 6 solved deals and gained +0.45 [−1.33, +2.23] doubling
@@ -55,14 +57,15 @@ import random
 from msgspec.structs import replace
 
 from domain.baloot.bots.contract_model import hokum_features, predict, sun_features
-from domain.baloot.bots.hard import HardBot, best_of, bid_candidates, bid_of, double_calls, raised_contract
+from domain.baloot import deal as deal_mod
+from domain.baloot.bots.hard import HardBot, best_of, bid_candidates, bid_of, double_calls, played_out, raised_contract
 from domain.baloot.bots.hard import card_values as rollout_values
 from domain.baloot.bots.knowledge import Knowledge
 from domain.baloot.bots.rollout import Table, choose_card
-from domain.baloot.bots.simple import _Bot, _hokum_score, _sun_score
+from domain.baloot.bots.simple import NormalBot, _Bot, _hokum_score, _sun_score
 from domain.baloot.cards import cards_of, parse_card, parse_suit
 from domain.baloot.dealstate import DealState, speaking_order
-from domain.baloot.events import ClaimSawa, PlayCard
+from domain.baloot.events import Bid, ClaimSawa, PlayCard, StartDeal
 from domain.baloot.solver import SearchLimit, card_values, contract_value, hands_value, solver_for
 from domain.baloot.tricks import legal_plays, sawa_holds, winning_index
 from domain.baloot.views import DealView, view
@@ -71,7 +74,7 @@ __all__ = ["CeilingBot", "ExpertBot", "bid_likelihood", "play_likelihood"]
 
 NOISE = 0.5            # the share of a seat's cards the model leaves to chance (see the module's docstring)
 BID_SPREAD = 1.5       # points of the normal bot's bidding score for a likelihood factor e
-BIDDINGS = ("model", "rollout")   # how the bot values its bids (see the module's docstring)
+BIDDINGS = ("auction", "model", "rollout")   # how the bot values its bids (see the module's docstring)
 THRESHOLD = 8.0        # the normal bot's bidding threshold (simple._Bot.hokum_threshold, sun_threshold)
 
 
@@ -136,6 +139,39 @@ def bid_likelihood(v: DealView, hands) -> float:
     return likelihood
 
 
+def auction_values(v: DealView, k: Knowledge, seeds, model) -> list[float]:
+    """The mean GP margin for the viewer's team of each of the viewer's legal bids (``v.legal_actions``)
+    over the deals of ``seeds`` (``Knowledge.first_five``: the other seats' five cards and the rest of the pack
+    drawn from each): the bid made, the rest of the auction bid by ``model`` for every seat (the viewer's later
+    turns too), and the contract it ends in played out by the rollout policy (a deal thrown in: 0)."""
+    order = speaking_order(v.dealer)
+    past = [Bid(b.seat, b.bid, parse_suit(b.suit) if b.suit else None) for b in v.bids]
+    actions = v.legal_actions
+    totals = [0.0] * len(actions)
+    scorers: dict = {}
+    for seed in seeds:
+        hands, rest = k.first_five(random.Random(seed))
+        deck = [0] * 32                            # dealt as the engine deals (deal.deal_first_five)
+        for i, seat in enumerate(order):
+            five = cards_of(hands[seat])
+            deck[3 * i:3 * i + 3], deck[12 + 2 * i:14 + 2 * i] = five[:3], five[3:]
+        deck[20] = parse_card(v.faceup)
+        deck[21:32] = rest
+        state, _ = deal_mod.step(deal_mod.INITIAL, StartDeal(dealer=v.dealer, profile=k.rules, deck=tuple(deck),
+                                                             scores_before=tuple(v.scores_before)))
+        for b in past:
+            state, _ = deal_mod.step(state, b)
+        memo: dict = {}
+        for i, a in enumerate(actions):
+            s, _ = deal_mod.step(state, a)
+            while s.phase == "bidding":
+                seen = view(s, s.turn)
+                s, _ = deal_mod.step(s, model.choose(seen) if len(seen.legal_actions) > 1 else seen.legal_actions[0])
+            if s.contract is not None and s.phase in ("doubling", "playing"):
+                totals[i] += played_out(k.rules, s.contract, s.hands, order, v.viewer & 1, scorers, memo)
+    return [t / len(seeds) for t in totals]
+
+
 def resample(weights: list[float], n: int, rng: random.Random) -> list[int]:
     """``n`` indices drawn in proportion to ``weights`` (systematic resampling: one random offset, evenly
     spaced pointers), in index order; all-zero weights count as equal."""
@@ -161,7 +197,7 @@ class ExpertBot(HardBot):
                  node_budget: int = 60_000, bid_samples: int = 6, bid_draws: int = 24, min_bid_samples: int = 2,
                  bid_node_budget: int = 120_000, bid_margin: float = 1.0, double_margin: float = 4.0,
                  noise: float = NOISE, solve_from: int = 1, rollout_samples: int = 48, refine_band: float = 0.0,
-                 sawa_cards: int = 2, bidding: str = "rollout", rollout_bid_samples: int = 32,
+                 sawa_cards: int = 2, bidding: str = "auction", rollout_bid_samples: int = 96,
                  double_samples: int = 48, solve_limit: int = 150_000,
                  node_cap: int = 400_000):
         super().__init__(seed=seed, samples=samples, bid_samples=bid_samples, bid_margin=bid_margin,
@@ -179,6 +215,7 @@ class ExpertBot(HardBot):
         if bidding not in BIDDINGS:
             raise ValueError(f"bidding must be one of {BIDDINGS}, not {bidding!r}")
         self.bidding = bidding
+        self.model = NormalBot()       # the player model's bidding, for the rest of an auction (``auction_values``)
         self.rollout_bid_samples = rollout_bid_samples
         self.solve_limit = solve_limit
         self.node_cap = node_cap
@@ -236,6 +273,14 @@ class ExpertBot(HardBot):
             return kinds["kawesh"]
         if self.bidding == "rollout":
             return super()._bid(view, rng)
+        if self.bidding == "auction":
+            k = Knowledge(view)
+            values = auction_values(view, k, self._bid_seeds(view, k, rng), self.model)
+            passing = kinds.get("pass") or kinds.get("wala")
+            best = best_of(values)
+            if passing is None or values[best] >= values[view.legal_actions.index(passing)] + self.bid_margin:
+                return view.legal_actions[best]
+            return passing
         candidates, passing = bid_candidates(view)
         values = [self._model_value(view, c, r) for _, c, r in candidates]
         others = [i for i, v in enumerate(values) if v is None]       # a contract of another seat's choosing
@@ -250,7 +295,8 @@ class ExpertBot(HardBot):
         return bid_of(view, candidates, passing, values, self.bid_margin)
 
     def _bid_seeds(self, view: DealView, k: Knowledge, rng: random.Random) -> list[int]:
-        """The rollout bidding's deals: ``rollout_bid_samples``, weighed by the bids seen (``_bid_worlds``)."""
+        """The deals the auction and rollout biddings value a bid on: ``rollout_bid_samples``, weighed by the bids
+        seen (``_bid_worlds``)."""
         return self._bid_worlds(view, k, rng, self.rollout_bid_samples)
 
     def _bid_worlds(self, view: DealView, k: Knowledge, rng: random.Random, n: int) -> list[int]:

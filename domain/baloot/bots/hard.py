@@ -195,23 +195,28 @@ def contract_values(view: DealView, k: Knowledge, contracts, seeds, deal) -> lis
     """Each (contract, receiver)'s total GP margin for the viewer's team over one deal per seed of ``seeds``:
     ``deal(receiver, seed)`` gives the eight-card hands (the hidden cards sampled, or the true deal), the same
     for every contract (common random numbers), each played out."""
-    me = view.viewer
     order = speaking_order(view.dealer)
     totals = [0.0] * len(contracts)
-    scorers = {}
+    scorers: dict = {}
     for sample_seed in seeds:
         dealt: dict = {}
         rollouts: dict = {}
         for i, (contract, receiver) in enumerate(contracts):
             if receiver not in dealt:
                 dealt[receiver] = deal(receiver, sample_seed)
-            trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
-            key = (contract.kind, contract.suit)
-            if key not in scorers:
-                template = DealState(profile=k.rules, contract=contract, order=order, trump=trump)
-                scorers[key] = Scorer(template, me & 1)
-            totals[i] += _deal_out(k.rules, contract, dealt[receiver], order, scorers[key], rollouts)
+            totals[i] += played_out(k.rules, contract, dealt[receiver], order, view.viewer & 1, scorers, rollouts)
     return totals
+
+
+def played_out(rules, contract: Contract, hands, order, team: int, scorers: dict, memo: dict) -> float:
+    """The GP margin for ``team`` of ``contract`` on the eight-card ``hands``, dealt out from its first card by
+    the rollout policy (``_deal_out``); ``scorers`` keeps one decision's scorers by contract kind and suit."""
+    key = (contract.kind, contract.suit)
+    scorer = scorers.get(key)
+    if scorer is None:
+        trump = contract.suit if contract.kind == "hokum" else NO_TRUMP
+        scorer = scorers[key] = Scorer(DealState(profile=rules, contract=contract, order=order, trump=trump), team)
+    return _deal_out(rules, contract, hands, order, scorer, memo)
 
 
 def raised_contract(c: Contract, call) -> Contract:
