@@ -18,7 +18,9 @@ from domain.baloot.deal import INITIAL, step
 from domain.baloot.events import Contract, PlayCard, RecordResult, StartDeal
 from domain.baloot.play import baloot_allowed, play_mask
 from domain.baloot.projects import best_declaration
-from domain.baloot.solver import Outcomes, SearchLimit, Solver, card_values, contract_value, outcomes, solver_for
+from domain.baloot.solver import (
+    NO_LIMIT, Outcomes, SearchLimit, Solver, card_values, contract_value, outcomes, solver_for,
+)
 from domain.baloot.tricks import legal_plays
 from domain.baloot.views import view
 
@@ -87,7 +89,7 @@ def test_a_search_stopped_at_its_node_limit_raises_and_leaves_the_solver_true():
         except SearchLimit:
             stopped += 1
             assert solver.nodes == 50                          # it stopped at the limit, not after
-        solver.limit = 1 << 62
+        solver.limit = NO_LIMIT
         assert card_values(state, solver) == fresh, n
     assert stopped == 4
 

@@ -41,8 +41,8 @@ by a logistic of the model's score around its threshold (``BID_SPREAD`` points o
 on any machine: a card decision stops adding deals once ``node_budget`` nodes are searched (after
 ``min_samples``), and searches ``node_cap`` nodes at most: one deal's search stops at ``solve_limit`` nodes
 (``solver.SearchLimit``) and that deal is left out; when none is solved within its limit the deals are played
-out (the hard bot's way). A bid decision by the model stops adding deals once ``bid_node_budget``. The random generators are seeded from the bot's
-seed and the view (``hard.view_seed``).
+out (the hard bot's way). A bid decision by the model stops adding deals once ``bid_node_budget``. The random
+generators are seeded from the bot's seed and the view (``hard.view_seed``).
 
 **The ceiling** (``CeilingBot``): the same machinery with the true deal instead of samples, every hand seen
 (the cards still in the pack too, in the bidding): the measure of what perfect information is worth
