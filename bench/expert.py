@@ -120,9 +120,9 @@ def timing(boards: int, seed: str) -> None:
         t0 = time.process_time()
         out = choose(self, v)
         spent = time.process_time() - t0
-        if self.nodes and type(v.legal_actions[0]) not in (Bid, Double):
-            searched.append((self.nodes, spent))
         first = v.legal_actions[0]
+        if self.nodes and type(first) not in (Bid, Double):
+            searched.append((self.nodes, spent))
         kind = ("bid" if type(first) is Bid else "double" if type(first) is Double
                 else "forced" if len(v.legal_actions) == 1 else f"card, trick {min(len(v.tricks) + 1, 3)}"
                 + ("+" if len(v.tricks) >= 2 else ""))

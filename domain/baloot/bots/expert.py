@@ -273,14 +273,13 @@ class ExpertBot(HardBot):
             return kinds["kawesh"]
         if self.bidding == "rollout":
             return super()._bid(view, rng)
-        if self.bidding == "auction":
+        if self.bidding == "auction":              # the best bid when it beats the pass's own value by the margin
             k = Knowledge(view)
+            actions = view.legal_actions
             values = auction_values(view, k, self._bid_seeds(view, k, rng), self.model)
             passing = kinds.get("pass") or kinds.get("wala")
-            best = best_of(values)
-            if passing is None or values[best] >= values[view.legal_actions.index(passing)] + self.bid_margin:
-                return view.legal_actions[best]
-            return passing
+            floor = 0.0 if passing is None else values[actions.index(passing)]
+            return bid_of(view, [(a,) for a in actions], passing, values, self.bid_margin + floor)
         candidates, passing = bid_candidates(view)
         values = [self._model_value(view, c, r) for _, c, r in candidates]
         others = [i for i, v in enumerate(values) if v is None]       # a contract of another seat's choosing
